@@ -1,0 +1,6 @@
+//! One module per subcommand.
+
+pub mod convert;
+pub mod demo;
+pub mod info;
+pub mod validate;

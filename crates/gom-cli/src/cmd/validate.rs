@@ -1,0 +1,38 @@
+//! `gom validate FILE...`: exit 0 when every file is valid, 1 when one has findings,
+//! 2 when one cannot be read.
+
+use crate::input::{self, CliError};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gom validate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// Runs `gom validate`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let mut worst = 0u8;
+    for file in &args.files {
+        match input::load_gom(file) {
+            Err(e) => {
+                println!("{}: unreadable: {e}", file.display());
+                worst = 2;
+            }
+            Ok(read) if read.findings.is_empty() => {
+                println!("{}: valid", file.display());
+            }
+            Ok(read) => {
+                println!("{}: {} finding(s)", file.display(), read.findings.len());
+                for f in &read.findings {
+                    println!("  {f}");
+                }
+                worst = worst.max(1);
+            }
+        }
+    }
+    Ok(ExitCode::from(worst))
+}

@@ -1,0 +1,476 @@
+//! Batch conversion of a whole folder: parallel, incremental, atomic.
+//!
+//! [`run`] walks a source folder, converts every model it finds into an output folder
+//! with the same relative layout, and keeps a manifest (`gom-build.json`) recording
+//! what each output was built from: the SHA-256 of the source bytes (and of the
+//! companion files it reads), a fingerprint of the options, and the converter version.
+//! An output whose record still matches, and whose bytes are still those recorded, is
+//! not rebuilt. Outputs are written to a temporary file and renamed, so an interrupted
+//! build never leaves a half-written file. The output bytes do not depend on the number
+//! of threads: each file is converted on its own, and the manifest is sorted by path.
+
+use crate::source::{OutputFormat, SideFile, SourceFormat};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// The manifest's file name inside the output folder.
+pub const MANIFEST_NAME: &str = "gom-build.json";
+
+/// What one conversion produced.
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    /// The main output's bytes.
+    pub bytes: Vec<u8>,
+    /// Files written beside the main output.
+    pub side_files: Vec<SideFile>,
+    /// Warnings the importer reported.
+    pub warnings: Vec<String>,
+}
+
+/// Options of a batch build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Number of worker threads (at least 1).
+    pub jobs: usize,
+    /// The output format.
+    pub format: OutputFormat,
+    /// Rebuild everything, whatever the manifest says.
+    pub force: bool,
+    /// A stable text describing every option that affects the output bytes; a change
+    /// rebuilds everything.
+    pub options_fingerprint: String,
+}
+
+/// How one source file fared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Converted and written.
+    Converted {
+        /// Warnings the importer reported.
+        warnings: Vec<String>,
+    },
+    /// Skipped: its output is up to date.
+    UpToDate,
+    /// The conversion failed; nothing was written for it.
+    Failed {
+        /// The error, as a sentence.
+        error: String,
+    },
+    /// Not started because the build was cancelled.
+    Cancelled,
+}
+
+/// One source file's entry in the build report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    /// Source path relative to the source folder, with `/` separators.
+    pub source: String,
+    /// Output path relative to the output folder, with `/` separators.
+    pub output: String,
+    /// Source size in bytes.
+    pub bytes: u64,
+    /// What happened.
+    pub outcome: Outcome,
+}
+
+/// The result of a batch build.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    /// One entry per source file, sorted by source path.
+    pub files: Vec<FileReport>,
+}
+
+impl BuildReport {
+    /// Number of files converted.
+    pub fn converted(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Converted { .. }))
+    }
+    /// Number of files skipped as up to date.
+    pub fn up_to_date(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::UpToDate))
+    }
+    /// Number of files that failed.
+    pub fn failed(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Failed { .. }))
+    }
+    /// Number of files not started because the build was cancelled.
+    pub fn cancelled(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Cancelled))
+    }
+    /// Total number of warnings.
+    pub fn warnings(&self) -> usize {
+        self.files
+            .iter()
+            .map(|f| match &f.outcome {
+                Outcome::Converted { warnings } => warnings.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+    fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
+        self.files.iter().filter(|r| f(&r.outcome)).count()
+    }
+
+    /// The report as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let files: Vec<serde_json::Value> = self
+            .files
+            .iter()
+            .map(|f| {
+                let (status, detail) = match &f.outcome {
+                    Outcome::Converted { warnings } => ("converted", serde_json::json!(warnings)),
+                    Outcome::UpToDate => ("up-to-date", serde_json::Value::Null),
+                    Outcome::Failed { error } => ("failed", serde_json::json!(error)),
+                    Outcome::Cancelled => ("cancelled", serde_json::Value::Null),
+                };
+                serde_json::json!({
+                    "source": f.source, "output": f.output, "bytes": f.bytes,
+                    "status": status, "detail": detail,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "converted": self.converted(),
+            "upToDate": self.up_to_date(),
+            "failed": self.failed(),
+            "cancelled": self.cancelled(),
+            "warnings": self.warnings(),
+            "files": files,
+        })
+    }
+}
+
+/// Progress events, for a progress bar.
+#[derive(Debug, Clone)]
+pub enum Progress<'a> {
+    /// The build found this many files holding this many bytes.
+    Planned {
+        /// Number of source files.
+        files: usize,
+        /// Their total size.
+        bytes: u64,
+    },
+    /// One file is done.
+    Done(&'a FileReport),
+}
+
+/// A build-level error (the source folder cannot be read, the output folder cannot
+/// be created). Per-file errors are reported in [`BuildReport`] instead.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// An I/O error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path concerned.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The thread pool could not be created.
+    #[error("cannot start {jobs} worker threads: {message}")]
+    Pool {
+        /// Threads asked for.
+        jobs: usize,
+        /// Why it failed.
+        message: String,
+    },
+}
+
+/// A source file and the companions whose bytes its output depends on.
+#[derive(Debug, Clone)]
+struct Job {
+    source: PathBuf,
+    rel: String,
+    output_rel: String,
+    bytes: u64,
+}
+
+/// Lists the model files under `src` (sorted, relative paths with `/`).
+pub fn find_sources(src: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let mut out = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| BuildError::Io {
+            path: dir.clone(),
+            source: e,
+        })?;
+        let mut names: Vec<PathBuf> = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| BuildError::Io {
+                path: dir.clone(),
+                source: e,
+            })?;
+            names.push(entry.path());
+        }
+        names.sort();
+        for path in names {
+            let ft = std::fs::metadata(&path).map_err(|e| BuildError::Io {
+                path: path.clone(),
+                source: e,
+            })?;
+            if ft.is_dir() {
+                stack.push(path);
+            } else if SourceFormat::of_path(&path).is_some() {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn rel_string(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One manifest record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Record {
+    output: String,
+    input_hash: String,
+    options: String,
+    converter: String,
+    output_hash: String,
+}
+
+fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
+    let mut map = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(out.join(MANIFEST_NAME)) else {
+        return map;
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return map;
+    };
+    let Some(entries) = value.get("entries").and_then(|e| e.as_array()) else {
+        return map;
+    };
+    for e in entries {
+        let field = |k: &str| e.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        if let (Some(src), Some(output), Some(ih), Some(opt), Some(conv), Some(oh)) = (
+            field("source"),
+            field("output"),
+            field("inputHash"),
+            field("options"),
+            field("converter"),
+            field("outputHash"),
+        ) {
+            map.insert(
+                src,
+                Record {
+                    output,
+                    input_hash: ih,
+                    options: opt,
+                    converter: conv,
+                    output_hash: oh,
+                },
+            );
+        }
+    }
+    map
+}
+
+fn save_manifest(out: &Path, records: &BTreeMap<String, Record>) -> Result<(), BuildError> {
+    let entries: Vec<serde_json::Value> = records
+        .iter()
+        .map(|(src, r)| {
+            serde_json::json!({
+                "source": src, "output": r.output, "inputHash": r.input_hash,
+                "options": r.options, "converter": r.converter, "outputHash": r.output_hash,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "version": 1, "entries": entries });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    write_atomic(&out.join(MANIFEST_NAME), text.as_bytes())
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+    let io = |p: &Path, e| BuildError::Io {
+        path: p.to_path_buf(),
+        source: e,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(path.file_name().unwrap_or_default());
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(path, e)
+    })
+}
+
+/// Hashes a source file together with the companion files its conversion reads.
+fn input_hash(source: &Path, companions: &[PathBuf]) -> Result<String, String> {
+    let mut h = Sha256::new();
+    let bytes = std::fs::read(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    h.update(Sha256::digest(&bytes));
+    for c in companions {
+        if let Ok(b) = std::fs::read(c) {
+            h.update(c.file_name().unwrap_or_default().as_encoded_bytes());
+            h.update(Sha256::digest(&b));
+        }
+    }
+    Ok(hex(&h.finalize()))
+}
+
+/// Converts every model under `src` into `out`.
+///
+/// `convert` turns one source file into output bytes; `companions` lists the other
+/// files a source's conversion reads (a `.tmd`'s `.tkl` and `.tml`, a `.gltf`'s
+/// buffers), so that a change to them rebuilds it. `cancel` is polled before each file:
+/// once set, files not yet started are reported as cancelled. `progress` is called
+/// from worker threads.
+pub fn run<C, D, P>(
+    src: &Path,
+    out: &Path,
+    options: &BuildOptions,
+    convert: C,
+    companions: D,
+    cancel: &AtomicBool,
+    progress: P,
+) -> Result<BuildReport, BuildError>
+where
+    C: Fn(&Path) -> Result<Converted, String> + Sync,
+    D: Fn(&Path) -> Vec<PathBuf> + Sync,
+    P: Fn(Progress<'_>) + Sync,
+{
+    let sources = find_sources(src)?;
+    std::fs::create_dir_all(out).map_err(|e| BuildError::Io {
+        path: out.to_path_buf(),
+        source: e,
+    })?;
+    let old = load_manifest(out);
+    let jobs: Vec<Job> = sources
+        .iter()
+        .map(|s| {
+            let rel = rel_string(src, s);
+            let out_path = Path::new(&rel).with_extension(options.format.extension());
+            let bytes = std::fs::metadata(s).map(|m| m.len()).unwrap_or(0);
+            Job {
+                source: s.clone(),
+                output_rel: rel_string(Path::new(""), &out_path),
+                rel,
+                bytes,
+            }
+        })
+        .collect();
+    progress(Progress::Planned {
+        files: jobs.len(),
+        bytes: jobs.iter().map(|j| j.bytes).sum(),
+    });
+    let converter = gom::CONVERTER_VERSION.to_string();
+    let new_records: Mutex<BTreeMap<String, Record>> = Mutex::new(BTreeMap::new());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .build()
+        .map_err(|e| BuildError::Pool {
+            jobs: options.jobs,
+            message: e.to_string(),
+        })?;
+    let one = |job: &Job| -> FileReport {
+        let report = |outcome| FileReport {
+            source: job.rel.clone(),
+            output: job.output_rel.clone(),
+            bytes: job.bytes,
+            outcome,
+        };
+        if cancel.load(Ordering::SeqCst) {
+            return report(Outcome::Cancelled);
+        }
+        let out_path = out.join(&job.output_rel);
+        let hash = match input_hash(&job.source, &companions(&job.source)) {
+            Ok(h) => h,
+            Err(error) => return report(Outcome::Failed { error }),
+        };
+        if !options.force {
+            if let Some(r) = old.get(&job.rel) {
+                let current = std::fs::read(&out_path).ok().map(|b| hex(&Sha256::digest(&b)));
+                if r.input_hash == hash
+                    && r.options == options.options_fingerprint
+                    && r.converter == converter
+                    && r.output == job.output_rel
+                    && current.as_deref() == Some(r.output_hash.as_str())
+                {
+                    lock(&new_records).insert(job.rel.clone(), r.clone());
+                    return report(Outcome::UpToDate);
+                }
+            }
+        }
+        let converted = match convert(&job.source) {
+            Ok(c) => c,
+            Err(error) => return report(Outcome::Failed { error }),
+        };
+        let dir = out_path.parent().unwrap_or(out);
+        for side in &converted.side_files {
+            if let Err(e) = write_atomic(&dir.join(&side.relative_path), &side.bytes) {
+                return report(Outcome::Failed {
+                    error: e.to_string(),
+                });
+            }
+        }
+        if let Err(e) = write_atomic(&out_path, &converted.bytes) {
+            return report(Outcome::Failed {
+                error: e.to_string(),
+            });
+        }
+        lock(&new_records).insert(
+            job.rel.clone(),
+            Record {
+                output: job.output_rel.clone(),
+                input_hash: hash,
+                options: options.options_fingerprint.clone(),
+                converter: converter.clone(),
+                output_hash: hex(&Sha256::digest(&converted.bytes)),
+            },
+        );
+        report(Outcome::Converted {
+            warnings: converted.warnings,
+        })
+    };
+    let mut files: Vec<FileReport> = pool.install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .map(|job| {
+                let r = one(job);
+                progress(Progress::Done(&r));
+                r
+            })
+            .collect()
+    });
+    files.sort_by(|a, b| a.source.cmp(&b.source));
+    // Keep the records of sources that still exist but were not rebuilt because the
+    // build was cancelled, so that the next run can still skip them.
+    let mut records = new_records.into_inner().unwrap_or_else(|p| p.into_inner());
+    for f in &files {
+        if f.outcome == Outcome::Cancelled {
+            if let Some(r) = old.get(&f.source) {
+                records.insert(f.source.clone(), r.clone());
+            }
+        }
+    }
+    save_manifest(out, &records)?;
+    Ok(BuildReport { files })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

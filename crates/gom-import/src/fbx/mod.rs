@@ -1,0 +1,1 @@
+//! FBX into GOM, through ufbx.

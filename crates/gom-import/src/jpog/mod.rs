@@ -1,0 +1,1 @@
+//! Jurassic Park: Operation Genesis models (TMD + TKL + TML) into GOM.

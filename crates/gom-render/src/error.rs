@@ -1,0 +1,68 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while rendering, encoding or loading images.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// An image of this size cannot be made: a side is zero, or the image would exceed
+    /// [`crate::Image::MAX_PIXELS`].
+    #[error("an image of {width}x{height} pixels cannot be made: {reason}")]
+    ImageSize {
+        /// Requested width.
+        width: u64,
+        /// Requested height.
+        height: u64,
+        /// Why the size is refused.
+        reason: &'static str,
+    },
+    /// RGBA8 pixel data whose length does not match its size.
+    #[error("RGBA8 data for a {width}x{height} image must be {expected} bytes, but it is {actual}")]
+    DataLength {
+        /// Image width.
+        width: u32,
+        /// Image height.
+        height: u32,
+        /// Bytes required (width × height × 4).
+        expected: u64,
+        /// Bytes given.
+        actual: usize,
+    },
+    /// The model has no clip of this name.
+    #[error("the model has no clip named {name:?}; its clips are: {available}")]
+    UnknownClip {
+        /// The clip asked for.
+        name: String,
+        /// The clip names the model has, comma-separated.
+        available: String,
+    },
+    /// A filmstrip or sheet asked for zero frames or cells, or too many.
+    #[error("{what} must be between 1 and {max}, but it is {actual}")]
+    Count {
+        /// What was counted.
+        what: &'static str,
+        /// Largest accepted value.
+        max: u32,
+        /// The value given.
+        actual: u64,
+    },
+    /// PNG encoding failed.
+    #[error("PNG encoding failed: {0}")]
+    PngEncode(#[from] png::EncodingError),
+    /// A PNG could not be decoded.
+    #[error("PNG {source_name} could not be decoded: {error}")]
+    PngDecode {
+        /// The file path, or `<memory>`.
+        source_name: String,
+        /// The decoder's error.
+        error: png::DecodingError,
+    },
+    /// A file could not be read.
+    #[error("cannot read {path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+}

@@ -1,0 +1,110 @@
+//! PNG encoding with fixed settings (the same image always gives the same bytes) and
+//! PNG decoding to RGBA8.
+
+use std::path::Path;
+
+use crate::error::RenderError;
+use crate::image::Image;
+
+/// Encodes `image` as an 8-bit RGBA PNG. The settings are fixed (default compression,
+/// the Paeth filter on every row, no ancillary chunks, no time stamps), so the same
+/// image always gives the same bytes.
+pub fn encode_png(image: &Image) -> Result<Vec<u8>, RenderError> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, image.width(), image.height());
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Default);
+        encoder.set_filter(png::FilterType::Paeth);
+        encoder.set_adaptive_filter(png::AdaptiveFilterType::NonAdaptive);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(image.data())?;
+        writer.finish()?;
+    }
+    Ok(out)
+}
+
+/// Decodes PNG bytes into an RGBA8 image. Palette, grey and 16-bit images are
+/// converted; images larger than [`Image::MAX_PIXELS`] are refused before their
+/// pixels are allocated.
+pub fn decode_png(bytes: &[u8]) -> Result<Image, RenderError> {
+    decode_named(bytes, "<memory>")
+}
+
+/// Reads and decodes the PNG file at `path` (see [`decode_png`]).
+pub fn load_png(path: &Path) -> Result<Image, RenderError> {
+    let bytes = std::fs::read(path).map_err(|error| RenderError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    decode_named(&bytes, &path.display().to_string())
+}
+
+fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
+    let err = |error| RenderError::PngDecode {
+        source_name: name.to_string(),
+        error,
+    };
+    // The decoder's own allocation limit: the largest RGBA8 image we accept, with room
+    // for 16-bit intermediate rows.
+    let limits = png::Limits {
+        bytes: (Image::MAX_PIXELS as usize).saturating_mul(8),
+    };
+    let mut decoder = png::Decoder::new_with_limits(bytes, limits);
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(err)?;
+    let (width, height) = {
+        let info = reader.info();
+        (info.width, info.height)
+    };
+    Image::check_size(u64::from(width), u64::from(height))?;
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).map_err(err)?;
+    let n = width as usize * height as usize;
+    let src = buf.get(..frame.buffer_size()).unwrap_or(&[]);
+    let mut rgba = Vec::with_capacity(n * 4);
+    match frame.color_type {
+        png::ColorType::Rgba => rgba.extend_from_slice(src),
+        png::ColorType::Rgb => {
+            for p in src.chunks_exact(3) {
+                rgba.extend_from_slice(&[p[0], p[1], p[2], 255]);
+            }
+        }
+        png::ColorType::GrayscaleAlpha => {
+            for p in src.chunks_exact(2) {
+                rgba.extend_from_slice(&[p[0], p[0], p[0], p[1]]);
+            }
+        }
+        png::ColorType::Grayscale | png::ColorType::Indexed => {
+            for p in src {
+                rgba.extend_from_slice(&[*p, *p, *p, 255]);
+            }
+        }
+    }
+    Image::from_rgba8(width, height, rgba)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_round_trips_and_has_no_time_chunk() {
+        let mut img = Image::new(3, 2, [10, 20, 30, 255]).unwrap();
+        img.set_pixel(1, 1, [200, 100, 0, 128]);
+        let bytes = encode_png(&img).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(!bytes.windows(4).any(|w| w == b"tIME"));
+        assert_eq!(decode_png(&bytes).unwrap(), img);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(decode_png(b"\x89PNG\r\n\x1a\nnot really").is_err());
+        assert!(decode_png(&[]).is_err());
+        let path = Path::new("/nonexistent/texture.png");
+        let e = load_png(path).unwrap_err().to_string();
+        assert!(e.contains("texture.png"), "{e}");
+    }
+}

@@ -1,0 +1,200 @@
+//! BND0: bounds of a mesh part's bind-pose positions, computed so that every writer
+//! produces the same bytes (D7), and the containment test a reader applies (D13).
+//!
+//! Positions are taken to model space in `f64` as `((x·g00 + y·g10) + z·g20) + g30`
+//! (and likewise for y and z), with no fused multiply-add. The box is the f64 minimum
+//! rounded down and the f64 maximum rounded up to `f32`; the sphere's centre is the f64
+//! midpoint of the rounded box, rounded to nearest; its radius is the largest f64
+//! distance from that centre to a position, rounded up. Zero is always written +0.0;
+//! a mesh without vertices has all-zero bounds.
+
+use crate::limits::BOUNDS_TOLERANCE;
+use crate::model::{Bounds, Mat4, MeshPart};
+
+/// The next `f32` above `f` (`f` itself for +∞ and NaN).
+pub fn next_up(f: f32) -> f32 {
+    if f.is_nan() || f == f32::INFINITY {
+        return f;
+    }
+    if f == 0.0 {
+        return f32::from_bits(1);
+    }
+    let b = f.to_bits();
+    if f > 0.0 {
+        f32::from_bits(b + 1)
+    } else {
+        f32::from_bits(b - 1)
+    }
+}
+
+/// The next `f32` below `f` (`f` itself for −∞ and NaN).
+pub fn next_down(f: f32) -> f32 {
+    -next_up(-f)
+}
+
+fn plus_zero(f: f32) -> f32 {
+    f + 0.0
+}
+
+/// The largest `f32` not above `x` (+0.0 for zero).
+pub fn round_down(x: f64) -> f32 {
+    let f = x as f32;
+    let f = if f64::from(f) > x { next_down(f) } else { f };
+    plus_zero(f)
+}
+
+/// The smallest `f32` not below `x` (+0.0 for zero).
+pub fn round_up(x: f64) -> f32 {
+    let f = x as f32;
+    let f = if f64::from(f) < x { next_up(f) } else { f };
+    plus_zero(f)
+}
+
+/// `p` taken to model space by `g` (when present), in `f64`.
+#[inline]
+pub fn to_model_space(p: [f32; 3], g: Option<&Mat4>) -> [f64; 3] {
+    let [x, y, z] = p.map(f64::from);
+    match g {
+        None => [x, y, z],
+        Some(m) => {
+            let m = |i: usize| f64::from(m[i]);
+            [
+                x * m(0) + y * m(4) + z * m(8) + m(12),
+                x * m(1) + y * m(5) + z * m(9) + m(13),
+                x * m(2) + y * m(6) + z * m(10) + m(14),
+            ]
+        }
+    }
+}
+
+/// The canonical bounds (D7) of `mesh`'s positions after its GBTM matrix.
+pub fn compute_bounds(mesh: &MeshPart) -> Bounds {
+    bounds_of(
+        &mesh.vertices.positions,
+        mesh.mesh_bind_geo_to_model.as_ref(),
+    )
+}
+
+/// The canonical bounds (D7) of `positions` after `g` (when present).
+pub fn bounds_of(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
+    if positions.is_empty() {
+        return Bounds::default();
+    }
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for &p in positions {
+        let q = to_model_space(p, g);
+        for a in 0..3 {
+            lo[a] = lo[a].min(q[a]);
+            hi[a] = hi[a].max(q[a]);
+        }
+    }
+    let aabb_min = lo.map(round_down);
+    let aabb_max = hi.map(round_up);
+    let mut sphere_center = [0.0f32; 3];
+    for a in 0..3 {
+        let mid = (f64::from(aabb_min[a]) + f64::from(aabb_max[a])) * 0.5;
+        sphere_center[a] = plus_zero(mid as f32);
+    }
+    let c = sphere_center.map(f64::from);
+    let mut r2 = 0.0f64;
+    for &p in positions {
+        let q = to_model_space(p, g);
+        let d = (q[0] - c[0]) * (q[0] - c[0]) + (q[1] - c[1]) * (q[1] - c[1]) + (q[2] - c[2]) * (q[2] - c[2]);
+        r2 = r2.max(d);
+    }
+    Bounds {
+        aabb_min,
+        aabb_max,
+        sphere_center,
+        sphere_radius: round_up(r2.sqrt()),
+    }
+}
+
+/// A containment test against one [`Bounds`], with the tolerances of D13 prepared:
+/// on each axis `min − ε ≤ p ≤ max + ε` with `ε = 1e-5 · max(|min|, |max|)`, and
+/// `|p − c| ≤ r + 1e-5 · (r + max|cᵢ|)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Containment {
+    lo: [f64; 3],
+    hi: [f64; 3],
+    c: [f64; 3],
+    r2: f64,
+}
+
+impl Containment {
+    /// Prepares the test for `b`.
+    pub fn new(b: &Bounds) -> Containment {
+        let mut lo = [0.0; 3];
+        let mut hi = [0.0; 3];
+        let mut cmax = 0.0f64;
+        for a in 0..3 {
+            let (mn, mx) = (f64::from(b.aabb_min[a]), f64::from(b.aabb_max[a]));
+            let eps = BOUNDS_TOLERANCE * mn.abs().max(mx.abs());
+            lo[a] = mn - eps;
+            hi[a] = mx + eps;
+            cmax = cmax.max(f64::from(b.sphere_center[a]).abs());
+        }
+        let r = f64::from(b.sphere_radius);
+        let rr = r + BOUNDS_TOLERANCE * (r.abs() + cmax);
+        Containment {
+            lo,
+            hi,
+            c: b.sphere_center.map(f64::from),
+            r2: if rr < 0.0 { -1.0 } else { rr * rr },
+        }
+    }
+
+    /// Whether the model-space point `q` lies inside the box (within tolerance).
+    #[inline]
+    pub fn in_box(&self, q: [f64; 3]) -> bool {
+        q[0] >= self.lo[0]
+            && q[0] <= self.hi[0]
+            && q[1] >= self.lo[1]
+            && q[1] <= self.hi[1]
+            && q[2] >= self.lo[2]
+            && q[2] <= self.hi[2]
+    }
+
+    /// Whether the model-space point `q` lies inside the sphere (within tolerance).
+    #[inline]
+    pub fn in_sphere(&self, q: [f64; 3]) -> bool {
+        let d = (q[0] - self.c[0]) * (q[0] - self.c[0])
+            + (q[1] - self.c[1]) * (q[1] - self.c[1])
+            + (q[2] - self.c[2]) * (q[2] - self.c[2]);
+        d <= self.r2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directed_rounding_brackets_the_value() {
+        let x = 0.1f64; // not representable in f32
+        let (d, u) = (round_down(x), round_up(x));
+        assert!(f64::from(d) < x && x < f64::from(u));
+        assert_eq!(next_up(d), u);
+        assert_eq!(round_down(-0.0).to_bits(), 0);
+        assert_eq!(round_up(-0.0).to_bits(), 0);
+        assert_eq!(round_down(1.5), 1.5);
+        assert_eq!(round_up(1.5), 1.5);
+        assert_eq!(round_down(-1e-50).to_bits(), 0x8000_0001);
+        assert_eq!(round_up(1e-50).to_bits(), 1);
+        assert_eq!(round_down(1e39), f32::MAX);
+    }
+
+    #[test]
+    fn unit_square_bounds() {
+        let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]];
+        let b = bounds_of(&p, None);
+        assert_eq!(b.aabb_min, [0.0, 0.0, 0.0]);
+        assert_eq!(b.aabb_max, [1.0, 2.0, 0.0]);
+        assert_eq!(b.sphere_center, [0.5, 1.0, 0.0]);
+        // sqrt(0.25 + 1) = 1.118033988749895, rounded up to f32.
+        let r = 1.25f64.sqrt();
+        assert!(f64::from(b.sphere_radius) >= r);
+        assert!(f64::from(next_down(b.sphere_radius)) < r);
+    }
+}

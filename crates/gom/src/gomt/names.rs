@@ -1,0 +1,61 @@
+//! The names GOMT uses for enum values, flags and vertex keys.
+
+use crate::model::{ClipFlags, ValidationFlags};
+
+/// The only coordinate system of GOM v1 (binary value 1).
+pub const COORDINATE_SYSTEM: &str = "CS_LH_YUP_METERS";
+/// The only matrix convention of GOM v1 (binary value 1).
+pub const MATRIX_CONVENTION: &str = "MC_ROW_MAJOR_ROW_VECTOR_RIGHT_MUL";
+
+/// Validation flag names with their bits, in bit order.
+pub const VALIDATION_FLAGS: [(&str, u32); 3] = [
+    ("bindPosePass", ValidationFlags::BIND_POSE_PASS),
+    ("weightsPass", ValidationFlags::WEIGHTS_PASS),
+    ("submeshMaterialsPass", ValidationFlags::SUBMESH_MATERIALS_PASS),
+];
+
+/// Clip flag names with their bits.
+pub const CLIP_FLAGS: [(&str, u32); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_MOTION)];
+
+/// The keys a vertex table may carry, in the order they are written: position,
+/// normal, tangent, uv0, uv1, colour, skin bone indices, skin weights.
+pub const VERTEX_KEYS: [&str; 8] = ["p", "n", "t", "uv", "uv1", "c", "bi", "bw"];
+
+/// The bit of a validation flag name.
+pub fn validation_flag(name: &str) -> Option<u32> {
+    VALIDATION_FLAGS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| *b)
+}
+
+/// The bit of a clip flag name.
+pub fn clip_flag(name: &str) -> Option<u32> {
+    CLIP_FLAGS.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
+}
+
+/// Parses 64 hexadecimal digits (either case) into 32 bytes.
+pub fn parse_hash(s: &str) -> Option<[u8; 32]> {
+    let b = s.as_bytes();
+    if b.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in b.chunks_exact(2).enumerate() {
+        let hi = char::from(pair[0]).to_digit(16)?;
+        let lo = char::from(pair[1]).to_digit(16)?;
+        out[i] = u8::try_from(hi * 16 + lo).ok()?;
+    }
+    Some(out)
+}
+
+/// 64 lowercase hexadecimal digits.
+pub fn format_hash(h: &[u8; 32]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(64);
+    for &b in h {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    s
+}

@@ -1,0 +1,994 @@
+//! The GOMT0001 reader: a recursive-descent parser driven by the format's schema, so
+//! that values go straight into the [`Model`] without an intermediate tree.
+
+use super::error::{TextError, TextErrorKind};
+use super::lexer::Lexer;
+use super::names;
+use super::structure;
+use crate::model::{
+    Bone, Bounds, Clip, ClipFlags, Header, Key, Mat4, Material, MeshPart, Model, Skeleton,
+    SkinWeights, Submesh, Track, ValidationFlags, VertexFormat, Vertices,
+};
+
+/// Byte offsets of the tables of a parsed document, so that rules checked after
+/// parsing can point at the bone, mesh or clip they concern.
+#[derive(Debug, Default)]
+pub(crate) struct Spans {
+    /// The `Header` name.
+    pub header: usize,
+    /// The `Skeleton` name.
+    pub skeleton: usize,
+    /// The `{` of each bone.
+    pub bones: Vec<usize>,
+    /// The `{` of each material.
+    pub materials: Vec<usize>,
+    /// The `{` of each mesh.
+    pub meshes: Vec<usize>,
+    /// The `{` of each clip.
+    pub clips: Vec<usize>,
+}
+
+/// Reads a GOMT0001 text into a [`Model`].
+///
+/// The text is checked for syntax (with the line and column of the first problem), for
+/// the keys each table allows and requires, and then for the structural rules a binary
+/// reader enforces, so that a model read from text is one a GOMB file could hold.
+/// Unknown top-level names are skipped.
+pub fn read(text: &str) -> Result<Model, TextError> {
+    let (model, spans) = parse(text)?;
+    structure::check(text, &model, &spans)?;
+    Ok(model)
+}
+
+/// Parses the document without the structural checks.
+pub(crate) fn parse(text: &str) -> Result<(Model, Spans), TextError> {
+    let mut p = Lexer::new(text);
+    p.magic()?;
+    let mut spans = Spans::default();
+    let mut header: Option<Header> = None;
+    let mut skeleton: Option<Skeleton> = None;
+    let mut materials: Option<Vec<Material>> = None;
+    let mut meshes: Option<Vec<MeshPart>> = None;
+    let mut clips: Option<Vec<Clip>> = None;
+    while !p.at_end() {
+        let (name, at) = p.name("a top-level name such as `Header` or `Meshes`")?;
+        let dup = |p: &Lexer, set: bool| {
+            if set {
+                Err(p.error_at(
+                    at,
+                    TextErrorKind::DuplicateKey {
+                        table: "the document",
+                        key: name.to_string(),
+                    },
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match name {
+            "Header" => dup(&p, header.is_some())?,
+            "Skeleton" => dup(&p, skeleton.is_some())?,
+            "Materials" => dup(&p, materials.is_some())?,
+            "Meshes" => dup(&p, meshes.is_some())?,
+            "Animations" => dup(&p, clips.is_some())?,
+            _ => {}
+        }
+        p.expect(b'=', "`=` after the top-level name")?;
+        match name {
+            "Header" => {
+                spans.header = at;
+                header = Some(parse_header(&mut p)?);
+            }
+            "Skeleton" => {
+                spans.skeleton = at;
+                skeleton = Some(parse_skeleton(&mut p, &mut spans.bones)?);
+            }
+            "Materials" => {
+                let mut v = Vec::new();
+                array(&mut p, "`[` starting the material list", |p| {
+                    v.push(parse_material(p, &mut spans.materials)?);
+                    Ok(())
+                })?;
+                materials = Some(v);
+            }
+            "Meshes" => {
+                let mut v = Vec::new();
+                array(&mut p, "`[` starting the mesh list", |p| {
+                    v.push(parse_mesh(p, &mut spans.meshes)?);
+                    Ok(())
+                })?;
+                meshes = Some(v);
+            }
+            "Animations" => {
+                let mut v = Vec::new();
+                array(&mut p, "`[` starting the clip list", |p| {
+                    v.push(parse_clip(p, &mut spans.clips)?);
+                    Ok(())
+                })?;
+                clips = Some(v);
+            }
+            _ => p.skip_value(0)?,
+        }
+    }
+    let end = p.pos();
+    let missing = |key: &'static str| {
+        p.error_at(
+            end,
+            TextErrorKind::MissingKey {
+                table: "the document",
+                key,
+            },
+        )
+    };
+    let header = header.ok_or_else(|| missing("Header"))?;
+    let skeleton = skeleton.ok_or_else(|| missing("Skeleton"))?;
+    let model = Model {
+        header,
+        skeleton,
+        materials: materials.unwrap_or_default(),
+        meshes: meshes.unwrap_or_default(),
+        clips: clips.unwrap_or_default(),
+    };
+    Ok((model, spans))
+}
+
+/// Parses `[ elem, elem, … ]` (trailing comma allowed), calling `elem` for each.
+#[inline]
+fn array<'a>(
+    p: &mut Lexer<'a>,
+    open: &'static str,
+    mut elem: impl FnMut(&mut Lexer<'a>) -> Result<(), TextError>,
+) -> Result<usize, TextError> {
+    let at = p.expect(b'[', open)?;
+    loop {
+        if p.eat(b']') {
+            return Ok(at);
+        }
+        elem(p)?;
+        if !p.separator(b']', "`,` or `]`")? {
+            return Ok(at);
+        }
+    }
+}
+
+/// Parses `{ key = value, … }` (trailing comma allowed), calling `entry` with each key
+/// and its byte offset after consuming the `=`. Returns the offset of the `{`.
+#[inline]
+fn table<'a>(
+    p: &mut Lexer<'a>,
+    open: &'static str,
+    mut entry: impl FnMut(&mut Lexer<'a>, &'a str, usize) -> Result<(), TextError>,
+) -> Result<usize, TextError> {
+    let at = p.expect(b'{', open)?;
+    loop {
+        if p.eat(b'}') {
+            return Ok(at);
+        }
+        let (key, kat) = p.name("a key or `}`")?;
+        p.expect(b'=', "`=` after the key")?;
+        entry(p, key, kat)?;
+        if !p.separator(b'}', "`,` or `}`")? {
+            return Ok(at);
+        }
+    }
+}
+
+/// Fails when `set` (the key was already given), else returns.
+#[inline]
+fn once(
+    p: &Lexer,
+    set: bool,
+    table: &'static str,
+    key: &str,
+    at: usize,
+) -> Result<(), TextError> {
+    if set {
+        Err(p.error_at(
+            at,
+            TextErrorKind::DuplicateKey {
+                table,
+                key: key.to_string(),
+            },
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn unknown(p: &Lexer, table: &'static str, key: &str, at: usize) -> TextError {
+    p.error_at(
+        at,
+        TextErrorKind::UnknownKey {
+            table,
+            key: key.to_string(),
+        },
+    )
+}
+
+fn required<T>(
+    p: &Lexer,
+    v: Option<T>,
+    table: &'static str,
+    key: &'static str,
+    at: usize,
+) -> Result<T, TextError> {
+    v.ok_or_else(|| p.error_at(at, TextErrorKind::MissingKey { table, key }))
+}
+
+/// `[f, f, …]` with exactly `N` floats.
+#[inline]
+fn floats<const N: usize>(p: &mut Lexer, what: &'static str) -> Result<[f32; N], TextError> {
+    p.expect(b'[', "`[`")?;
+    let mut out = [0.0f32; N];
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = p.f32(what)?;
+        if i + 1 < N {
+            p.expect(b',', "`,` (this array has a fixed length)")?;
+        }
+    }
+    p.eat(b',');
+    p.expect(b']', "`]` (this array has a fixed length)")?;
+    Ok(out)
+}
+
+/// `[i, i, i, i]` of integers in `0..=max`.
+#[inline]
+fn ints4(
+    p: &mut Lexer,
+    what: &'static str,
+    max: i64,
+    range: &'static str,
+) -> Result<[i64; 4], TextError> {
+    p.expect(b'[', "`[`")?;
+    let mut out = [0i64; 4];
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = p.int(what, 0, max, range)?;
+        if i + 1 < 4 {
+            p.expect(b',', "`,` (this array has a fixed length)")?;
+        }
+    }
+    p.eat(b',');
+    p.expect(b']', "`]` (this array has a fixed length)")?;
+    Ok(out)
+}
+
+/// A 4x4 matrix written as four rows: `[[m00, m01, m02, m03], …]`.
+fn matrix(p: &mut Lexer, what: &'static str) -> Result<Mat4, TextError> {
+    p.expect(b'[', "`[` starting a 4x4 matrix")?;
+    let mut m = [0.0f32; 16];
+    for r in 0..4 {
+        let row: [f32; 4] = floats(p, what)?;
+        m[r * 4..r * 4 + 4].copy_from_slice(&row);
+        if r < 3 {
+            p.expect(b',', "`,` (a matrix has four rows)")?;
+        }
+    }
+    p.eat(b',');
+    p.expect(b']', "`]` (a matrix has four rows)")?;
+    Ok(m)
+}
+
+/// An array of strings, each mapped by `f` (which sees the string and its offset).
+fn string_list<'a>(
+    p: &mut Lexer<'a>,
+    what: &'static str,
+    mut f: impl FnMut(&Lexer<'a>, &str, usize) -> Result<(), TextError>,
+) -> Result<(), TextError> {
+    array(p, "`[`", |p| {
+        let (s, at) = p.string(what)?;
+        f(p, &s, at)
+    })?;
+    Ok(())
+}
+
+fn parse_header(p: &mut Lexer) -> Result<Header, TextError> {
+    const T: &str = "Header";
+    let mut hash: Option<[u8; 32]> = None;
+    let mut version: Option<String> = None;
+    let mut flags: Option<ValidationFlags> = None;
+    let mut cs = false;
+    let mut mc = false;
+    let at = table(p, "`{` starting the Header table", |p, key, kat| {
+        match key {
+            "sourceHash" => {
+                once(p, hash.is_some(), T, key, kat)?;
+                let (s, sat) = p.string("a string of 64 hexadecimal digits")?;
+                hash = Some(names::parse_hash(&s).ok_or_else(|| {
+                    p.error_at(
+                        sat,
+                        TextErrorKind::InvalidValue(
+                            "sourceHash must be exactly 64 hexadecimal digits (SHA-256)".into(),
+                        ),
+                    )
+                })?);
+            }
+            "converterVersion" => {
+                once(p, version.is_some(), T, key, kat)?;
+                version = Some(p.string("a string")?.0);
+            }
+            "validationFlags" => {
+                once(p, flags.is_some(), T, key, kat)?;
+                let mut bits = 0u32;
+                string_list(p, "a validation flag name", |p, s, sat| {
+                    let bit = names::validation_flag(s).ok_or_else(|| {
+                        p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!(
+                                "unknown validation flag \"{s}\"; the flags are \
+                                 bindPosePass, weightsPass and submeshMaterialsPass"
+                            )),
+                        )
+                    })?;
+                    if bits & bit != 0 {
+                        return Err(p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!("the flag \"{s}\" is listed twice")),
+                        ));
+                    }
+                    bits |= bit;
+                    Ok(())
+                })?;
+                flags = Some(ValidationFlags(bits));
+            }
+            "coordinateSystem" => {
+                once(p, cs, T, key, kat)?;
+                let (s, sat) = p.string("a coordinate system name")?;
+                if s != names::COORDINATE_SYSTEM {
+                    return Err(p.error_at(
+                        sat,
+                        TextErrorKind::InvalidValue(format!(
+                            "unknown coordinate system \"{s}\"; GOM v1 knows only {}",
+                            names::COORDINATE_SYSTEM
+                        )),
+                    ));
+                }
+                cs = true;
+            }
+            "matrixConvention" => {
+                once(p, mc, T, key, kat)?;
+                let (s, sat) = p.string("a matrix convention name")?;
+                if s != names::MATRIX_CONVENTION {
+                    return Err(p.error_at(
+                        sat,
+                        TextErrorKind::InvalidValue(format!(
+                            "unknown matrix convention \"{s}\"; GOM v1 knows only {}",
+                            names::MATRIX_CONVENTION
+                        )),
+                    ));
+                }
+                mc = true;
+            }
+            _ => return Err(unknown(p, "the Header", key, kat)),
+        }
+        Ok(())
+    })?;
+    const TT: &str = "the Header";
+    let source_hash = required(p, hash, TT, "sourceHash", at)?;
+    let converter_version = required(p, version, TT, "converterVersion", at)?;
+    let validation_flags = required(p, flags, TT, "validationFlags", at)?;
+    required(p, cs.then_some(()), TT, "coordinateSystem", at)?;
+    required(p, mc.then_some(()), TT, "matrixConvention", at)?;
+    Ok(Header {
+        source_hash,
+        converter_version,
+        validation_flags,
+    })
+}
+
+fn parse_skeleton(p: &mut Lexer, bone_spans: &mut Vec<usize>) -> Result<Skeleton, TextError> {
+    const T: &str = "the Skeleton";
+    let mut count: Option<(i64, usize)> = None;
+    let mut bones: Option<Vec<Bone>> = None;
+    let at = table(p, "`{` starting the Skeleton table", |p, key, kat| {
+        match key {
+            "boneCount" => {
+                once(p, count.is_some(), T, key, kat)?;
+                let pos = {
+                    p.peek();
+                    p.pos()
+                };
+                let n = p.int("a bone count", 0, i64::from(u32::MAX), "0 to 4294967295")?;
+                count = Some((n, pos));
+            }
+            "bones" => {
+                once(p, bones.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the bone list", |p| {
+                    v.push(parse_bone(p, bone_spans)?);
+                    Ok(())
+                })?;
+                bones = Some(v);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    let bones = required(p, bones, T, "bones", at)?;
+    if let Some((n, pos)) = count {
+        if usize::try_from(n).ok() != Some(bones.len()) {
+            return Err(p.error_at(
+                pos,
+                TextErrorKind::InvalidValue(format!(
+                    "boneCount is {n} but the bones list holds {} bones",
+                    bones.len()
+                )),
+            ));
+        }
+    }
+    Ok(Skeleton { bones })
+}
+
+fn parse_bone(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Bone, TextError> {
+    const T: &str = "a bone";
+    let mut parent = None;
+    let mut name = None;
+    let mut path = None;
+    let mut bind = None;
+    let at = table(p, "`{` starting a bone", |p, key, kat| {
+        match key {
+            "parent" => {
+                once(p, parent.is_some(), T, key, kat)?;
+                parent = Some(p.int(
+                    "a parent bone index",
+                    -1,
+                    i64::from(i32::MAX),
+                    "-1 or a bone index",
+                )? as i32);
+            }
+            "name" => {
+                once(p, name.is_some(), T, key, kat)?;
+                name = Some(p.string("a string")?.0);
+            }
+            "path" => {
+                once(p, path.is_some(), T, key, kat)?;
+                path = Some(p.string("a string")?.0);
+            }
+            "bindLocal" => {
+                once(p, bind.is_some(), T, key, kat)?;
+                bind = Some(matrix(p, "a bindLocal element")?);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    spans.push(at);
+    Ok(Bone {
+        parent: required(p, parent, T, "parent", at)?,
+        name: required(p, name, T, "name", at)?,
+        path: required(p, path, T, "path", at)?,
+        bind_local: required(p, bind, T, "bindLocal", at)?,
+    })
+}
+
+fn parse_material(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Material, TextError> {
+    const T: &str = "a material";
+    let mut name = None;
+    let mut texture = None;
+    let mut factor = None;
+    let at = table(p, "`{` starting a material", |p, key, kat| {
+        match key {
+            "name" => {
+                once(p, name.is_some(), T, key, kat)?;
+                name = Some(p.string("a string")?.0);
+            }
+            "baseColorTexture" => {
+                once(p, texture.is_some(), T, key, kat)?;
+                texture = Some(p.string("a string")?.0);
+            }
+            "baseColorFactor" => {
+                once(p, factor.is_some(), T, key, kat)?;
+                factor = Some(floats::<4>(p, "a colour component")?);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    spans.push(at);
+    Ok(Material {
+        name: required(p, name, T, "name", at)?,
+        base_color_texture: texture,
+        base_color_factor: factor.unwrap_or([1.0; 4]),
+    })
+}
+
+/// Bits of the vertex keys, in the order of [`names::VERTEX_KEYS`].
+const K_P: u32 = 1;
+const K_N: u32 = 2;
+const K_T: u32 = 4;
+const K_UV: u32 = 8;
+const K_UV1: u32 = 16;
+const K_C: u32 = 32;
+const K_BI: u32 = 64;
+const K_BW: u32 = 128;
+
+/// The vertex format of a set of vertex keys, or `None` when `p` is missing or only
+/// one of `bi`/`bw` is present.
+fn format_of_keys(keys: u32) -> Option<VertexFormat> {
+    if keys & K_P == 0 || ((keys & K_BI == 0) != (keys & K_BW == 0)) {
+        return None;
+    }
+    let mut f = VertexFormat::POSITION;
+    for (k, bit) in [
+        (K_N, VertexFormat::NORMAL),
+        (K_T, VertexFormat::TANGENT),
+        (K_UV, VertexFormat::UV0),
+        (K_UV1, VertexFormat::UV1),
+        (K_C, VertexFormat::COLOR0),
+        (K_BI, VertexFormat::SKIN),
+    ] {
+        if keys & k != 0 {
+            f |= bit;
+        }
+    }
+    Some(VertexFormat(f))
+}
+
+fn key_list(keys: u32) -> String {
+    let mut s = String::new();
+    for (i, name) in names::VERTEX_KEYS.iter().enumerate() {
+        if keys & (1 << i) != 0 {
+            if !s.is_empty() {
+                s.push_str(", ");
+            }
+            s.push_str(name);
+        }
+    }
+    if s.is_empty() {
+        s.push_str("none");
+    }
+    s
+}
+
+/// Vertex streams under construction: all of them, filled for the keys present.
+#[derive(Default)]
+struct Streams {
+    keys: Option<u32>,
+    p: Vec<[f32; 3]>,
+    n: Vec<[f32; 3]>,
+    t: Vec<[f32; 4]>,
+    uv: Vec<[f32; 2]>,
+    uv1: Vec<[f32; 2]>,
+    c: Vec<[u8; 4]>,
+    skin: Vec<SkinWeights>,
+}
+
+impl Streams {
+    fn into_vertices(self) -> Vertices {
+        let keys = self.keys.unwrap_or(K_P);
+        let some = |bit: u32| keys & bit != 0;
+        Vertices {
+            positions: self.p,
+            normals: some(K_N).then_some(self.n),
+            tangents: some(K_T).then_some(self.t),
+            uv0: some(K_UV).then_some(self.uv),
+            uv1: some(K_UV1).then_some(self.uv1),
+            colors: some(K_C).then_some(self.c),
+            skin: some(K_BI).then_some(self.skin),
+        }
+    }
+}
+
+fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
+    const T: &str = "a vertex";
+    let mut keys = 0u32;
+    let mut v_p = [0.0; 3];
+    let mut v_n = [0.0; 3];
+    let mut v_t = [0.0; 4];
+    let mut v_uv = [0.0; 2];
+    let mut v_uv1 = [0.0; 2];
+    let mut v_c = [0u8; 4];
+    let mut v_bi = [0u16; 4];
+    let mut v_bw = [0.0; 4];
+    let at = table(p, "`{` starting a vertex", |p, key, kat| {
+        let bit = match key {
+            "p" => K_P,
+            "n" => K_N,
+            "t" => K_T,
+            "uv" => K_UV,
+            "uv1" => K_UV1,
+            "c" => K_C,
+            "bi" => K_BI,
+            "bw" => K_BW,
+            _ => return Err(unknown(p, T, key, kat)),
+        };
+        once(p, keys & bit != 0, T, key, kat)?;
+        keys |= bit;
+        match bit {
+            K_P => v_p = floats(p, "a position coordinate")?,
+            K_N => v_n = floats(p, "a normal component")?,
+            K_T => v_t = floats(p, "a tangent component")?,
+            K_UV => v_uv = floats(p, "a texture coordinate")?,
+            K_UV1 => v_uv1 = floats(p, "a texture coordinate")?,
+            K_C => v_c = ints4(p, "a colour byte", 255, "0 to 255")?.map(|x| x as u8),
+            K_BI => v_bi = ints4(p, "a bone index", 65535, "0 to 65535")?.map(|x| x as u16),
+            _ => v_bw = floats(p, "a skin weight")?,
+        }
+        Ok(())
+    })?;
+    match s.keys {
+        None => {
+            if format_of_keys(keys).is_none() {
+                return Err(p.error_at(
+                    at,
+                    TextErrorKind::InvalidValue(format!(
+                        "a vertex needs `p`, and `bi` and `bw` go together; this one has {}",
+                        key_list(keys)
+                    )),
+                ));
+            }
+            s.keys = Some(keys);
+        }
+        Some(first) if first != keys => {
+            return Err(p.error_at(
+                at,
+                TextErrorKind::InvalidValue(format!(
+                    "every vertex of a mesh carries the same keys: this one has {}, \
+                     the mesh's format has {}",
+                    key_list(keys),
+                    key_list(first)
+                )),
+            ))
+        }
+        Some(_) => {}
+    }
+    s.p.push(v_p);
+    if keys & K_N != 0 {
+        s.n.push(v_n);
+    }
+    if keys & K_T != 0 {
+        s.t.push(v_t);
+    }
+    if keys & K_UV != 0 {
+        s.uv.push(v_uv);
+    }
+    if keys & K_UV1 != 0 {
+        s.uv1.push(v_uv1);
+    }
+    if keys & K_C != 0 {
+        s.c.push(v_c);
+    }
+    if keys & K_BI != 0 {
+        s.skin.push(SkinWeights {
+            bones: v_bi,
+            weights: v_bw,
+        });
+    }
+    Ok(())
+}
+
+fn parse_mesh(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<MeshPart, TextError> {
+    const T: &str = "a mesh";
+    let mut name = None;
+    let mut gbtm = None;
+    let mut format: Option<(u32, usize)> = None;
+    let mut streams: Option<Streams> = None;
+    let mut indices: Option<Vec<u32>> = None;
+    let mut submeshes: Option<Vec<Submesh>> = None;
+    let mut inverse_bind: Option<Vec<Mat4>> = None;
+    let mut bounds: Option<Bounds> = None;
+    let at = table(p, "`{` starting a mesh", |p, key, kat| {
+        match key {
+            "name" => {
+                once(p, name.is_some(), T, key, kat)?;
+                name = Some(p.string("a string")?.0);
+            }
+            "meshBindGeoToModel" => {
+                once(p, gbtm.is_some(), T, key, kat)?;
+                gbtm = Some(matrix(p, "a meshBindGeoToModel element")?);
+            }
+            "vertexFormat" => {
+                once(p, format.is_some(), T, key, kat)?;
+                let mut keys = 0u32;
+                let lat = {
+                    p.peek();
+                    p.pos()
+                };
+                string_list(p, "a vertex key name", |p, s, sat| {
+                    let i = names::VERTEX_KEYS.iter().position(|k| *k == s).ok_or_else(|| {
+                        p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!(
+                                "unknown vertex key \"{s}\"; the keys are p, n, t, uv, uv1, c, bi and bw"
+                            )),
+                        )
+                    })?;
+                    let bit = 1u32 << i;
+                    if keys & bit != 0 {
+                        return Err(p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!("the vertex key \"{s}\" is listed twice")),
+                        ));
+                    }
+                    keys |= bit;
+                    Ok(())
+                })?;
+                if format_of_keys(keys).is_none() {
+                    return Err(p.error_at(
+                        lat,
+                        TextErrorKind::InvalidValue(
+                            "vertexFormat must list \"p\", and \"bi\" and \"bw\" together".into(),
+                        ),
+                    ));
+                }
+                format = Some((keys, lat));
+            }
+            "vertices" => {
+                once(p, streams.is_some(), T, key, kat)?;
+                let mut s = Streams::default();
+                array(p, "`[` starting the vertex list", |p| parse_vertex(p, &mut s))?;
+                streams = Some(s);
+            }
+            "indices" => {
+                once(p, indices.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the index list", |p| {
+                    v.push(p.int("a vertex index", 0, i64::from(u32::MAX), "0 to 4294967295")?
+                        as u32);
+                    Ok(())
+                })?;
+                indices = Some(v);
+            }
+            "submeshes" => {
+                once(p, submeshes.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the submesh list", |p| {
+                    v.push(parse_submesh(p)?);
+                    Ok(())
+                })?;
+                submeshes = Some(v);
+            }
+            "inverseBind" => {
+                once(p, inverse_bind.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the inverse bind list", |p| {
+                    v.push(matrix(p, "an inverseBind element")?);
+                    Ok(())
+                })?;
+                inverse_bind = Some(v);
+            }
+            "bounds" => {
+                once(p, bounds.is_some(), T, key, kat)?;
+                bounds = Some(parse_bounds(p)?);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    spans.push(at);
+    let mut streams = required(p, streams, T, "vertices", at)?;
+    if let Some((keys, lat)) = format {
+        match streams.keys {
+            None => streams.keys = Some(keys),
+            Some(k) if k != keys => {
+                return Err(p.error_at(
+                    lat,
+                    TextErrorKind::InvalidValue(format!(
+                        "vertexFormat lists {} but the vertices carry {}",
+                        key_list(keys),
+                        key_list(k)
+                    )),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(MeshPart {
+        name: required(p, name, T, "name", at)?,
+        vertices: streams.into_vertices(),
+        indices: required(p, indices, T, "indices", at)?,
+        submeshes: required(p, submeshes, T, "submeshes", at)?,
+        inverse_bind: inverse_bind.unwrap_or_default(),
+        mesh_bind_geo_to_model: gbtm,
+        bounds,
+    })
+}
+
+fn parse_submesh(p: &mut Lexer) -> Result<Submesh, TextError> {
+    const T: &str = "a submesh";
+    let mut material = None;
+    let mut start = None;
+    let mut count = None;
+    let at = table(p, "`{` starting a submesh", |p, key, kat| {
+        let u32_max = i64::from(u32::MAX);
+        match key {
+            "materialIndex" => {
+                once(p, material.is_some(), T, key, kat)?;
+                material = Some(p.int(
+                    "a material index",
+                    -1,
+                    i64::from(i32::MAX),
+                    "-1 or a material index",
+                )? as i32);
+            }
+            "indexStart" => {
+                once(p, start.is_some(), T, key, kat)?;
+                start = Some(p.int("an index start", 0, u32_max, "0 to 4294967295")? as u32);
+            }
+            "indexCount" => {
+                once(p, count.is_some(), T, key, kat)?;
+                count = Some(p.int("an index count", 0, u32_max, "0 to 4294967295")? as u32);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    Ok(Submesh {
+        material_index: required(p, material, T, "materialIndex", at)?,
+        index_start: required(p, start, T, "indexStart", at)?,
+        index_count: required(p, count, T, "indexCount", at)?,
+    })
+}
+
+fn parse_bounds(p: &mut Lexer) -> Result<Bounds, TextError> {
+    const T: &str = "bounds";
+    let mut min = None;
+    let mut max = None;
+    let mut center = None;
+    let mut radius = None;
+    let at = table(p, "`{` starting the bounds", |p, key, kat| {
+        match key {
+            "aabbMin" => {
+                once(p, min.is_some(), T, key, kat)?;
+                min = Some(floats::<3>(p, "a bounds coordinate")?);
+            }
+            "aabbMax" => {
+                once(p, max.is_some(), T, key, kat)?;
+                max = Some(floats::<3>(p, "a bounds coordinate")?);
+            }
+            "sphereCenter" => {
+                once(p, center.is_some(), T, key, kat)?;
+                center = Some(floats::<3>(p, "a bounds coordinate")?);
+            }
+            "sphereRadius" => {
+                once(p, radius.is_some(), T, key, kat)?;
+                radius = Some(p.f32("a sphere radius")?);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    Ok(Bounds {
+        aabb_min: required(p, min, T, "aabbMin", at)?,
+        aabb_max: required(p, max, T, "aabbMax", at)?,
+        sphere_center: required(p, center, T, "sphereCenter", at)?,
+        sphere_radius: required(p, radius, T, "sphereRadius", at)?,
+    })
+}
+
+fn parse_clip(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Clip, TextError> {
+    const T: &str = "a clip";
+    let mut name = None;
+    let mut duration = None;
+    let mut rate = None;
+    let mut root = None;
+    let mut flags: Option<ClipFlags> = None;
+    let mut tracks: Option<Vec<Track>> = None;
+    let at = table(p, "`{` starting a clip", |p, key, kat| {
+        match key {
+            "name" => {
+                once(p, name.is_some(), T, key, kat)?;
+                name = Some(p.string("a string")?.0);
+            }
+            "duration" => {
+                once(p, duration.is_some(), T, key, kat)?;
+                duration = Some(p.f32("a duration in seconds")?);
+            }
+            "sampleRate" => {
+                once(p, rate.is_some(), T, key, kat)?;
+                rate = Some(p.f32("a sample rate")?);
+            }
+            "rootBoneIndex" => {
+                once(p, root.is_some(), T, key, kat)?;
+                root = Some(p.int(
+                    "a root bone index",
+                    -1,
+                    i64::from(i32::MAX),
+                    "-1 or a bone index",
+                )? as i32);
+            }
+            "flags" => {
+                once(p, flags.is_some(), T, key, kat)?;
+                let mut bits = 0u32;
+                string_list(p, "a clip flag name", |p, s, sat| {
+                    let bit = names::clip_flag(s).ok_or_else(|| {
+                        p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!(
+                                "unknown clip flag \"{s}\"; the only flag is HasRootMotion"
+                            )),
+                        )
+                    })?;
+                    if bits & bit != 0 {
+                        return Err(p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!("the flag \"{s}\" is listed twice")),
+                        ));
+                    }
+                    bits |= bit;
+                    Ok(())
+                })?;
+                flags = Some(ClipFlags(bits));
+            }
+            "tracks" => {
+                once(p, tracks.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the track list", |p| {
+                    v.push(parse_track(p)?);
+                    Ok(())
+                })?;
+                tracks = Some(v);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    spans.push(at);
+    Ok(Clip {
+        name: required(p, name, T, "name", at)?,
+        duration: required(p, duration, T, "duration", at)?,
+        sample_rate: required(p, rate, T, "sampleRate", at)?,
+        root_bone_index: root.unwrap_or(-1),
+        flags: flags.unwrap_or_default(),
+        tracks: required(p, tracks, T, "tracks", at)?,
+    })
+}
+
+fn parse_track(p: &mut Lexer) -> Result<Track, TextError> {
+    const T: &str = "a track";
+    let mut bone = None;
+    let mut keys: Option<Vec<Key>> = None;
+    let at = table(p, "`{` starting a track", |p, key, kat| {
+        match key {
+            "bone" => {
+                once(p, bone.is_some(), T, key, kat)?;
+                bone = Some(p.int("a bone index", 0, i64::from(i32::MAX), "0 to 2147483647")?
+                    as u32);
+            }
+            "keys" => {
+                once(p, keys.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the key list", |p| {
+                    v.push(parse_key(p)?);
+                    Ok(())
+                })?;
+                keys = Some(v);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    Ok(Track {
+        bone: required(p, bone, T, "bone", at)?,
+        keys: required(p, keys, T, "keys", at)?,
+    })
+}
+
+fn parse_key(p: &mut Lexer) -> Result<Key, TextError> {
+    const T: &str = "a key";
+    let mut seen = 0u32;
+    let mut k = Key::default();
+    let at = table(p, "`{` starting a key", |p, key, kat| {
+        let bit = match key {
+            "time" => 1,
+            "t" => 2,
+            "r" => 4,
+            "s" => 8,
+            _ => return Err(unknown(p, T, key, kat)),
+        };
+        once(p, seen & bit != 0, T, key, kat)?;
+        seen |= bit;
+        match bit {
+            1 => k.time = p.f32("a time in seconds")?,
+            2 => k.translation = floats(p, "a translation component")?,
+            4 => k.rotation = floats(p, "a quaternion component")?,
+            _ => k.scale = floats(p, "a scale component")?,
+        }
+        Ok(())
+    })?;
+    for (bit, name) in [(1, "time"), (2, "t"), (4, "r"), (8, "s")] {
+        if seen & bit == 0 {
+            return Err(p.error_at(at, TextErrorKind::MissingKey { table: T, key: name }));
+        }
+    }
+    Ok(k)
+}

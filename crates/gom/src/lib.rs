@@ -1,0 +1,15 @@
+//! GOM v1, the Game Oriented Model Format: the in-memory [`Model`], the binary form
+//! GOMB0001 and the text form GOMT0001, and validation.
+//!
+//! See `docs/format.md` for the format itself.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod math;
+pub mod model;
+
+pub use model::*;
+
+/// The converter version string written into the headers of files this toolkit
+/// produces: `gom <crate version>`.
+pub const CONVERTER_VERSION: &str = concat!("gom ", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,27 @@
+//! The reader's limits (D12, draft §11.1) and the tolerances of the checks (D7, D13).
+
+/// Most bones a skeleton may have.
+pub const MAX_BONES: u32 = 4096;
+/// Most vertices a mesh part may have.
+pub const MAX_VERTICES: u32 = 10_000_000;
+/// Most indices a mesh part may have.
+pub const MAX_INDICES: u32 = 30_000_000;
+/// Most clips a file may have.
+pub const MAX_CLIPS: u32 = 1024;
+/// Most tracks a clip may have.
+pub const MAX_TRACKS: u32 = 8192;
+/// Most keys a clip may have, summed over its tracks.
+pub const MAX_KEYS_PER_CLIP: u32 = 1_000_000;
+/// The strings a model refers to (each use counted) may total at most this many times
+/// the file's size, so that copying them into a [`crate::Model`] stays within a small
+/// multiple of the input (D12).
+pub const MAX_STRING_EXPANSION: u64 = 2;
+
+/// Skin weights must sum to 1 within this (D7).
+pub const WEIGHT_SUM_TOLERANCE: f64 = 1e-5;
+/// `IBND[b] * bindWorld[b]` must be the identity within this per element (D13).
+pub const BIND_POSE_TOLERANCE: f32 = 1e-3;
+/// A quaternion's length may differ from 1 by at most this (D13).
+pub const QUAT_LENGTH_TOLERANCE: f64 = 1e-3;
+/// Relative tolerance of the bounds containment test (D13).
+pub const BOUNDS_TOLERANCE: f64 = 1e-5;

@@ -1,0 +1,327 @@
+//! The in-memory GOM model: the hub every importer writes and every exporter reads.
+//!
+//! The types mirror the draft's names (`Skeleton`, `MeshPart`, `Submesh`, `Clip`,
+//! `Track`, `inverse_bind`, `bind_local`). Vertex attributes are held as separate
+//! streams (structure of arrays); the GOMB writer interleaves them in the bit order of
+//! [`VertexFormat`] (decision D7).
+
+/// A 4x4 `f32` matrix stored row-major, used with row vectors: `p' = p * M` (D1).
+///
+/// The translation is in the last row, elements 12, 13 and 14.
+pub type Mat4 = [f32; 16];
+
+/// The 4x4 identity matrix.
+pub const IDENTITY: Mat4 = [
+    1.0, 0.0, 0.0, 0.0, //
+    0.0, 1.0, 0.0, 0.0, //
+    0.0, 0.0, 1.0, 0.0, //
+    0.0, 0.0, 0.0, 1.0,
+];
+
+/// A whole GOM file in memory.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Model {
+    /// Header information (D3).
+    pub header: Header,
+    /// The skeleton; may have zero bones (D4).
+    pub skeleton: Skeleton,
+    /// The material table (MATL, D8); empty when the file has none.
+    pub materials: Vec<Material>,
+    /// Mesh parts (MSH0), in file order.
+    pub meshes: Vec<MeshPart>,
+    /// Animation clips (CLP0 inside ANIM), in file order.
+    pub clips: Vec<Clip>,
+}
+
+/// Header fields that carry information (the fixed values of D3 are implied).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Header {
+    /// SHA-256 of the source file's bytes.
+    pub source_hash: [u8; 32],
+    /// The converter that wrote the file, e.g. `gom 0.1.0`.
+    pub converter_version: String,
+    /// Validation flags as read from a file. Writers ignore this field and set each
+    /// flag exactly when its check passes (D13).
+    pub validation_flags: ValidationFlags,
+}
+
+/// The header's `validationFlags` bit set (D3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
+pub struct ValidationFlags(pub u32);
+
+impl ValidationFlags {
+    /// bit 0: every skinned mesh's inverse binds match the skeleton's bind pose.
+    pub const BIND_POSE_PASS: u32 = 1 << 0;
+    /// bit 1: every skin weight follows the weight rules of D7.
+    pub const WEIGHTS_PASS: u32 = 1 << 1;
+    /// bit 2: submeshes cover their index ranges and name valid materials.
+    pub const SUBMESH_MATERIALS_PASS: u32 = 1 << 2;
+    /// All bits defined by GOM v1.
+    pub const ALL: u32 = 0b111;
+
+    /// Whether every bit of `bit` is set.
+    pub fn contains(self, bit: u32) -> bool {
+        self.0 & bit == bit
+    }
+}
+
+/// The skeleton (SKEL): bones in index order; a parent always precedes its children.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Skeleton {
+    /// Bones; the position in this list is the bone index.
+    pub bones: Vec<Bone>,
+}
+
+/// One bone of the [`Skeleton`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    /// Display name (not necessarily unique).
+    pub name: String,
+    /// Unique path, e.g. `root/hips/spine`, to tell bones of the same name apart.
+    pub path: String,
+    /// Parent bone index, or −1 for a root. Always less than this bone's own index.
+    pub parent: i32,
+    /// Bind-pose transform relative to the parent (model space for a root).
+    pub bind_local: Mat4,
+}
+
+impl Bone {
+    /// The parent index, or `None` for a root.
+    pub fn parent_index(&self) -> Option<usize> {
+        usize::try_from(self.parent).ok()
+    }
+}
+
+/// A material (MATL, D8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Material name.
+    pub name: String,
+    /// Path or URI of the base-colour texture, if any.
+    pub base_color_texture: Option<String>,
+    /// Linear RGBA multiplier of the base colour.
+    pub base_color_factor: [f32; 4],
+}
+
+/// The `vertexFormat` bit set (D7): which attributes a vertex carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
+pub struct VertexFormat(pub u32);
+
+impl VertexFormat {
+    /// bit 0: position, f32x3 (required).
+    pub const POSITION: u32 = 1 << 0;
+    /// bit 1: normal, f32x3.
+    pub const NORMAL: u32 = 1 << 1;
+    /// bit 2: tangent, f32x4 (w = ±1 handedness).
+    pub const TANGENT: u32 = 1 << 2;
+    /// bit 3: first texture coordinate set, f32x2.
+    pub const UV0: u32 = 1 << 3;
+    /// bit 4: second texture coordinate set, f32x2 (extension).
+    pub const UV1: u32 = 1 << 4;
+    /// bit 5: vertex colour, RGBA u8x4 unorm (extension).
+    pub const COLOR0: u32 = 1 << 5;
+    /// bit 6: skin, bone indices u16x4 then weights f32x4.
+    pub const SKIN: u32 = 1 << 6;
+    /// Every bit GOM v1 defines.
+    pub const KNOWN: u32 = 0x7F;
+
+    /// Whether every bit of `bit` is set.
+    pub fn contains(self, bit: u32) -> bool {
+        self.0 & bit == bit
+    }
+
+    /// Byte size of one vertex: the sum of the sizes of the attributes present
+    /// (unknown bits count nothing; they are rejected elsewhere).
+    pub fn stride(self) -> u32 {
+        let mut s = 0;
+        for (bit, size) in Self::LAYOUT {
+            if self.contains(bit) {
+                s += size;
+            }
+        }
+        s
+    }
+
+    /// Each attribute bit with its byte size, in the order they are laid out in a vertex.
+    pub const LAYOUT: [(u32, u32); 7] = [
+        (Self::POSITION, 12),
+        (Self::NORMAL, 12),
+        (Self::TANGENT, 16),
+        (Self::UV0, 8),
+        (Self::UV1, 8),
+        (Self::COLOR0, 4),
+        (Self::SKIN, 24),
+    ];
+}
+
+/// Up to four skin influences of one vertex (D7): skeleton bone indices and weights,
+/// sorted by weight descending (ties by bone index ascending), unused slots 0 / 0.0.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SkinWeights {
+    /// Skeleton bone indices.
+    pub bones: [u16; 4],
+    /// Weights, summing to 1.
+    pub weights: [f32; 4],
+}
+
+/// The vertex attribute streams of a mesh part. Every present stream has
+/// `positions.len()` entries.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Vertices {
+    /// Positions in geometry space.
+    pub positions: Vec<[f32; 3]>,
+    /// Normals.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Tangents, xyz plus handedness w = ±1.
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// First UV set (origin top-left, D2).
+    pub uv0: Option<Vec<[f32; 2]>>,
+    /// Second UV set.
+    pub uv1: Option<Vec<[f32; 2]>>,
+    /// RGBA8 vertex colours.
+    pub colors: Option<Vec<[u8; 4]>>,
+    /// Skin influences.
+    pub skin: Option<Vec<SkinWeights>>,
+}
+
+impl Vertices {
+    /// The number of vertices.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The vertex format implied by the streams present.
+    pub fn format(&self) -> VertexFormat {
+        let mut f = VertexFormat::POSITION;
+        if self.normals.is_some() {
+            f |= VertexFormat::NORMAL;
+        }
+        if self.tangents.is_some() {
+            f |= VertexFormat::TANGENT;
+        }
+        if self.uv0.is_some() {
+            f |= VertexFormat::UV0;
+        }
+        if self.uv1.is_some() {
+            f |= VertexFormat::UV1;
+        }
+        if self.colors.is_some() {
+            f |= VertexFormat::COLOR0;
+        }
+        if self.skin.is_some() {
+            f |= VertexFormat::SKIN;
+        }
+        VertexFormat(f)
+    }
+}
+
+/// A range of a mesh part's index list drawn with one material (SUB0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Submesh {
+    /// Index into [`Model::materials`], or −1 for none.
+    pub material_index: i32,
+    /// First index (a multiple of 3).
+    pub index_start: u32,
+    /// Number of indices (a non-zero multiple of 3).
+    pub index_count: u32,
+}
+
+/// Bounds of a mesh part's bind-pose positions in model space (BND0).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bounds {
+    /// Box minimum.
+    pub aabb_min: [f32; 3],
+    /// Box maximum.
+    pub aabb_max: [f32; 3],
+    /// Sphere centre.
+    pub sphere_center: [f32; 3],
+    /// Sphere radius.
+    pub sphere_radius: f32,
+}
+
+/// A mesh part (MSH0 and its children).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeshPart {
+    /// Mesh name.
+    pub name: String,
+    /// Vertex streams; their presence defines the vertex format.
+    pub vertices: Vertices,
+    /// Triangle list (clockwise front faces, D2).
+    pub indices: Vec<u32>,
+    /// Submeshes, sorted by `index_start`, covering `indices` exactly.
+    pub submeshes: Vec<Submesh>,
+    /// Per skeleton bone, the inverse of its model-space bind matrix. One entry per
+    /// skeleton bone for a skinned mesh, empty for a static one.
+    pub inverse_bind: Vec<Mat4>,
+    /// Geometry-to-model matrix at bind time (GBTM), when not baked into the vertices.
+    pub mesh_bind_geo_to_model: Option<Mat4>,
+    /// Bounds as read from a file. Writers always recompute them (D7), so this is
+    /// informational; `None` for a model built in memory.
+    pub bounds: Option<Bounds>,
+}
+
+impl MeshPart {
+    /// Whether the mesh is skinned (vertex format bit 6).
+    pub fn is_skinned(&self) -> bool {
+        self.vertices.skin.is_some()
+    }
+}
+
+/// Per-clip flags (CLP0 `flags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct ClipFlags(pub u32);
+
+impl ClipFlags {
+    /// bit 0: the root bone carries motion a game may extract.
+    pub const HAS_ROOT_MOTION: u32 = 1 << 0;
+
+    /// Whether the clip has root motion.
+    pub fn has_root_motion(self) -> bool {
+        self.0 & Self::HAS_ROOT_MOTION != 0
+    }
+}
+
+/// One key of a [`Track`]: 44 bytes in the file, laid out exactly as in memory.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Key {
+    /// Time in seconds from the clip start.
+    pub time: f32,
+    /// Local translation.
+    pub translation: [f32; 3],
+    /// Local rotation quaternion (x, y, z, w), unit length.
+    pub rotation: [f32; 4],
+    /// Local scale.
+    pub scale: [f32; 3],
+}
+
+/// The keys of one bone in one clip.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Track {
+    /// Skeleton bone index.
+    pub bone: u32,
+    /// Keys, strictly ascending in time.
+    pub keys: Vec<Key>,
+}
+
+/// An animation clip (CLP0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Clip {
+    /// Clip name.
+    pub name: String,
+    /// Length in seconds.
+    pub duration: f32,
+    /// Rate the clip was sampled at, in keys per second.
+    pub sample_rate: f32,
+    /// The root-motion bone, or −1 for none.
+    pub root_bone_index: i32,
+    /// Clip flags.
+    pub flags: ClipFlags,
+    /// Tracks sorted by bone index, at most one per bone.
+    pub tracks: Vec<Track>,
+}

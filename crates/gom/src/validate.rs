@@ -1,0 +1,617 @@
+//! The rules of GOM v1, written once and used by the writer, the reader and
+//! [`validate`] alike.
+//!
+//! Two kinds of rules (D13): *structural* rules, whose failure makes a file unreadable
+//! (and a model unwritable), and the three *validation checks* behind the header's
+//! flags, whose failure a reader only reports as a [`Finding`] (unless the file's flag
+//! claims the check passes). The rule functions below work on single values, slices
+//! and iterators so that the model path (`&Model`) and the file path (bytes inside a
+//! [`crate::gomb::FileView`]) share them.
+
+use crate::error::{Item, WriteError};
+use crate::limits::{
+    BIND_POSE_TOLERANCE, MAX_BONES, MAX_CLIPS, MAX_INDICES, MAX_KEYS_PER_CLIP, MAX_TRACKS,
+    MAX_VERTICES, QUAT_LENGTH_TOLERANCE, WEIGHT_SUM_TOLERANCE,
+};
+use crate::math::mul;
+use crate::model::{
+    ClipFlags, Key, Mat4, Model, Submesh, ValidationFlags, IDENTITY,
+};
+
+/// One of the three validation checks behind the header's flags (D3, D13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    /// bindPosePass: `IBND[b] * bindWorld[b]` is the identity for every used bone.
+    BindPose,
+    /// weightsPass: every vertex follows the weight rules of D7.
+    Weights,
+    /// submeshMaterialsPass: submeshes cover their mesh and name valid materials.
+    SubmeshMaterials,
+}
+
+impl Check {
+    /// The check's bit in [`ValidationFlags`].
+    pub fn flag(self) -> u32 {
+        match self {
+            Check::BindPose => ValidationFlags::BIND_POSE_PASS,
+            Check::Weights => ValidationFlags::WEIGHTS_PASS,
+            Check::SubmeshMaterials => ValidationFlags::SUBMESH_MATERIALS_PASS,
+        }
+    }
+
+    /// The flag's name as the draft spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::BindPose => "bindPosePass",
+            Check::Weights => "weightsPass",
+            Check::SubmeshMaterials => "submeshMaterialsPass",
+        }
+    }
+
+    /// All three checks, in bit order.
+    pub const ALL: [Check; 3] = [Check::BindPose, Check::Weights, Check::SubmeshMaterials];
+}
+
+/// A failed validation check: which check, which mesh, and what failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The check that failed.
+    pub check: Check,
+    /// The mesh part concerned (all three checks are per mesh).
+    pub mesh: Option<usize>,
+    /// What failed: how many items and the first of them, as a sentence.
+    pub message: String,
+}
+
+/// Every finding of the three checks on `model`, mesh by mesh, in check order; one
+/// finding per check and mesh, counting the failures and describing the first.
+pub fn validate(model: &Model) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let world = bind_world_of(model.skeleton.bones.len(), |i| {
+        (model.skeleton.bones[i].parent, model.skeleton.bones[i].bind_local)
+    });
+    let bone_count = model.skeleton.bones.len();
+    let material_count = u32::try_from(model.materials.len()).unwrap_or(u32::MAX);
+    let mut used = vec![false; bone_count];
+    for (mi, mesh) in model.meshes.iter().enumerate() {
+        let mut bind = Tally::default();
+        let mut weights = Tally::default();
+        if let Some(skin) = &mesh.vertices.skin {
+            used.iter_mut().for_each(|u| *u = false);
+            for (v, s) in skin.iter().enumerate() {
+                if let Some(reason) = weights_rule(s.bones, s.weights) {
+                    weights.fail(|| format!("vertex {v}: {reason}"));
+                }
+                mark_used(&mut used, s.bones, s.weights);
+            }
+            bind_pose_rule(&world, &used, |b| mesh.inverse_bind.get(b).copied(), &mut bind);
+        }
+        let index_count = u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX);
+        let mut subs = Tally::default();
+        if let Some(m) = submeshes_rule(mesh.submeshes.iter().copied(), index_count, material_count) {
+            subs.fail(|| m);
+        }
+        push_findings(&mut out, mi, &mesh.name, bind, weights, subs);
+    }
+    out
+}
+
+/// The validation flags `model` earns: each bit set exactly when its check passes.
+pub fn flags_for(model: &Model) -> ValidationFlags {
+    flags_from_findings(&validate(model))
+}
+
+/// The flags left set once `findings` are taken into account.
+pub fn flags_from_findings(findings: &[Finding]) -> ValidationFlags {
+    let mut f = ValidationFlags::ALL;
+    for x in findings {
+        f &= !x.check.flag();
+    }
+    ValidationFlags(f)
+}
+
+/// Counts failures of one check on one mesh and keeps the first description.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    count: u64,
+    first: Option<String>,
+}
+
+impl Tally {
+    /// Records a failure, describing it only when it is the first.
+    pub(crate) fn fail(&mut self, describe: impl FnOnce() -> String) {
+        if self.first.is_none() {
+            self.first = Some(describe());
+        }
+        self.count += 1;
+    }
+
+    fn finding(self, check: Check, mesh: usize, name: &str, what: &str) -> Option<Finding> {
+        let first = self.first?;
+        let message = if self.count == 1 {
+            format!("mesh {mesh} `{name}`: {first}")
+        } else {
+            format!("mesh {mesh} `{name}`: {} {what} fail; the first: {first}", self.count)
+        };
+        Some(Finding { check, mesh: Some(mesh), message })
+    }
+}
+
+/// Appends the findings of one mesh in check order.
+pub(crate) fn push_findings(
+    out: &mut Vec<Finding>,
+    mesh: usize,
+    name: &str,
+    bind: Tally,
+    weights: Tally,
+    subs: Tally,
+) {
+    out.extend(bind.finding(Check::BindPose, mesh, name, "bones"));
+    out.extend(weights.finding(Check::Weights, mesh, name, "vertices"));
+    out.extend(subs.finding(Check::SubmeshMaterials, mesh, name, "submesh rules"));
+}
+
+// ---------------------------------------------------------------------------------
+// Validation rules (findings).
+
+/// The weight rules of D7 for one vertex (weightsPass): the weights sum to 1 within
+/// 1e-5 (summed in f64, in slot order), descend, equal weights list their bones in
+/// ascending order, unused slots (weight 0) are bone 0, and no bone is used twice.
+/// Returns what is broken, or `None`.
+#[inline]
+pub fn weights_rule(bones: [u16; 4], w: [f32; 4]) -> Option<&'static str> {
+    let sum = f64::from(w[0]) + f64::from(w[1]) + f64::from(w[2]) + f64::from(w[3]);
+    if !((sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE) {
+        return Some("the weights do not sum to 1");
+    }
+    for i in 0..3 {
+        if w[i] < w[i + 1] {
+            return Some("the weights are not in descending order");
+        }
+        if w[i] == w[i + 1] && w[i] > 0.0 && bones[i] >= bones[i + 1] {
+            return Some("equal weights do not list their bones in ascending order");
+        }
+    }
+    for i in 0..4 {
+        if w[i] == 0.0 && bones[i] != 0 {
+            return Some("an unused slot (weight 0) names a bone other than 0");
+        }
+        for j in i + 1..4 {
+            if w[i] > 0.0 && w[j] > 0.0 && bones[i] == bones[j] {
+                return Some("a bone is used twice");
+            }
+        }
+    }
+    None
+}
+
+/// Marks in `used` the bones of the slots with weight > 0 (bones beyond `used` are
+/// ignored: they are a structural error reported elsewhere).
+#[inline]
+pub fn mark_used(used: &mut [bool], bones: [u16; 4], w: [f32; 4]) {
+    for k in 0..4 {
+        if w[k] > 0.0 {
+            if let Some(u) = used.get_mut(usize::from(bones[k])) {
+                *u = true;
+            }
+        }
+    }
+}
+
+/// Model-space bind matrices `world[i] = local[i] * world[parent[i]]` (D1) of `n`
+/// bones given by `bone(i) = (parent, bindLocal)`; a parent that is not an earlier
+/// bone counts as none.
+pub fn bind_world_of(n: usize, bone: impl Fn(usize) -> (i32, Mat4)) -> Vec<Mat4> {
+    let mut world: Vec<Mat4> = Vec::with_capacity(n);
+    for i in 0..n {
+        let (parent, local) = bone(i);
+        let m = match usize::try_from(parent) {
+            Ok(p) if p < i => mul(&local, &world[p]),
+            _ => local,
+        };
+        world.push(m);
+    }
+    world
+}
+
+/// Whether `inverse_bind * world` is the identity within 1e-3 per element (D13).
+#[inline]
+pub fn bind_pair_ok(inverse_bind: &Mat4, world: &Mat4) -> bool {
+    let p = mul(inverse_bind, world);
+    p.iter()
+        .zip(IDENTITY.iter())
+        .all(|(a, b)| (a - b).abs() <= BIND_POSE_TOLERANCE)
+}
+
+/// bindPosePass for one skinned mesh: every bone marked in `used` has an inverse bind
+/// (`inverse_bind(b)`) that undoes its bind-world matrix. Failures go to `tally`.
+pub(crate) fn bind_pose_rule(
+    world: &[Mat4],
+    used: &[bool],
+    inverse_bind: impl Fn(usize) -> Option<Mat4>,
+    tally: &mut Tally,
+) {
+    for (b, (&u, w)) in used.iter().zip(world.iter()).enumerate() {
+        if !u {
+            continue;
+        }
+        match inverse_bind(b) {
+            None => tally.fail(|| format!("bone {b} is used but has no inverse bind matrix")),
+            Some(ib) => {
+                if !bind_pair_ok(&ib, w) {
+                    tally.fail(|| {
+                        format!("inverseBind[{b}] * bindWorld[{b}] is not the identity within 1e-3")
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// submeshMaterialsPass for one mesh (D7, D13): submeshes sorted by start, contiguous,
+/// covering `[0, index_count)` exactly, none empty, each material −1 or below
+/// `material_count`. Returns the first problem.
+pub fn submeshes_rule(
+    subs: impl IntoIterator<Item = Submesh>,
+    index_count: u32,
+    material_count: u32,
+) -> Option<String> {
+    let mut expected = 0u64;
+    for (i, s) in subs.into_iter().enumerate() {
+        if s.index_count == 0 {
+            return Some(format!("submesh {i} is empty"));
+        }
+        if u64::from(s.index_start) != expected {
+            return Some(format!(
+                "submesh {i} starts at index {} where {expected} was expected (sorted, contiguous)",
+                s.index_start
+            ));
+        }
+        if s.material_index != -1
+            && (s.material_index < 0 || s.material_index as u32 >= material_count)
+        {
+            return Some(format!(
+                "submesh {i} names material {}, but there are {material_count} materials",
+                s.material_index
+            ));
+        }
+        expected += u64::from(s.index_count);
+    }
+    if expected != u64::from(index_count) {
+        return Some(format!(
+            "the submeshes cover indices [0, {expected}) instead of [0, {index_count})"
+        ));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------
+// Structural rules (errors).
+
+/// Whether `f` is finite, by its bits (neither NaN nor ±∞).
+#[inline]
+pub fn finite_bits(bits: u32) -> bool {
+    bits & 0x7F80_0000 != 0x7F80_0000
+}
+
+/// A bone's parent is −1 or an earlier bone.
+#[inline]
+pub fn parent_ok(index: usize, parent: i32) -> bool {
+    parent == -1 || usize::try_from(parent).is_ok_and(|p| p < index)
+}
+
+/// A tangent's w is +1 or −1.
+#[inline]
+pub fn tangent_w_ok(w: f32) -> bool {
+    w == 1.0 || w == -1.0
+}
+
+/// A quaternion's length (computed in f64) is 1 within 1e-3.
+#[inline]
+pub fn quat_ok(q: [f32; 4]) -> bool {
+    let [x, y, z, w] = q.map(f64::from);
+    let len = (x * x + y * y + z * z + w * w).sqrt();
+    (len - 1.0).abs() <= QUAT_LENGTH_TOLERANCE
+}
+
+/// Structural skin rules (D13) for one vertex: no negative weight, and every slot
+/// with weight > 0 names a bone below `bone_count`. Returns the slot and the reason.
+#[inline]
+pub fn skin_structure(bones: [u16; 4], w: [f32; 4], bone_count: u32) -> Option<(usize, &'static str)> {
+    for k in 0..4 {
+        if w[k] < 0.0 {
+            return Some((k, "a weight is negative"));
+        }
+        if w[k] > 0.0 && u32::from(bones[k]) >= bone_count {
+            return Some((k, "a bone index with weight > 0 names no bone of the skeleton"));
+        }
+    }
+    None
+}
+
+/// Structural submesh rules (D13): start and count multiples of 3, the range inside
+/// `[0, index_count)`. Returns the field and the reason.
+#[inline]
+pub fn submesh_structure(s: &Submesh, index_count: u32) -> Option<(&'static str, &'static str)> {
+    if s.index_start % 3 != 0 {
+        return Some(("indexStart", "the submesh start is not a multiple of 3"));
+    }
+    if s.index_count % 3 != 0 {
+        return Some(("indexCount", "the submesh count is not a multiple of 3"));
+    }
+    match s.index_start.checked_add(s.index_count) {
+        Some(end) if end <= index_count => None,
+        _ => Some(("indexCount", "the submesh range lies outside [0, indexCount)")),
+    }
+}
+
+/// Structural rules of a clip's own fields (D9, D13). Returns the field and the reason.
+pub fn clip_structure(
+    duration: f32,
+    sample_rate: f32,
+    root_bone_index: i32,
+    flags: ClipFlags,
+    bone_count: u32,
+) -> Option<(&'static str, &'static str)> {
+    if !duration.is_finite() {
+        return Some(("duration", "the duration is not finite"));
+    }
+    if !sample_rate.is_finite() {
+        return Some(("sampleRate", "the sample rate is not finite"));
+    }
+    if duration < 0.0 {
+        return Some(("duration", "the duration is negative"));
+    }
+    if sample_rate < 0.0 {
+        return Some(("sampleRate", "the sample rate is negative"));
+    }
+    if root_bone_index != -1 && !u32::try_from(root_bone_index).is_ok_and(|r| r < bone_count) {
+        return Some(("rootBoneIndex", "the root bone index names no bone"));
+    }
+    if flags.0 & !ClipFlags::HAS_ROOT_MOTION != 0 {
+        return Some(("flags", "reserved clip flag bits 1..31 are set"));
+    }
+    if flags.has_root_motion() && root_bone_index == -1 {
+        return Some(("flags", "HasRootMotion is set while rootBoneIndex is -1"));
+    }
+    None
+}
+
+/// Structural rule of a track's bone (D9): it names a bone and follows the previous
+/// track's bone strictly.
+#[inline]
+pub fn track_bone_structure(bone: i64, previous: Option<i64>, bone_count: u32) -> Option<&'static str> {
+    if bone < 0 || bone >= i64::from(bone_count) {
+        return Some("the track's bone index names no bone");
+    }
+    if previous.is_some_and(|p| bone <= p) {
+        return Some("tracks are not strictly ascending by bone index");
+    }
+    None
+}
+
+/// Structural rules of one key (D9, D13), its floats already known finite: time inside
+/// `[0, duration]`, after the previous key's time, unit rotation. Returns the field and
+/// the reason.
+#[inline]
+pub fn key_structure(key: &Key, previous_time: Option<f32>, duration: f32) -> Option<(&'static str, &'static str)> {
+    if !(key.time >= 0.0 && key.time <= duration) {
+        return Some(("time", "a key's time lies outside [0, duration]"));
+    }
+    if previous_time.is_some_and(|p| key.time <= p) {
+        return Some(("time", "keys are not strictly ascending in time"));
+    }
+    if !quat_ok(key.rotation) {
+        return Some(("rotation", "a rotation's length is off 1 by more than 1e-3"));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------
+// The model path: every structural rule, for the writer.
+
+fn invalid(item: Item, name: &str, field: &'static str, reason: impl Into<String>) -> WriteError {
+    WriteError::Invalid { item, name: name.to_owned(), field, reason: reason.into() }
+}
+
+fn limit(item: Item, name: &str, field: &'static str, value: usize, limit: u32) -> WriteError {
+    WriteError::Limit {
+        item,
+        name: name.to_owned(),
+        field,
+        value: value as u64,
+        limit: u64::from(limit),
+    }
+}
+
+fn string_ok(item: Item, name: &str, field: &'static str, s: &str) -> Result<(), WriteError> {
+    if s.as_bytes().contains(&0) {
+        return Err(invalid(item, name, field, "the string contains a NUL byte"));
+    }
+    Ok(())
+}
+
+fn floats_ok(item: Item, name: &str, field: &'static str, v: &[f32]) -> Result<(), WriteError> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(invalid(item, name, field, "a value is NaN or infinite"))
+    }
+}
+
+/// Every structural rule of D3–D13 on `model`: the model can be written exactly when
+/// this passes, and a reader accepts what the writer then produces. Validation checks
+/// (the flags) are not structural and never fail this.
+pub fn check_structure(model: &Model) -> Result<(), WriteError> {
+    string_ok(Item::Header, "", "converterVersion", &model.header.converter_version)?;
+    let bones = &model.skeleton.bones;
+    if bones.len() > MAX_BONES as usize {
+        return Err(limit(Item::File, "", "boneCount", bones.len(), MAX_BONES));
+    }
+    let bone_count = bones.len() as u32;
+    for (i, b) in bones.iter().enumerate() {
+        let it = Item::Bone(i);
+        string_ok(it, &b.name, "name", &b.name)?;
+        string_ok(it, &b.name, "path", &b.path)?;
+        if !parent_ok(i, b.parent) {
+            return Err(invalid(it, &b.name, "parent", "the parent is neither -1 nor an earlier bone"));
+        }
+        floats_ok(it, &b.name, "bindLocal", &b.bind_local)?;
+    }
+    if u32::try_from(model.materials.len()).is_err() {
+        return Err(limit(Item::File, "", "materialCount", model.materials.len(), u32::MAX));
+    }
+    for (i, m) in model.materials.iter().enumerate() {
+        let it = Item::Material(i);
+        string_ok(it, &m.name, "name", &m.name)?;
+        if let Some(t) = &m.base_color_texture {
+            string_ok(it, &m.name, "baseColorTexture", t)?;
+        }
+        floats_ok(it, &m.name, "baseColorFactor", &m.base_color_factor)?;
+    }
+    for (i, mesh) in model.meshes.iter().enumerate() {
+        check_mesh(i, mesh, bone_count)?;
+    }
+    if model.clips.len() > MAX_CLIPS as usize {
+        return Err(limit(Item::File, "", "clipCount", model.clips.len(), MAX_CLIPS));
+    }
+    for (i, clip) in model.clips.iter().enumerate() {
+        let it = Item::Clip(i);
+        let n = clip.name.as_str();
+        string_ok(it, n, "name", n)?;
+        if let Some((field, reason)) = clip_structure(
+            clip.duration,
+            clip.sample_rate,
+            clip.root_bone_index,
+            clip.flags,
+            bone_count,
+        ) {
+            return Err(invalid(it, n, field, reason));
+        }
+        if clip.tracks.len() > MAX_TRACKS as usize {
+            return Err(limit(it, n, "trackCount", clip.tracks.len(), MAX_TRACKS));
+        }
+        let total: usize = clip.tracks.iter().map(|t| t.keys.len()).sum();
+        if total > MAX_KEYS_PER_CLIP as usize {
+            return Err(limit(it, n, "keyCount", total, MAX_KEYS_PER_CLIP));
+        }
+        let mut prev_bone = None;
+        for t in &clip.tracks {
+            let bone = i64::from(t.bone);
+            if let Some(reason) = track_bone_structure(bone, prev_bone, bone_count) {
+                return Err(invalid(it, n, "boneIndex", reason));
+            }
+            prev_bone = Some(bone);
+            if t.keys.is_empty() {
+                return Err(invalid(it, n, "keyCount", "a track has no keys"));
+            }
+            let mut prev_time = None;
+            for k in &t.keys {
+                floats_ok(it, n, "keys", bytemuck::cast_slice(core::slice::from_ref(k)))?;
+                if let Some((field, reason)) = key_structure(k, prev_time, clip.duration) {
+                    return Err(invalid(it, n, field, reason));
+                }
+                prev_time = Some(k.time);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Result<(), WriteError> {
+    let it = Item::Mesh(i);
+    let n = mesh.name.as_str();
+    string_ok(it, n, "name", n)?;
+    let v = &mesh.vertices;
+    let vc = v.positions.len();
+    if vc > MAX_VERTICES as usize {
+        return Err(limit(it, n, "vertexCount", vc, MAX_VERTICES));
+    }
+    let same = |len: Option<usize>, field: &'static str| match len {
+        Some(l) if l != vc => Err(invalid(
+            it,
+            n,
+            field,
+            format!("the stream has {l} entries for {vc} vertices"),
+        )),
+        _ => Ok(()),
+    };
+    same(v.normals.as_ref().map(Vec::len), "normals")?;
+    same(v.tangents.as_ref().map(Vec::len), "tangents")?;
+    same(v.uv0.as_ref().map(Vec::len), "uv0")?;
+    same(v.uv1.as_ref().map(Vec::len), "uv1")?;
+    same(v.colors.as_ref().map(Vec::len), "colors")?;
+    same(v.skin.as_ref().map(Vec::len), "skin")?;
+    floats_ok(it, n, "positions", v.positions.as_flattened())?;
+    if let Some(x) = &v.normals {
+        floats_ok(it, n, "normals", x.as_flattened())?;
+    }
+    if let Some(x) = &v.tangents {
+        floats_ok(it, n, "tangents", x.as_flattened())?;
+        if let Some(k) = x.iter().position(|t| !tangent_w_ok(t[3])) {
+            return Err(invalid(it, n, "tangents", format!("vertex {k}: tangent w is not +1 or -1")));
+        }
+    }
+    if let Some(x) = &v.uv0 {
+        floats_ok(it, n, "uv0", x.as_flattened())?;
+    }
+    if let Some(x) = &v.uv1 {
+        floats_ok(it, n, "uv1", x.as_flattened())?;
+    }
+    if let Some(skin) = &v.skin {
+        for (k, s) in skin.iter().enumerate() {
+            floats_ok(it, n, "weights", &s.weights)?;
+            if let Some((_, reason)) = skin_structure(s.bones, s.weights, bone_count) {
+                return Err(invalid(it, n, "skin", format!("vertex {k}: {reason}")));
+            }
+        }
+        if mesh.inverse_bind.len() != bone_count as usize {
+            return Err(invalid(
+                it,
+                n,
+                "inverseBind",
+                format!(
+                    "a skinned mesh has {} inverse bind matrices for {bone_count} bones",
+                    mesh.inverse_bind.len()
+                ),
+            ));
+        }
+    } else if !mesh.inverse_bind.is_empty() {
+        return Err(invalid(it, n, "inverseBind", "a static mesh has inverse bind matrices"));
+    }
+    for m in &mesh.inverse_bind {
+        floats_ok(it, n, "inverseBind", m)?;
+    }
+    if let Some(g) = &mesh.mesh_bind_geo_to_model {
+        floats_ok(it, n, "meshBindGeoToModel", g)?;
+    }
+    let ic = mesh.indices.len();
+    if ic > MAX_INDICES as usize {
+        return Err(limit(it, n, "indexCount", ic, MAX_INDICES));
+    }
+    if ic % 3 != 0 {
+        return Err(invalid(it, n, "indices", "the index count is not a multiple of 3"));
+    }
+    if let Some(k) = mesh.indices.iter().position(|&x| x as usize >= vc) {
+        return Err(invalid(
+            it,
+            n,
+            "indices",
+            format!("index {k} is {}, not below the vertex count {vc}", mesh.indices[k]),
+        ));
+    }
+    if u32::try_from(mesh.submeshes.len()).is_err() {
+        return Err(limit(it, n, "submeshCount", mesh.submeshes.len(), u32::MAX));
+    }
+    for (k, s) in mesh.submeshes.iter().enumerate() {
+        if let Some((field, reason)) = submesh_structure(s, ic as u32) {
+            return Err(invalid(it, n, field, format!("submesh {k}: {reason}")));
+        }
+    }
+    let b = crate::bounds::compute_bounds(mesh);
+    let all = [b.aabb_min, b.aabb_max, b.sphere_center];
+    if !all.as_flattened().iter().all(|x| x.is_finite()) || !b.sphere_radius.is_finite() {
+        return Err(invalid(it, n, "bounds", "the bounds overflow f32"));
+    }
+    Ok(())
+}
