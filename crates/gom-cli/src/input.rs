@@ -47,65 +47,70 @@ pub fn open(path: &Path) -> Result<Bytes, CliError> {
     Ok(Bytes::Owned(bytes))
 }
 
-/// The file kinds the CLI tells apart by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// GOMB0001 binary.
-    Gomb,
-    /// GOMT0001 text.
-    Gomt,
+/// A model loaded for inspection, with what its reader had to say.
+pub struct Loaded {
+    /// The model.
+    pub model: gom::Model,
+    /// Reader and importer warnings (unknown chunks skipped, things GOM cannot hold).
+    pub warnings: Vec<String>,
+    /// Validation findings.
+    pub findings: Vec<gom::validate::Finding>,
 }
 
-impl Kind {
-    /// The kind named by `path`'s extension or by a `--to` value.
-    pub fn from_name(name: &str) -> Option<Kind> {
-        match name.to_ascii_lowercase().as_str() {
-            "gom" | "gomb" => Some(Kind::Gomb),
-            "gomt" => Some(Kind::Gomt),
-            _ => None,
-        }
-    }
-
-    /// The kind of `path` by its extension.
-    pub fn of_path(path: &Path) -> Option<Kind> {
-        path.extension()
-            .and_then(|e| e.to_str())
-            .and_then(Kind::from_name)
-    }
-}
-
-/// Loads a GOM model from `path` (binary or text), returning the model, the unknown
-/// chunks skipped and the validation findings.
-pub fn load_gom(path: &Path) -> Result<gom::gomb::Read, CliError> {
-    let kind = Kind::of_path(path).or_else(|| sniff(path));
-    match kind {
-        Some(Kind::Gomt) => {
+/// Loads any model gom reads: GOM binary through a memory map and the strict reader,
+/// everything else through the importers.
+pub fn load(path: &Path) -> Result<Loaded, CliError> {
+    match gom_import::source::SourceFormat::of_path(path).or_else(|| sniff(path)) {
+        Some(gom_import::source::SourceFormat::Gomb) => {
             let bytes = open(path)?;
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|e| format!("{}: not UTF-8 text: {e}", path.display()))?;
-            let model = gom::gomt::read(text).map_err(|e| format!("{}: {e}", path.display()))?;
-            let findings = gom::validate::validate(&model);
-            Ok(gom::gomb::Read {
-                model,
-                unknown_chunks: Vec::new(),
-                findings,
+            let read = gom::gomb::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let warnings = read
+                .unknown_chunks
+                .iter()
+                .map(|u| {
+                    format!(
+                        "unknown chunk '{}' ({} bytes) at offset {} skipped",
+                        String::from_utf8_lossy(&u.fourcc),
+                        u.size,
+                        u.offset
+                    )
+                })
+                .collect();
+            Ok(Loaded {
+                model: read.model,
+                warnings,
+                findings: read.findings,
             })
         }
         _ => {
-            let bytes = open(path)?;
-            gom::gomb::read(&bytes).map_err(|e| format!("{}: {e}", path.display()).into())
+            let imported =
+                gom_import::source::import_path(path, &gom_import::source::ImportOptions::default())?;
+            let findings = gom::validate::validate(&imported.model);
+            Ok(Loaded {
+                model: imported.model,
+                warnings: imported.warnings,
+                findings,
+            })
         }
     }
 }
 
-/// Guesses the kind from the first 8 bytes.
-fn sniff(path: &Path) -> Option<Kind> {
+/// Guesses a GOM file's kind from its first 8 bytes.
+fn sniff(path: &Path) -> Option<gom_import::source::SourceFormat> {
     use std::io::Read;
     let mut magic = [0u8; 8];
     File::open(path).ok()?.read_exact(&mut magic).ok()?;
     match &magic {
-        b"GOMB0001" => Some(Kind::Gomb),
-        b"GOMT0001" => Some(Kind::Gomt),
+        b"GOMB0001" => Some(gom_import::source::SourceFormat::Gomb),
+        b"GOMT0001" => Some(gom_import::source::SourceFormat::Gomt),
         _ => None,
+    }
+}
+
+/// A validation finding as one line of text.
+pub fn finding_text(f: &gom::validate::Finding) -> String {
+    match f.mesh {
+        Some(m) => format!("{} fails on mesh {m}: {}", f.check.name(), f.message),
+        None => format!("{} fails: {}", f.check.name(), f.message),
     }
 }

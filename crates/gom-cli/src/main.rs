@@ -28,6 +28,8 @@ enum Command {
     Convert(cmd::convert::Args),
     /// Build the procedural demo model and write it in every output format.
     Demo(cmd::demo::Args),
+    /// Convert every model in a folder, in parallel and incrementally.
+    Build(cmd::build::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Build(a) => cmd::build::run(a),
     };
     match result {
         Ok(code) => code,

@@ -7,4 +7,6 @@ pub mod build;
 pub mod fbx;
 pub mod gltf;
 pub mod jpog;
+pub mod optimize;
+pub mod report;
 pub mod source;

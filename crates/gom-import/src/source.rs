@@ -85,3 +85,167 @@ pub struct SideFile {
     /// The bytes to write.
     pub bytes: Vec<u8>,
 }
+
+/// Options that affect how a source file becomes a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportOptions {
+    /// Rate animation is sampled at when a source must be resampled, in Hz.
+    pub sample_rate: f32,
+    /// Reorder vertices and indices for the vertex cache and fetch (meshopt).
+    pub optimize_meshes: bool,
+    /// Key reduction tolerance in metres, measured 10 cm from the joint; 0 keeps
+    /// every key.
+    pub key_tolerance: f32,
+    /// JPOG: the level of detail to convert.
+    pub lod: usize,
+    /// JPOG: the keyframe library; found beside the model by its name when `None`.
+    pub tkl: Option<PathBuf>,
+    /// JPOG: the material library; found beside the model when `None`.
+    pub tml: Option<PathBuf>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            sample_rate: 30.0,
+            optimize_meshes: true,
+            key_tolerance: 0.001,
+            lod: 0,
+            tkl: None,
+            tml: None,
+        }
+    }
+}
+
+impl ImportOptions {
+    /// A stable text naming every option, for build manifests.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "sample_rate={};optimize_meshes={};key_tolerance={};lod={};tkl={:?};tml={:?}",
+            self.sample_rate, self.optimize_meshes, self.key_tolerance, self.lod, self.tkl, self.tml
+        )
+    }
+}
+
+/// A model read from a source file, with what the importer had to say about it.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    /// The model.
+    pub model: gom::Model,
+    /// Warnings: what the source held that GOM cannot, what was dropped or changed.
+    pub warnings: Vec<String>,
+    /// The importer's detailed report, for `--report json`.
+    pub report: serde_json::Value,
+    /// Files to write beside the output (embedded textures).
+    pub side_files: Vec<SideFile>,
+}
+
+/// An error reading or converting a source file; the message names the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ImportError {
+    /// The file concerned.
+    pub path: PathBuf,
+    /// What went wrong, as a sentence.
+    pub message: String,
+}
+
+impl ImportError {
+    fn new(path: &Path, message: impl std::fmt::Display) -> Self {
+        ImportError {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Reads any file gom understands into a model.
+pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let format = SourceFormat::of_path(path).ok_or_else(|| {
+        ImportError::new(
+            path,
+            "unknown file type (expected .gom, .gomt, .fbx, .gltf, .glb or .tmd)",
+        )
+    })?;
+    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, e))?;
+    import_bytes(path, &bytes, format, options)
+}
+
+/// Reads `bytes`, the contents of `path` in `format`, into a model. `path` names the
+/// file in errors and locates companion files.
+pub fn import_bytes(
+    path: &Path,
+    bytes: &[u8],
+    format: SourceFormat,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let _ = options;
+    match format {
+        SourceFormat::Gomb => {
+            let read = gom::gomb::read(bytes).map_err(|e| ImportError::new(path, e))?;
+            let warnings: Vec<String> = read
+                .unknown_chunks
+                .iter()
+                .map(|u| {
+                    format!(
+                        "unknown chunk '{}' at offset {} skipped",
+                        String::from_utf8_lossy(&u.fourcc),
+                        u.offset
+                    )
+                })
+                .collect();
+            Ok(Imported {
+                model: read.model,
+                warnings,
+                ..Imported::default()
+            })
+        }
+        SourceFormat::Gomt => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| ImportError::new(path, format!("not UTF-8 text: {e}")))?;
+            let model = gom::gomt::read(text).map_err(|e| ImportError::new(path, e))?;
+            Ok(Imported {
+                model,
+                ..Imported::default()
+            })
+        }
+        other => Err(ImportError::new(
+            path,
+            format!("{other:?} import is not available in this build"),
+        )),
+    }
+}
+
+/// Encodes `model` in `format`.
+pub fn export(model: &gom::Model, format: OutputFormat) -> Result<Vec<u8>, String> {
+    match format {
+        OutputFormat::Gomb => gom::gomb::write(model).map_err(|e| e.to_string()),
+        OutputFormat::Gomt => gom::gomt::write(model)
+            .map(String::into_bytes)
+            .map_err(|e| e.to_string()),
+        OutputFormat::Glb | OutputFormat::Gltf => {
+            Err(format!("{format:?} export is not available in this build"))
+        }
+    }
+}
+
+/// The companion files a source's conversion reads besides the source itself.
+pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
+    let _ = (path, options);
+    Vec::new()
+}
+
+/// Imports `path` and encodes it in `format`: one step of a batch build.
+pub fn convert_path(
+    path: &Path,
+    options: &ImportOptions,
+    format: OutputFormat,
+) -> Result<crate::build::Converted, String> {
+    let imported = import_path(path, options).map_err(|e| e.to_string())?;
+    let bytes = export(&imported.model, format).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(crate::build::Converted {
+        bytes,
+        side_files: imported.side_files,
+        warnings: imported.warnings,
+    })
+}

@@ -17,7 +17,9 @@ pub enum RenderError {
         reason: &'static str,
     },
     /// RGBA8 pixel data whose length does not match its size.
-    #[error("RGBA8 data for a {width}x{height} image must be {expected} bytes, but it is {actual}")]
+    #[error(
+        "RGBA8 data for a {width}x{height} image must be {expected} bytes, but it is {actual}"
+    )]
     DataLength {
         /// Image width.
         width: u32,
@@ -46,6 +48,9 @@ pub enum RenderError {
         /// The value given.
         actual: u64,
     },
+    /// The runtime refused the model's skeleton or clip.
+    #[error("the model cannot be animated: {0}")]
+    Runtime(#[from] gom_runtime::Error),
     /// PNG encoding failed.
     #[error("PNG encoding failed: {0}")]
     PngEncode(#[from] png::EncodingError),

@@ -1,1 +1,233 @@
-fn main() {}
+//! Runtime throughput: sampling, local to model, skinning, on generated skeletons of
+//! 64, 128 and 1,023 bones with 2-second clips keyed at 30 Hz, played forward at 60
+//! frames per second on one thread. See docs/performance-runtime.md.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
+use gom_runtime::{
+    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback,
+    SamplingContext, SkinTargets,
+};
+
+const SIZES: [usize; 3] = [64, 128, 1023];
+const KEY_RATE: f32 = 30.0;
+const DURATION: f32 = 2.0;
+const FRAME: f32 = 1.0 / 60.0;
+const VERTICES: usize = 20_000;
+
+struct Rng(u64);
+
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.f()
+    }
+    fn axis(&mut self) -> [f32; 3] {
+        let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
+        [v[0] / l, v[1] / l, v[2] / l]
+    }
+}
+
+/// A tree of `n` bones (each bone's parent is `(i - 1) / 3`), every bone animated
+/// with a smooth swing about its own axis, keyed at 30 Hz for 2 s. `scaled` adds a
+/// non-uniform scale pulse to every bone.
+fn model(n: usize, scaled: bool) -> Model {
+    let mut rng = Rng(0x5EED ^ n as u64);
+    let bones: Vec<Bone> = (0..n)
+        .map(|i| Bone {
+            name: format!("b{i}"),
+            path: format!("b{i}"),
+            parent: if i == 0 { -1 } else { ((i - 1) / 3) as i32 },
+            bind_local: from_trs(
+                [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), rng.range(-0.2, 0.2)],
+                quat_from_axis_angle(rng.axis(), rng.range(-0.5, 0.5)),
+                [1.0; 3],
+            ),
+        })
+        .collect();
+    let keys = (DURATION * KEY_RATE) as usize + 1;
+    let tracks = (0..n as u32)
+        .map(|bone| {
+            let axis = rng.axis();
+            let (amp, phase) = (rng.range(0.2, 1.2), rng.range(0.0, 6.0));
+            let t0 = [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), rng.range(-0.2, 0.2)];
+            Track {
+                bone,
+                keys: (0..keys)
+                    .map(|k| {
+                        let time = k as f32 / KEY_RATE;
+                        let a = amp * libm_free_sin(phase + time * std::f32::consts::PI);
+                        let s = if scaled { 1.0 + 0.2 * a.abs() } else { 1.0 };
+                        Key {
+                            time,
+                            translation: [t0[0], t0[1] + 0.01 * a, t0[2]],
+                            rotation: quat_from_axis_angle(axis, a),
+                            scale: [s, 1.0, 1.0],
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let skeleton = Skeleton { bones };
+    let inverse_bind = bind_world(&skeleton.bones)
+        .iter()
+        .map(|w| inverse_affine(w).unwrap_or(gom::IDENTITY))
+        .collect();
+    let mut positions = Vec::with_capacity(VERTICES);
+    let mut normals = Vec::with_capacity(VERTICES);
+    let mut skin_w = Vec::with_capacity(VERTICES);
+    for _ in 0..VERTICES {
+        positions.push([rng.range(-1.0, 1.0), rng.range(0.0, 2.0), rng.range(-1.0, 1.0)]);
+        normals.push(rng.axis());
+        let b = [0, 1, 2, 3].map(|_| (rng.f() * n as f32) as u16 % n as u16);
+        skin_w.push(SkinWeights {
+            bones: b,
+            weights: [0.4, 0.3, 0.2, 0.1],
+        });
+    }
+    let tri = VERTICES / 3 * 3;
+    let mesh = MeshPart {
+        name: "body".into(),
+        vertices: gom::Vertices {
+            positions,
+            normals: Some(normals),
+            skin: Some(skin_w),
+            ..Default::default()
+        },
+        indices: (0..tri as u32).collect(),
+        submeshes: vec![Submesh {
+            material_index: -1,
+            index_start: 0,
+            index_count: tri as u32,
+        }],
+        inverse_bind,
+        mesh_bind_geo_to_model: None,
+        bounds: None,
+    };
+    let clip = Clip {
+        name: "anim".into(),
+        duration: DURATION,
+        sample_rate: KEY_RATE,
+        root_bone_index: -1,
+        flags: ClipFlags(0),
+        tracks,
+    };
+    Model {
+        skeleton,
+        meshes: vec![mesh],
+        clips: vec![clip],
+        ..Default::default()
+    }
+}
+
+/// A sine good enough for test data (Taylor series after range reduction).
+fn libm_free_sin(x: f32) -> f32 {
+    let tau = std::f32::consts::TAU;
+    let mut x = x % tau;
+    if x > std::f32::consts::PI {
+        x -= tau;
+    }
+    let x2 = x * x;
+    x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0)))))
+}
+
+fn bench(c: &mut Criterion) {
+    for &n in &SIZES {
+        let m = model(n, false);
+        let asset = Asset::from_model(&m).expect("valid generated model");
+        let (skel, clip, mesh) = (&asset.skeleton, &asset.clips[0], &asset.meshes[0]);
+
+        let mut g = c.benchmark_group("sampling");
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let mut ctx = SamplingContext::new();
+            let mut pose = LocalPose::default();
+            let mut t = 0.0f32;
+            b.iter(|| {
+                t += FRAME;
+                if t >= DURATION {
+                    t -= DURATION;
+                }
+                sample(clip, skel, black_box(t), Playback::Loop, &mut ctx, &mut pose).ok();
+                black_box(&pose);
+            })
+        });
+        g.finish();
+
+        let mut ctx = SamplingContext::new();
+        let mut local = LocalPose::default();
+        sample(clip, skel, 0.7, Playback::Loop, &mut ctx, &mut local).expect("sample");
+        let mut g = c.benchmark_group("local_to_model");
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let mut world = ModelPose::new();
+            b.iter(|| {
+                local_to_model(skel, black_box(&local), &mut world).ok();
+                black_box(&world);
+            })
+        });
+        g.finish();
+
+        let mut world = ModelPose::new();
+        local_to_model(skel, &local, &mut world).expect("pose");
+        let mut pal = Palette::new();
+        pal.compute(mesh, &world).expect("palette");
+        let mut g = c.benchmark_group("skinning");
+        g.throughput(Throughput::Elements(VERTICES as u64));
+        let mut p = vec![[0.0f32; 3]; VERTICES];
+        let mut nrm = vec![[0.0f32; 3]; VERTICES];
+        g.bench_function(BenchmarkId::new("rigid", n), |b| {
+            b.iter(|| {
+                skin(
+                    mesh,
+                    black_box(&pal),
+                    SkinTargets {
+                        positions: Some(&mut p),
+                        normals: Some(&mut nrm),
+                        tangents: None,
+                    },
+                )
+                .ok();
+                black_box(&p);
+            })
+        });
+        // The same with a non-uniform scale on every bone: normals blend the
+        // inverse-transposed matrices as well.
+        let ms = model(n, true);
+        let scaled = Asset::from_model(&ms).expect("valid generated model");
+        let mut ctx = SamplingContext::new();
+        let mut local = LocalPose::default();
+        sample(&scaled.clips[0], &scaled.skeleton, 0.7, Playback::Loop, &mut ctx, &mut local)
+            .expect("sample");
+        local_to_model(&scaled.skeleton, &local, &mut world).expect("pose");
+        pal.compute(&scaled.meshes[0], &world).expect("palette");
+        assert!(!pal.is_rigid());
+        g.bench_function(BenchmarkId::new("scaled", n), |b| {
+            b.iter(|| {
+                skin(
+                    &scaled.meshes[0],
+                    black_box(&pal),
+                    SkinTargets {
+                        positions: Some(&mut p),
+                        normals: Some(&mut nrm),
+                        tangents: None,
+                    },
+                )
+                .ok();
+                black_box(&p);
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

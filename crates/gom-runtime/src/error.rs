@@ -51,7 +51,9 @@ pub enum Error {
         attribute: &'static str,
     },
     /// The GOMB bytes were refused by the reader.
-    Read(String),
+    Read(gom::error::ReadError),
+    /// This machine cannot read GOMB data in place (big-endian hosts).
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -87,9 +89,23 @@ impl fmt::Display for Error {
             Error::MissingAttribute { mesh, attribute } => {
                 write!(f, "mesh \"{mesh}\" has no {attribute} attribute")
             }
-            Error::Read(message) => write!(f, "the GOMB file was refused: {message}"),
+            Error::Read(e) => write!(f, "the GOMB file was refused: {e}"),
+            Error::Unsupported(why) => write!(f, "{why}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Read(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<gom::error::ReadError> for Error {
+    fn from(e: gom::error::ReadError) -> Self {
+        Error::Read(e)
+    }
+}

@@ -1,2 +1,63 @@
+//! The GOM runtime: what a game links to load GOMB files in place and animate them.
+//!
+//! No FBX, glTF or converter code: only the file view of `gom`, `glam` and `bytemuck`.
+//!
+//! ```text
+//! bytes ──► Asset (skeleton, meshes, clips; zero-copy views)
+//! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
+//! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
+//!                                        Palette ──BoneBounds::bound──► Aabb for culling
+//! ```
+//!
+//! Conventions (D1): GOM matrices are row-major and multiply row vectors
+//! (`p' = p * M`). A glam matrix built from the same sixteen numbers
+//! ([`transform::to_glam`]) is the same transform in column-vector form, so every
+//! matrix here is a glam [`glam::Affine3A`] whose memory layout equals the GOM layout;
+//! `world[i] = local[i] * world[parent]` in GOM reads `world[parent] * local[i]` in
+//! glam.
+//!
+//! A typical frame:
+//! ```
+//! # fn frame(asset: &gom_runtime::Asset) -> Result<(), gom_runtime::Error> {
+//! use gom_runtime::*;
+//! let (mut ctx, mut local, mut model, mut palette) =
+//!     (SamplingContext::new(), LocalPose::default(), ModelPose::new(), Palette::new());
+//! let clip = &asset.clips[0];
+//! sample(clip, &asset.skeleton, 0.5, Playback::Loop, &mut ctx, &mut local)?;
+//! local_to_model(&asset.skeleton, &local, &mut model)?;
+//! let mesh = &asset.meshes[0];
+//! palette.compute(mesh, &model)?;
+//! let mut positions = vec![[0.0; 3]; mesh.vertex_count()];
+//! skin(mesh, &palette, SkinTargets { positions: Some(&mut positions), ..Default::default() })?;
+//! # Ok(()) }
+//! ```
 #![forbid(unsafe_code)]
-//! placeholder
+#![warn(missing_docs)]
+
+pub mod asset;
+pub mod blend;
+pub mod bounds;
+pub mod clip;
+pub mod error;
+pub mod mesh;
+pub mod palette;
+pub mod pose;
+pub mod root_motion;
+pub mod sampling;
+pub mod skeleton;
+pub mod skinning;
+pub mod transform;
+
+pub use asset::Asset;
+pub use blend::blend;
+pub use bounds::{skinned_bounds, Aabb, BoneBounds};
+pub use clip::{Clip, Playback, Track};
+pub use error::Error;
+pub use mesh::{Indices, Mesh};
+pub use palette::Palette;
+pub use pose::{local_to_model, LocalPose, ModelPose};
+pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
+pub use sampling::{sample, SamplingContext};
+pub use skeleton::Skeleton;
+pub use skinning::{skin, SkinTargets};
+pub use transform::{SoaTransform, Transform};

@@ -100,7 +100,9 @@ pub fn bounds_of(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
     let mut r2 = 0.0f64;
     for &p in positions {
         let q = to_model_space(p, g);
-        let d = (q[0] - c[0]) * (q[0] - c[0]) + (q[1] - c[1]) * (q[1] - c[1]) + (q[2] - c[2]) * (q[2] - c[2]);
+        let d = (q[0] - c[0]) * (q[0] - c[0])
+            + (q[1] - c[1]) * (q[1] - c[1])
+            + (q[2] - c[2]) * (q[2] - c[2]);
         r2 = r2.max(d);
     }
     Bounds {

@@ -75,8 +75,8 @@ impl fmt::Display for Place {
 /// start of the file), the `place` and the `field` concerned.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReadError {
-    /// The bytes end before a field does.
-    #[error("the file ends inside field `{field}` of {place} at offset {offset}: {needed} bytes needed, {available} left")]
+    /// The file, or the chunk's size, ends before a field does.
+    #[error("field `{field}` of {place} at offset {offset} needs {needed} bytes but only {available} remain")]
     Truncated {
         /// Offset of the field.
         offset: u64,
@@ -146,7 +146,9 @@ pub enum ReadError {
         field: &'static str,
     },
     /// A count exceeds a limit of D12.
-    #[error("field `{field}` of {place} at offset {offset} is {value}, above the limit of {limit}")]
+    #[error(
+        "field `{field}` of {place} at offset {offset} is {value}, above the limit of {limit}"
+    )]
     Limit {
         /// Offset of the field.
         offset: u64,
@@ -276,7 +278,9 @@ pub enum ReadError {
         reason: String,
     },
     /// A validation flag is set while its check fails (D13): the file claims what it is not.
-    #[error("field `{field}` of {place} at offset {offset} sets {flag} but the check fails: {finding}")]
+    #[error(
+        "field `{field}` of {place} at offset {offset} sets {flag} but the check fails: {finding}"
+    )]
     FlagClaim {
         /// Offset of the header's `validationFlags` field (60).
         offset: u64,

@@ -5,8 +5,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod demo;
+pub mod gomt;
+pub mod bounds;
+pub mod error;
+pub mod gomb;
+pub mod limits;
 pub mod math;
 pub mod model;
+pub mod validate;
 
 pub use model::*;
 

@@ -14,9 +14,7 @@ use crate::limits::{
     MAX_VERTICES, QUAT_LENGTH_TOLERANCE, WEIGHT_SUM_TOLERANCE,
 };
 use crate::math::mul;
-use crate::model::{
-    ClipFlags, Key, Mat4, Model, Submesh, ValidationFlags, IDENTITY,
-};
+use crate::model::{ClipFlags, Key, Mat4, Model, Submesh, ValidationFlags, IDENTITY};
 
 /// One of the three validation checks behind the header's flags (D3, D13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,7 +66,10 @@ pub struct Finding {
 pub fn validate(model: &Model) -> Vec<Finding> {
     let mut out = Vec::new();
     let world = bind_world_of(model.skeleton.bones.len(), |i| {
-        (model.skeleton.bones[i].parent, model.skeleton.bones[i].bind_local)
+        (
+            model.skeleton.bones[i].parent,
+            model.skeleton.bones[i].bind_local,
+        )
     });
     let bone_count = model.skeleton.bones.len();
     let material_count = u32::try_from(model.materials.len()).unwrap_or(u32::MAX);
@@ -84,11 +85,17 @@ pub fn validate(model: &Model) -> Vec<Finding> {
                 }
                 mark_used(&mut used, s.bones, s.weights);
             }
-            bind_pose_rule(&world, &used, |b| mesh.inverse_bind.get(b).copied(), &mut bind);
+            bind_pose_rule(
+                &world,
+                &used,
+                |b| mesh.inverse_bind.get(b).copied(),
+                &mut bind,
+            );
         }
         let index_count = u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX);
         let mut subs = Tally::default();
-        if let Some(m) = submeshes_rule(mesh.submeshes.iter().copied(), index_count, material_count) {
+        if let Some(m) = submeshes_rule(mesh.submeshes.iter().copied(), index_count, material_count)
+        {
             subs.fail(|| m);
         }
         push_findings(&mut out, mi, &mesh.name, bind, weights, subs);
@@ -131,9 +138,16 @@ impl Tally {
         let message = if self.count == 1 {
             format!("mesh {mesh} `{name}`: {first}")
         } else {
-            format!("mesh {mesh} `{name}`: {} {what} fail; the first: {first}", self.count)
+            format!(
+                "mesh {mesh} `{name}`: {} {what} fail; the first: {first}",
+                self.count
+            )
         };
-        Some(Finding { check, mesh: Some(mesh), message })
+        Some(Finding {
+            check,
+            mesh: Some(mesh),
+            message,
+        })
     }
 }
 
@@ -161,7 +175,8 @@ pub(crate) fn push_findings(
 #[inline]
 pub fn weights_rule(bones: [u16; 4], w: [f32; 4]) -> Option<&'static str> {
     let sum = f64::from(w[0]) + f64::from(w[1]) + f64::from(w[2]) + f64::from(w[3]);
-    if !((sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE) {
+    let sums_to_one = (sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE;
+    if !sums_to_one {
         return Some("the weights do not sum to 1");
     }
     for i in 0..3 {
@@ -317,13 +332,20 @@ pub fn quat_ok(q: [f32; 4]) -> bool {
 /// Structural skin rules (D13) for one vertex: no negative weight, and every slot
 /// with weight > 0 names a bone below `bone_count`. Returns the slot and the reason.
 #[inline]
-pub fn skin_structure(bones: [u16; 4], w: [f32; 4], bone_count: u32) -> Option<(usize, &'static str)> {
+pub fn skin_structure(
+    bones: [u16; 4],
+    w: [f32; 4],
+    bone_count: u32,
+) -> Option<(usize, &'static str)> {
     for k in 0..4 {
         if w[k] < 0.0 {
             return Some((k, "a weight is negative"));
         }
         if w[k] > 0.0 && u32::from(bones[k]) >= bone_count {
-            return Some((k, "a bone index with weight > 0 names no bone of the skeleton"));
+            return Some((
+                k,
+                "a bone index with weight > 0 names no bone of the skeleton",
+            ));
         }
     }
     None
@@ -341,7 +363,10 @@ pub fn submesh_structure(s: &Submesh, index_count: u32) -> Option<(&'static str,
     }
     match s.index_start.checked_add(s.index_count) {
         Some(end) if end <= index_count => None,
-        _ => Some(("indexCount", "the submesh range lies outside [0, indexCount)")),
+        _ => Some((
+            "indexCount",
+            "the submesh range lies outside [0, indexCount)",
+        )),
     }
 }
 
@@ -380,7 +405,11 @@ pub fn clip_structure(
 /// Structural rule of a track's bone (D9): it names a bone and follows the previous
 /// track's bone strictly.
 #[inline]
-pub fn track_bone_structure(bone: i64, previous: Option<i64>, bone_count: u32) -> Option<&'static str> {
+pub fn track_bone_structure(
+    bone: i64,
+    previous: Option<i64>,
+    bone_count: u32,
+) -> Option<&'static str> {
     if bone < 0 || bone >= i64::from(bone_count) {
         return Some("the track's bone index names no bone");
     }
@@ -394,7 +423,11 @@ pub fn track_bone_structure(bone: i64, previous: Option<i64>, bone_count: u32) -
 /// `[0, duration]`, after the previous key's time, unit rotation. Returns the field and
 /// the reason.
 #[inline]
-pub fn key_structure(key: &Key, previous_time: Option<f32>, duration: f32) -> Option<(&'static str, &'static str)> {
+pub fn key_structure(
+    key: &Key,
+    previous_time: Option<f32>,
+    duration: f32,
+) -> Option<(&'static str, &'static str)> {
     if !(key.time >= 0.0 && key.time <= duration) {
         return Some(("time", "a key's time lies outside [0, duration]"));
     }
@@ -411,7 +444,12 @@ pub fn key_structure(key: &Key, previous_time: Option<f32>, duration: f32) -> Op
 // The model path: every structural rule, for the writer.
 
 fn invalid(item: Item, name: &str, field: &'static str, reason: impl Into<String>) -> WriteError {
-    WriteError::Invalid { item, name: name.to_owned(), field, reason: reason.into() }
+    WriteError::Invalid {
+        item,
+        name: name.to_owned(),
+        field,
+        reason: reason.into(),
+    }
 }
 
 fn limit(item: Item, name: &str, field: &'static str, value: usize, limit: u32) -> WriteError {
@@ -443,7 +481,12 @@ fn floats_ok(item: Item, name: &str, field: &'static str, v: &[f32]) -> Result<(
 /// this passes, and a reader accepts what the writer then produces. Validation checks
 /// (the flags) are not structural and never fail this.
 pub fn check_structure(model: &Model) -> Result<(), WriteError> {
-    string_ok(Item::Header, "", "converterVersion", &model.header.converter_version)?;
+    string_ok(
+        Item::Header,
+        "",
+        "converterVersion",
+        &model.header.converter_version,
+    )?;
     let bones = &model.skeleton.bones;
     if bones.len() > MAX_BONES as usize {
         return Err(limit(Item::File, "", "boneCount", bones.len(), MAX_BONES));
@@ -454,12 +497,23 @@ pub fn check_structure(model: &Model) -> Result<(), WriteError> {
         string_ok(it, &b.name, "name", &b.name)?;
         string_ok(it, &b.name, "path", &b.path)?;
         if !parent_ok(i, b.parent) {
-            return Err(invalid(it, &b.name, "parent", "the parent is neither -1 nor an earlier bone"));
+            return Err(invalid(
+                it,
+                &b.name,
+                "parent",
+                "the parent is neither -1 nor an earlier bone",
+            ));
         }
         floats_ok(it, &b.name, "bindLocal", &b.bind_local)?;
     }
     if u32::try_from(model.materials.len()).is_err() {
-        return Err(limit(Item::File, "", "materialCount", model.materials.len(), u32::MAX));
+        return Err(limit(
+            Item::File,
+            "",
+            "materialCount",
+            model.materials.len(),
+            u32::MAX,
+        ));
     }
     for (i, m) in model.materials.iter().enumerate() {
         let it = Item::Material(i);
@@ -473,7 +527,13 @@ pub fn check_structure(model: &Model) -> Result<(), WriteError> {
         check_mesh(i, mesh, bone_count)?;
     }
     if model.clips.len() > MAX_CLIPS as usize {
-        return Err(limit(Item::File, "", "clipCount", model.clips.len(), MAX_CLIPS));
+        return Err(limit(
+            Item::File,
+            "",
+            "clipCount",
+            model.clips.len(),
+            MAX_CLIPS,
+        ));
     }
     for (i, clip) in model.clips.iter().enumerate() {
         let it = Item::Clip(i);
@@ -507,7 +567,12 @@ pub fn check_structure(model: &Model) -> Result<(), WriteError> {
             }
             let mut prev_time = None;
             for k in &t.keys {
-                floats_ok(it, n, "keys", bytemuck::cast_slice(core::slice::from_ref(k)))?;
+                floats_ok(
+                    it,
+                    n,
+                    "keys",
+                    bytemuck::cast_slice(core::slice::from_ref(k)),
+                )?;
                 if let Some((field, reason)) = key_structure(k, prev_time, clip.duration) {
                     return Err(invalid(it, n, field, reason));
                 }
@@ -549,7 +614,12 @@ fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Resul
     if let Some(x) = &v.tangents {
         floats_ok(it, n, "tangents", x.as_flattened())?;
         if let Some(k) = x.iter().position(|t| !tangent_w_ok(t[3])) {
-            return Err(invalid(it, n, "tangents", format!("vertex {k}: tangent w is not +1 or -1")));
+            return Err(invalid(
+                it,
+                n,
+                "tangents",
+                format!("vertex {k}: tangent w is not +1 or -1"),
+            ));
         }
     }
     if let Some(x) = &v.uv0 {
@@ -577,7 +647,12 @@ fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Resul
             ));
         }
     } else if !mesh.inverse_bind.is_empty() {
-        return Err(invalid(it, n, "inverseBind", "a static mesh has inverse bind matrices"));
+        return Err(invalid(
+            it,
+            n,
+            "inverseBind",
+            "a static mesh has inverse bind matrices",
+        ));
     }
     for m in &mesh.inverse_bind {
         floats_ok(it, n, "inverseBind", m)?;
@@ -590,14 +665,22 @@ fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Resul
         return Err(limit(it, n, "indexCount", ic, MAX_INDICES));
     }
     if ic % 3 != 0 {
-        return Err(invalid(it, n, "indices", "the index count is not a multiple of 3"));
+        return Err(invalid(
+            it,
+            n,
+            "indices",
+            "the index count is not a multiple of 3",
+        ));
     }
     if let Some(k) = mesh.indices.iter().position(|&x| x as usize >= vc) {
         return Err(invalid(
             it,
             n,
             "indices",
-            format!("index {k} is {}, not below the vertex count {vc}", mesh.indices[k]),
+            format!(
+                "index {k} is {}, not below the vertex count {vc}",
+                mesh.indices[k]
+            ),
         ));
     }
     if u32::try_from(mesh.submeshes.len()).is_err() {

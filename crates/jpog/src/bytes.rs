@@ -22,11 +22,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The whole input.
-    pub fn data(&self) -> &'a [u8] {
-        self.data
-    }
-
     /// The current offset.
     pub fn pos(&self) -> usize {
         self.pos
@@ -138,17 +133,46 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A little-endian byte writer.
+/// A little-endian byte writer; in hashing mode it keeps only an FNV-1a hash and a length.
 #[derive(Default)]
 pub(crate) struct Writer {
-    /// The bytes written so far.
+    /// The bytes written so far (empty in hashing mode).
     pub buf: Vec<u8>,
+    hash: Option<(u64, usize)>,
 }
 
 impl Writer {
+    /// A writer that only hashes what it is given.
+    pub fn hasher() -> Self {
+        Writer {
+            buf: Vec::new(),
+            hash: Some((0xcbf2_9ce4_8422_2325, 0)),
+        }
+    }
+
+    /// The hash (hashing mode) or the hash of the buffer.
+    pub fn digest(&self) -> u64 {
+        match self.hash {
+            Some((h, n)) => h ^ (n as u64).rotate_left(32),
+            None => {
+                let mut w = Writer::hasher();
+                w.bytes(&self.buf);
+                w.digest()
+            }
+        }
+    }
+
     /// Appends bytes.
     pub fn bytes(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
+        match &mut self.hash {
+            Some((h, n)) => {
+                for &x in b {
+                    *h = (*h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3);
+                }
+                *n += b.len();
+            }
+            None => self.buf.extend_from_slice(b),
+        }
     }
     /// Appends a `u8`.
     pub fn u8(&mut self, v: u8) {
@@ -180,16 +204,6 @@ impl Writer {
             self.f32(x);
         }
     }
-    /// Overwrites a `u32` at `pos` (which must have been written).
-    pub fn patch_u32(&mut self, pos: usize, v: u32) {
-        if let Some(s) = self.buf.get_mut(pos..pos + 4) {
-            s.copy_from_slice(&v.to_le_bytes());
-        }
-    }
-    /// Current length.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
 }
 
 /// The text of a fixed-size name field up to its first NUL (lossy for non-UTF-8 bytes).
@@ -202,4 +216,9 @@ pub(crate) fn field_text(field: &[u8]) -> String {
 pub(crate) fn field_bytes(field: &[u8]) -> &[u8] {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
     &field[..end]
+}
+
+/// Converts a count or size to `u32`, refusing values that do not fit.
+pub(crate) fn to_u32(kind: FileKind, n: usize, record: &str, field: &'static str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::refused(kind, record, field, "does not fit in 32 bits"))
 }

@@ -67,6 +67,19 @@ pub enum Error {
         /// The stored format number.
         format: u16,
     },
+    /// A reference between files or records does not resolve (a key index past the end of
+    /// the keyframe library, a bone byte past a palette, a parent cycle).
+    #[error("{kind} {record}: field `{field}`: {problem}")]
+    Reference {
+        /// The file kind holding the reference.
+        kind: FileKind,
+        /// The record concerned.
+        record: String,
+        /// The field concerned.
+        field: &'static str,
+        /// What does not resolve.
+        problem: String,
+    },
     /// Something requested by the caller does not exist (a material name, a LOD index…).
     #[error("{kind}: {what} not found")]
     NotFound {

@@ -7,7 +7,19 @@
 mod bytes;
 pub mod dds;
 pub mod error;
+mod json;
+mod open;
+pub mod ops;
+pub mod png_io;
+pub mod scene;
 pub mod texture;
+pub mod tkl;
+pub mod tmd;
+pub mod tml;
 
 pub use error::{Error, FileKind, Result};
-pub use texture::{CodecOptions, Dxt, Image, Order4444, Order8888};
+pub use open::OpenField;
+pub use texture::{CodecOptions, DdsOptions, Dxt, Image, Order4444, Order8888};
+pub use tkl::Tkl;
+pub use tmd::Tmd;
+pub use tml::Tml;

@@ -1,66 +1,62 @@
-//! `gom convert IN OUT`: between GOM binary and text, chosen by extension.
+//! `gom convert IN OUT`: any format gom reads into any format it writes, chosen by
+//! extension.
 
-use crate::input::{self, CliError, Kind};
-use std::path::{Path, PathBuf};
+use crate::input::CliError;
+use gom_import::source::{self, OutputFormat};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `gom convert`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The file to convert.
+    /// The file to convert (.gom, .gomt, .fbx, .gltf, .glb, .tmd).
     input: PathBuf,
-    /// Where to write the result.
+    /// Where to write the result (.gom, .gomt, .glb, .gltf).
     output: PathBuf,
-    /// Output format (`gom`, `gomt`), overriding OUT's extension.
+    /// Output format, overriding OUT's extension.
     #[arg(long)]
     to: Option<String>,
+    /// Print the conversion report as JSON on stderr (`--report json`).
+    #[arg(long, value_name = "FORMAT")]
+    report: Option<String>,
+    #[command(flatten)]
+    import: super::ImportArgs,
 }
 
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let kind = match &args.to {
-        Some(name) => Kind::from_name(name).ok_or_else(|| format!("unknown output format '{name}'"))?,
-        None => Kind::of_path(&args.output).ok_or_else(|| {
+    let format = match &args.to {
+        Some(name) => OutputFormat::from_name(name)
+            .ok_or_else(|| format!("unknown output format '{name}'"))?,
+        None => OutputFormat::of_path(&args.output).ok_or_else(|| {
             format!(
                 "{}: cannot tell the output format from the extension; use --to",
                 args.output.display()
             )
         })?,
     };
-    let read = input::load_gom(&args.input)?;
-    let bytes = encode(&read.model, kind)?;
-    write_atomic(&args.output, &bytes)?;
-    eprintln!(
-        "wrote {} ({} bytes)",
-        args.output.display(),
-        bytes.len()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Encodes `model` in `kind`.
-pub fn encode(model: &gom::Model, kind: Kind) -> Result<Vec<u8>, CliError> {
-    Ok(match kind {
-        Kind::Gomb => gom::gomb::write(model)?,
-        Kind::Gomt => gom::gomt::write(model)?.into_bytes(),
-    })
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so
-/// that an interrupted write never leaves a partial file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{}: {e}", path.display()).into());
+    let imported = source::import_path(&args.input, &args.import.options())?;
+    let bytes = source::export(&imported.model, format)
+        .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    let dir = args
+        .output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    for side in &imported.side_files {
+        gom_import::build::write_atomic(&dir.join(&side.relative_path), &side.bytes)?;
     }
-    Ok(())
+    gom_import::build::write_atomic(&args.output, &bytes)?;
+    match args.report.as_deref() {
+        Some("json") => eprintln!("{}", serde_json::to_string_pretty(&imported.report)?),
+        Some(other) => return Err(format!("unknown report format '{other}'").into()),
+        None => {
+            for w in &imported.warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+    }
+    eprintln!("wrote {} ({} bytes)", args.output.display(), bytes.len());
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,8 @@
 //! `gom demo OUTDIR`: builds the procedural demo model and writes it.
 
-use crate::cmd::convert::{encode, write_atomic};
-use crate::input::{self, CliError, Kind};
+use crate::input::{self, CliError};
+use gom_import::build::write_atomic;
+use gom_import::source::{export, OutputFormat};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,13 +19,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .map_err(|e| format!("{}: {e}", args.outdir.display()))?;
     let model = gom::demo::build();
     let mut ok = true;
-    for (name, kind) in [("demo.gom", Kind::Gomb), ("demo.gomt", Kind::Gomt)] {
+    for (name, kind) in [("demo.gom", OutputFormat::Gomb), ("demo.gomt", OutputFormat::Gomt)] {
         let path = args.outdir.join(name);
-        let bytes = encode(&model, kind)?;
+        let bytes = export(&model, kind)?;
         write_atomic(&path, &bytes)?;
-        let read = input::load_gom(&path)?;
-        let verdict = if read.findings.is_empty() && read.model == model {
-            "valid, reads back identical"
+        let read = input::load(&path)?;
+        // A second path: what was read must encode to the very same bytes.
+        let again = export(&read.model, kind)?;
+        let verdict = if read.findings.is_empty() && again == bytes {
+            "valid, reads back to the same bytes"
         } else {
             ok = false;
             "INVALID"

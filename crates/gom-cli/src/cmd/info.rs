@@ -18,20 +18,9 @@ pub struct Args {
 
 /// Runs `gom info`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let read = input::load_gom(&args.file)?;
-    let mut warnings: Vec<String> = read
-        .unknown_chunks
-        .iter()
-        .map(|u| {
-            format!(
-                "unknown chunk '{}' ({} bytes) at offset {} skipped",
-                String::from_utf8_lossy(&u.fourcc),
-                u.size,
-                u.offset
-            )
-        })
-        .collect();
-    warnings.extend(read.findings.iter().map(|f| f.to_string()));
+    let read = input::load(&args.file)?;
+    let mut warnings = read.warnings.clone();
+    warnings.extend(read.findings.iter().map(input::finding_text));
     let summary = describe(&read.model, &warnings);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -1,6 +1,48 @@
 //! One module per subcommand.
 
+pub mod build;
 pub mod convert;
 pub mod demo;
 pub mod info;
 pub mod validate;
+
+use gom_import::source::ImportOptions;
+use std::path::PathBuf;
+
+/// Options shared by every command that imports a source file.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ImportArgs {
+    /// Animation sample rate in Hz, for sources that must be resampled.
+    #[arg(long, default_value_t = 30.0)]
+    pub sample_rate: f32,
+    /// Keep the source's vertex order (no vertex-cache or vertex-fetch optimisation).
+    #[arg(long)]
+    pub no_optimize: bool,
+    /// Key reduction tolerance in millimetres, measured 10 cm from the joint (0 keeps
+    /// every key).
+    #[arg(long, default_value_t = 1.0)]
+    pub key_tolerance_mm: f32,
+    /// JPOG models: the level of detail to convert.
+    #[arg(long, default_value_t = 0)]
+    pub lod: usize,
+    /// JPOG models: the keyframe library (.tkl); found beside the model when omitted.
+    #[arg(long)]
+    pub tkl: Option<PathBuf>,
+    /// JPOG models: the material library (.tml); found beside the model when omitted.
+    #[arg(long)]
+    pub tml: Option<PathBuf>,
+}
+
+impl ImportArgs {
+    /// The library options these arguments select.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            sample_rate: self.sample_rate,
+            optimize_meshes: !self.no_optimize,
+            key_tolerance: self.key_tolerance_mm / 1000.0,
+            lod: self.lod,
+            tkl: self.tkl.clone(),
+            tml: self.tml.clone(),
+        }
+    }
+}

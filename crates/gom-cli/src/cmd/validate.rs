@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut worst = 0u8;
     for file in &args.files {
-        match input::load_gom(file) {
+        match input::load(file) {
             Err(e) => {
                 println!("{}: unreadable: {e}", file.display());
                 worst = 2;
@@ -28,7 +28,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok(read) => {
                 println!("{}: {} finding(s)", file.display(), read.findings.len());
                 for f in &read.findings {
-                    println!("  {f}");
+                    println!("  {}", input::finding_text(f));
                 }
                 worst = worst.max(1);
             }

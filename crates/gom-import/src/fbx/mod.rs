@@ -1,1 +1,245 @@
 //! FBX into GOM, through ufbx.
+//!
+//! [`convert`] loads an FBX file (binary or ASCII) with ufbx, asking it for GOM space
+//! directly (D2: left-handed, +Y up, +X right, +Z forward, metres; the handedness change
+//! is a mirror on Z applied to geometry and transforms alike), bakes geometric
+//! transforms into the geometry and compensates non-standard inherit modes. It then
+//! builds:
+//!
+//! * the skeleton: every skin-cluster bone, every animated node, the nodes carrying
+//!   meshes in an animated model (and the nodes of skinned meshes with unweighted
+//!   vertices), and all their ancestors, depth-first in source order;
+//! * bind data from the skin clusters (never from FBX Pose objects);
+//! * one mesh part per FBX mesh node (draft §6 rule M1), triangulated, welded, one
+//!   submesh per material, ordered for the GPU;
+//! * one clip per animation stack, sampled at a fixed rate and key-reduced.
+//!
+//! Anything GOM v1 cannot hold is listed in the [`Report`]'s warnings.
+
+mod anim;
+mod follow;
+mod mat;
+mod mesh;
+mod skeleton;
+
+use sha2::{Digest, Sha256};
+
+pub use follow::SkinnedMeshNodeMotion;
+
+use crate::optimize::keys::KeyTolerance;
+use crate::report::Report;
+
+/// Conversion options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FbxOptions {
+    /// Rate at which animation stacks are sampled, in samples per second (default 30).
+    pub sample_rate: f32,
+    /// Key-reduction tolerance (default 1 mm measured 10 cm beyond each joint's chain).
+    pub key_tolerance: KeyTolerance,
+    /// Whether to reduce keys at all (default true).
+    pub reduce_keys: bool,
+    /// Whether to order triangles and vertices for the GPU with meshoptimizer
+    /// (default true).
+    pub optimize_meshes: bool,
+    /// For a file without animation whose stored node transforms differ from the skin
+    /// bind pose (a posed but unanimated character): write the stored pose as a
+    /// zero-length clip named [`STORED_POSE_CLIP`] (default true). The bind pose itself
+    /// always comes from the skin clusters.
+    pub stored_pose_clip: bool,
+    /// Whether skinned meshes whose own node moves after binding move with it (see
+    /// [`SkinnedMeshNodeMotion`]; default: as the file's authoring tool does).
+    pub skinned_mesh_node_motion: SkinnedMeshNodeMotion,
+}
+
+/// Name of the clip that holds the file's stored pose (see
+/// [`FbxOptions::stored_pose_clip`]).
+pub const STORED_POSE_CLIP: &str = "stored pose";
+
+impl Default for FbxOptions {
+    fn default() -> Self {
+        FbxOptions {
+            sample_rate: 30.0,
+            key_tolerance: KeyTolerance::default(),
+            reduce_keys: true,
+            optimize_meshes: true,
+            stored_pose_clip: true,
+            skinned_mesh_node_motion: SkinnedMeshNodeMotion::Auto,
+        }
+    }
+}
+
+/// Why an FBX file could not be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum FbxError {
+    /// ufbx could not read the file (not FBX, truncated, malformed).
+    #[error("{file}: cannot read FBX: {description}")]
+    Load {
+        /// The name given to [`convert`].
+        file: String,
+        /// ufbx's description of the error.
+        description: String,
+    },
+    /// The file is readable but exceeds what GOM v1 can hold.
+    #[error("{file}: {message}")]
+    Limit {
+        /// The name given to [`convert`].
+        file: String,
+        /// What is exceeded.
+        message: String,
+    },
+    /// An option is out of range.
+    #[error("invalid option: {0}")]
+    Option(String),
+}
+
+/// The ufbx load options that give GOM space directly.
+pub(crate) fn load_options() -> ufbx::LoadOpts<'static> {
+    ufbx::LoadOpts {
+        target_axes: ufbx::CoordinateAxes {
+            right: ufbx::CoordinateAxis::PositiveX,
+            up: ufbx::CoordinateAxis::PositiveY,
+            // ufbx's `front` is the opposite of forward: GOM's +Z forward.
+            front: ufbx::CoordinateAxis::NegativeZ,
+        },
+        target_unit_meters: 1.0,
+        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
+        handedness_conversion_axis: ufbx::MirrorAxis::Z,
+        geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
+        inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
+        clean_skin_weights: true,
+        file_format: ufbx::FileFormat::Fbx,
+        ..Default::default()
+    }
+}
+
+/// Loads `bytes` with ufbx using [`load_options`].
+pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError> {
+    ufbx::load_memory(bytes, load_options()).map_err(|e| {
+        let mut buf = vec![0u8; 2048];
+        let n = ufbx::format_error(&mut buf, &e).min(buf.len());
+        let text = String::from_utf8_lossy(&buf[..n]);
+        // The first line is the summary; keep the rest (the error stack) compact.
+        let description = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+        FbxError::Load { file: name.to_string(), description }
+    })
+}
+
+/// Converts FBX bytes into a GOM model, with a report of what was done and dropped.
+///
+/// `name_for_errors` names the file in errors and in the report. The result depends
+/// only on `bytes`, `options` and the converter version (D11).
+pub fn convert(
+    bytes: &[u8],
+    name_for_errors: &str,
+    options: &FbxOptions,
+) -> Result<(gom::Model, Report), FbxError> {
+    if !(options.sample_rate.is_finite() && options.sample_rate > 0.0 && options.sample_rate <= 10_000.0) {
+        return Err(FbxError::Option(format!("sample rate {} is not in (0, 10000]", options.sample_rate)));
+    }
+    let tol = options.key_tolerance;
+    if !(tol.tolerance.is_finite() && tol.tolerance >= 0.0 && tol.distance.is_finite() && tol.distance >= 0.0) {
+        return Err(FbxError::Option(format!("key tolerance {tol:?} is not finite and non-negative")));
+    }
+    let scene = load(bytes, name_for_errors)?;
+    let mut report = Report { source: name_for_errors.to_string(), ..Default::default() };
+    for w in scene.metadata.warnings.iter() {
+        let count = if w.count > 1 { format!(" ({} times)", w.count) } else { String::new() };
+        report.loader_warnings.push(format!("{}{count}", &*w.description));
+    }
+    other_content_warnings(&scene, &mut report);
+
+    let stacks = anim::sample_stacks(&scene, options, &mut report);
+    let animated = anim::animated_nodes(&scene, &stacks);
+    let model_animated = animated.iter().any(|a| *a);
+    let mut skel = skeleton::build(&scene, &animated, model_animated, &mut report)
+        .map_err(|message| FbxError::Limit { file: name_for_errors.to_string(), message })?;
+    let follow = follow::add_bones(&scene, &mut skel, &animated, options.skinned_mesh_node_motion, &mut report);
+    if skel.bones.len() > 4096 {
+        return Err(FbxError::Limit {
+            file: name_for_errors.to_string(),
+            message: format!("{} bones, more than GOM v1 allows (4096)", skel.bones.len()),
+        });
+    }
+
+    let mut model = gom::Model::default();
+    model.header.source_hash = Sha256::digest(bytes).into();
+    model.header.converter_version = gom::CONVERTER_VERSION.to_string();
+    model.skeleton.bones = skel.bones.clone();
+    mesh::convert_meshes(&scene, &skel, &follow, model_animated, options, &mut model, &mut report);
+    if model_animated {
+        model.clips = anim::build_clips(&stacks, &skel, &follow, options, &mut report);
+    } else {
+        for s in &stacks {
+            report.warn(format!(
+                "animation stack \"{}\" moves no node: no clip written",
+                s.name
+            ));
+        }
+        if options.stored_pose_clip {
+            if let Some(clip) = anim::stored_pose_clip(&scene, &skel, options, STORED_POSE_CLIP) {
+                report.warn(format!(
+                    "the stored pose differs from the skin bind pose for {} bone(s): written as the zero-length clip \"{STORED_POSE_CLIP}\"",
+                    clip.tracks.len()
+                ));
+                report.clips.push(crate::report::ClipReport {
+                    name: clip.name.clone(),
+                    duration: 0.0,
+                    tracks: clip.tracks.len(),
+                    keys_before: clip.tracks.len() as u64,
+                    keys_after: clip.tracks.len() as u64,
+                });
+                model.clips.push(clip);
+            }
+        }
+    }
+    report.bones = model.skeleton.bones.len();
+    Ok((model, report))
+}
+
+/// A ufbx transform as a key at time 0.
+pub(crate) fn anim_key(t: &ufbx::Transform) -> gom::Key {
+    anim::key_of(0.0, t)
+}
+
+/// Warnings for scene content GOM v1 has no place for.
+fn other_content_warnings(scene: &ufbx::Scene, report: &mut Report) {
+    let counts = [
+        (scene.cameras.count, "camera"),
+        (scene.lights.count, "light"),
+        (scene.nurbs_curves.count + scene.nurbs_surfaces.count, "NURBS object"),
+        (scene.line_curves.count, "line curve"),
+        (scene.constraints.count, "constraint"),
+        (scene.cache_deformers.count, "geometry cache"),
+        (scene.audio_clips.count, "audio clip"),
+    ];
+    for (n, what) in counts {
+        if n > 0 {
+            report.warn(format!("{n} {what}(s) not converted: GOM v1 has no place for them"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_fbx_is_a_clean_error() {
+        let err = convert(b"hello, this is not an FBX file", "x.txt", &FbxOptions::default()).unwrap_err();
+        match &err {
+            FbxError::Load { file, description } => {
+                assert_eq!(file, "x.txt");
+                assert!(!description.is_empty());
+            }
+            other => panic!("unexpected error {other:?}"),
+        }
+        assert!(err.to_string().starts_with("x.txt: cannot read FBX"));
+        assert!(convert(&[], "empty.fbx", &FbxOptions::default()).is_err());
+    }
+
+    #[test]
+    fn bad_options_are_rejected() {
+        let o = FbxOptions { sample_rate: 0.0, ..Default::default() };
+        assert!(matches!(convert(b"", "x", &o), Err(FbxError::Option(_))));
+    }
+}

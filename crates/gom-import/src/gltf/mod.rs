@@ -1,1 +1,115 @@
 //! glTF 2.0 into GOM, and GOM out to glTF 2.0.
+//!
+//! Import ([`import`], [`import_slice`]) reads `.gltf` (external, embedded or data-URI
+//! buffers) and `.glb` files into a [`gom::Model`]:
+//!
+//! - **Axes (D2).** glTF is right-handed; GOM is left-handed. Positions, normals and
+//!   tangents get z negated, tangent w flips, quaternions become (−x, −y, z, w),
+//!   matrices `F*M*F` with F = diag(1, 1, −1, 1), and the second and third index of
+//!   every triangle swap.
+//! - **Skeleton.** Bones are the skin joints, the animated nodes, in an animated model
+//!   the mesh-carrying nodes, and all their ancestors; parents come before children
+//!   (depth-first from the root nodes in index order). Several skins share this one
+//!   skeleton; each mesh part carries the inverse binds of its own skin (bones outside
+//!   it get the inverse of their bind-pose world matrix), so skins whose inverse binds
+//!   disagree end up in different mesh parts (rule M2).
+//! - **Meshes.** One mesh part per mesh-carrying node of the scene (rule M1); the
+//!   primitives become submeshes, and primitives whose vertex layouts differ go to
+//!   separate parts (rule M2). A skinned mesh ignores its node's transform (glTF spec);
+//!   a mesh on a moving node is bound rigidly to that node's bone (D7); a mesh on a
+//!   still node is baked into model space.
+//! - **Weights.** All `JOINTS_n`/`WEIGHTS_n` sets are merged, reduced to the four
+//!   largest, renormalised and sorted (D7); the weight dropped is reported.
+//! - **Animations.** One clip per glTF animation, glTF time 0 = clip time 0, one track
+//!   per animated node with the union of its channels' times. LINEAR keys are kept;
+//!   STEP keys become pairs: the value of key k−1 is repeated one f32 step (ulp) before
+//!   key k's time, so that D9's strictly ascending keys with linear sampling reproduce
+//!   the jump; CUBICSPLINE channels are resampled at [`GltfOptions::sample_rate`] plus
+//!   their own key times, with their Hermite tangents.
+//!
+//! Export ([`export`]) writes a model back as `.glb` or `.gltf` + `.bin`: one node per
+//! bone, one skin over all bones, mesh parts as meshes with one primitive per submesh,
+//! materials, and every clip as LINEAR samplers, converted back to right-handed.
+
+mod accessor;
+mod anim;
+mod convert;
+mod error;
+mod export;
+mod import;
+mod source;
+
+use std::path::Path;
+
+pub use error::GltfError;
+pub use export::{export, Exported, ExportFormat, GltfExportOptions};
+
+/// Options of the glTF importer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GltfOptions {
+    /// Rate, in samples per second, at which CUBICSPLINE channels are resampled.
+    pub sample_rate: f32,
+}
+
+impl Default for GltfOptions {
+    fn default() -> Self {
+        Self { sample_rate: 30.0 }
+    }
+}
+
+/// An image embedded in the glTF (a buffer view or a data URI) that a material uses
+/// as its base-colour texture. The model names it by `file_name`; the caller writes
+/// `bytes` to that name beside the output file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractedImage {
+    /// `<source stem>_image<index>.<png|jpg|bin>`, deterministic.
+    pub file_name: String,
+    /// MIME type as declared (or guessed from the bytes).
+    pub mime_type: String,
+    /// The encoded image bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What the importer noticed and did besides building the model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GltfReport {
+    /// The conversion report shared by every importer: counts, dropped influences
+    /// and warnings (skipped primitives, ignored features, …).
+    pub report: crate::report::Report,
+    /// Primitives with morph targets (ignored: GOM has none), as
+    /// `meshes[i].primitives[j]: n targets`.
+    pub morph_targets: Vec<String>,
+    /// Embedded images to write beside the output.
+    pub images: Vec<ExtractedImage>,
+}
+
+/// Imports a `.gltf` or `.glb` file; external buffers are looked up beside it.
+pub fn import(path: &Path, options: &GltfOptions) -> Result<(gom::Model, GltfReport), GltfError> {
+    let bytes = std::fs::read(path).map_err(|source| GltfError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = path.display().to_string();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".to_string());
+    let base = path.parent().unwrap_or(Path::new("."));
+    import::run(&bytes, &file, &stem, Some(base), options)
+}
+
+/// Imports glTF from memory. `name` names the input in error messages and gives the
+/// stem of extracted image names; `base_dir` is where external buffers are looked up
+/// (`None`: only embedded, data-URI and GLB buffers are accepted).
+pub fn import_slice(
+    bytes: &[u8],
+    name: &str,
+    base_dir: Option<&Path>,
+    options: &GltfOptions,
+) -> Result<(gom::Model, GltfReport), GltfError> {
+    let stem = Path::new(name)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".to_string());
+    import::run(bytes, name, &stem, base_dir, options)
+}

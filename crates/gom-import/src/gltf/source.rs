@@ -20,7 +20,7 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// Splits the input into JSON and binary chunk. Input that does not start with the
 /// `glTF` magic is taken as JSON text.
-pub(crate) fn split(bytes: &[u8], file: &str) -> Result<Container<'_>, GltfError> {
+pub(crate) fn split<'a>(bytes: &'a [u8], file: &str) -> Result<Container<'a>, GltfError> {
     if !bytes.starts_with(b"glTF") {
         return Ok(Container {
             json: bytes,

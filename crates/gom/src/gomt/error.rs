@@ -84,29 +84,3 @@ pub enum TextErrorKind {
     Structure(String),
 }
 
-/// A model that the text form cannot represent faithfully.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WriteError {
-    /// A float that is NaN or infinite (GOM forbids them everywhere, D13).
-    #[error("{field} holds a non-finite number, which GOM forbids")]
-    NonFinite {
-        /// Where the number is, e.g. `mesh 0 vertex 12 position`.
-        field: String,
-    },
-    /// A string with a NUL character, which the binary string table cannot hold (D6).
-    #[error("{field} contains a NUL character, which GOM strings cannot hold")]
-    NulInString {
-        /// Which string, e.g. `bone 3 name`.
-        field: String,
-    },
-    /// A vertex stream whose length differs from the number of positions.
-    #[error("{field} has {found} entries but the mesh has {expected} vertices")]
-    StreamLength {
-        /// Which stream, e.g. `mesh 1 normals`.
-        field: String,
-        /// The number of positions.
-        expected: usize,
-        /// The stream's length.
-        found: usize,
-    },
-}

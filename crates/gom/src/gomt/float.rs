@@ -6,10 +6,11 @@ use std::fmt::Write;
 /// Appends the shortest JSON number text that parses back to exactly `v`.
 ///
 /// Zero (either sign) prints as `0` (D13 writes +0.0 for zero). Magnitudes in
-/// `[1e-5, 1e16)` print in plain decimal (`0.5`, `-12.25`, `1000`), all others with an
-/// exponent (`1e-30`, `3.4028235e38`, `1e-45`). Both forms carry the fewest significant
-/// digits that round-trip through a correctly rounded `f32` parse. The caller makes sure
-/// `v` is finite.
+/// `[1e-4, 1e7)` print in plain decimal (`0.5`, `-12.25`, `1000`); other magnitudes
+/// print in whichever of the plain and the exponent form (`1e-30`, `3.4028235e38`,
+/// `1e-45`) is shorter, plain on a tie. Both forms carry the fewest significant digits
+/// that round-trip through a correctly rounded `f32` parse, so no text is longer than
+/// 15 characters. The caller makes sure `v` is finite.
 pub fn push_f32(out: &mut String, v: f32) {
     if v == 0.0 {
         out.push('0');
@@ -17,11 +18,19 @@ pub fn push_f32(out: &mut String, v: f32) {
     }
     let a = v.abs();
     // Writing to a String cannot fail.
-    let _ = if (1e-5..1e16).contains(&a) {
-        write!(out, "{v}")
-    } else {
-        write!(out, "{v:e}")
-    };
+    if (1e-4..1e7).contains(&a) {
+        let _ = write!(out, "{v}");
+        return;
+    }
+    let start = out.len();
+    let _ = write!(out, "{v}");
+    let plain_len = out.len() - start;
+    let mut exp = String::new();
+    let _ = write!(exp, "{v:e}");
+    if exp.len() < plain_len {
+        out.truncate(start);
+        out.push_str(&exp);
+    }
 }
 
 /// The text [`push_f32`] appends for `v`.
@@ -46,6 +55,14 @@ mod tests {
         assert_eq!(format_f32(f32::MAX), "3.4028235e38");
         assert_eq!(format_f32(f32::from_bits(1)), "1e-45");
         assert_eq!(format_f32(1e16), "1e16");
-        assert_eq!(format_f32(0.00001), "0.00001");
+        assert_eq!(format_f32(1000.0), "1000");
+        assert_eq!(format_f32(12345678.0), "12345678");
+        assert_eq!(format_f32(5.482939e15), "5.482939e15");
+        assert_eq!(format_f32(1e7), "1e7");
+        assert_eq!(format_f32(-1.5e-6), "-1.5e-6");
+        assert_eq!(format_f32(0.000015), "1.5e-5");
+        assert_eq!(format_f32(0.0001), "0.0001");
+        assert_eq!(format_f32(0.00001), "1e-5");
+        assert_eq!(format_f32(0.0001), "0.0001");
     }
 }

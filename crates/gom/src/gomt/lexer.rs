@@ -437,21 +437,6 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// `true` or `false`.
-    pub fn boolean(&mut self, what: &'static str) -> Result<bool, TextError> {
-        let save = self.pos;
-        self.skip_ws();
-        let p = self.pos;
-        match self.name(what) {
-            Ok(("true", _)) => Ok(true),
-            Ok(("false", _)) => Ok(false),
-            _ => {
-                self.pos = save;
-                Err(self.expected_at(p, what))
-            }
-        }
-    }
-
     /// "expected `what`, found …" at the current significant position.
     pub fn expected(&mut self, what: &'static str) -> TextError {
         self.skip_ws();

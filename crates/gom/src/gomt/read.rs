@@ -11,21 +11,64 @@ use crate::model::{
 };
 
 /// Byte offsets of the tables of a parsed document, so that rules checked after
-/// parsing can point at the bone, mesh or clip they concern.
+/// parsing can point at the bone, mesh or clip (and key) they concern.
 #[derive(Debug, Default)]
 pub(crate) struct Spans {
     /// The `Header` name.
     pub header: usize,
+    /// The keys of the Header table.
+    pub header_keys: Vec<(&'static str, usize)>,
     /// The `Skeleton` name.
     pub skeleton: usize,
+    /// The `Materials` name.
+    pub materials_name: usize,
+    /// The `Animations` name.
+    pub animations: usize,
     /// The `{` of each bone.
     pub bones: Vec<usize>,
     /// The `{` of each material.
     pub materials: Vec<usize>,
-    /// The `{` of each mesh.
-    pub meshes: Vec<usize>,
-    /// The `{` of each clip.
-    pub clips: Vec<usize>,
+    /// The `{` of each mesh and the offsets of its keys.
+    pub meshes: Vec<(usize, Vec<(&'static str, usize)>)>,
+    /// The `{` of each clip and the offsets of its keys.
+    pub clips: Vec<(usize, Vec<(&'static str, usize)>)>,
+}
+
+impl Spans {
+    fn key_in(table: Option<&(usize, Vec<(&'static str, usize)>)>, key: &str) -> usize {
+        match table {
+            Some((at, keys)) => keys
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(*at, |(_, p)| *p),
+            None => 0,
+        }
+    }
+
+    /// The offset of `key` in mesh `i` (the mesh's `{` when the key is absent).
+    pub fn mesh_key(&self, i: usize, key: &str) -> usize {
+        Self::key_in(self.meshes.get(i), key)
+    }
+
+    /// The offset of `key` in clip `i` (the clip's `{` when the key is absent).
+    pub fn clip_key(&self, i: usize, key: &str) -> usize {
+        Self::key_in(self.clips.get(i), key)
+    }
+
+    /// The offset of `key` in the Header (the `Header` name when absent).
+    pub fn header_key(&self, key: &str) -> usize {
+        self.header_keys
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(self.header, |(_, p)| *p)
+    }
+}
+
+/// The offsets of the keys of one table, recorded as they are met.
+fn record(keys: &mut Vec<(&'static str, usize)>, known: &[&'static str], key: &str, at: usize) {
+    if let Some(k) = known.iter().find(|k| **k == key) {
+        keys.push((*k, at));
+    }
 }
 
 /// Reads a GOMT0001 text into a [`Model`].
@@ -35,8 +78,8 @@ pub(crate) struct Spans {
 /// reader enforces, so that a model read from text is one a GOMB file could hold.
 /// Unknown top-level names are skipped.
 pub fn read(text: &str) -> Result<Model, TextError> {
-    let (model, spans) = parse(text)?;
-    structure::check(text, &model, &spans)?;
+    let (mut model, spans) = parse(text)?;
+    structure::check(text, &mut model, &spans)?;
     Ok(model)
 }
 
@@ -77,13 +120,14 @@ pub(crate) fn parse(text: &str) -> Result<(Model, Spans), TextError> {
         match name {
             "Header" => {
                 spans.header = at;
-                header = Some(parse_header(&mut p)?);
+                header = Some(parse_header(&mut p, &mut spans.header_keys)?);
             }
             "Skeleton" => {
                 spans.skeleton = at;
                 skeleton = Some(parse_skeleton(&mut p, &mut spans.bones)?);
             }
             "Materials" => {
+                spans.materials_name = at;
                 let mut v = Vec::new();
                 array(&mut p, "`[` starting the material list", |p| {
                     v.push(parse_material(p, &mut spans.materials)?);
@@ -100,6 +144,7 @@ pub(crate) fn parse(text: &str) -> Result<(Model, Spans), TextError> {
                 meshes = Some(v);
             }
             "Animations" => {
+                spans.animations = at;
                 let mut v = Vec::new();
                 array(&mut p, "`[` starting the clip list", |p| {
                     v.push(parse_clip(p, &mut spans.clips)?);
@@ -281,7 +326,10 @@ fn string_list<'a>(
     Ok(())
 }
 
-fn parse_header(p: &mut Lexer) -> Result<Header, TextError> {
+fn parse_header(
+    p: &mut Lexer,
+    spans: &mut Vec<(&'static str, usize)>,
+) -> Result<Header, TextError> {
     const T: &str = "Header";
     let mut hash: Option<[u8; 32]> = None;
     let mut version: Option<String> = None;
@@ -289,6 +337,7 @@ fn parse_header(p: &mut Lexer) -> Result<Header, TextError> {
     let mut cs = false;
     let mut mc = false;
     let at = table(p, "`{` starting the Header table", |p, key, kat| {
+        record(spans, &["validationFlags", "converterVersion"], key, kat);
         match key {
             "sourceHash" => {
                 once(p, hash.is_some(), T, key, kat)?;
@@ -656,7 +705,20 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
     Ok(())
 }
 
-fn parse_mesh(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<MeshPart, TextError> {
+fn parse_mesh(
+    p: &mut Lexer,
+    spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
+) -> Result<MeshPart, TextError> {
+    const KEYS: [&str; 7] = [
+        "name",
+        "meshBindGeoToModel",
+        "vertices",
+        "indices",
+        "submeshes",
+        "inverseBind",
+        "bounds",
+    ];
+    let mut key_spans = Vec::new();
     const T: &str = "a mesh";
     let mut name = None;
     let mut gbtm = None;
@@ -667,6 +729,7 @@ fn parse_mesh(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<MeshPart, TextErr
     let mut inverse_bind: Option<Vec<Mat4>> = None;
     let mut bounds: Option<Bounds> = None;
     let at = table(p, "`{` starting a mesh", |p, key, kat| {
+        record(&mut key_spans, &KEYS, key, kat);
         match key {
             "name" => {
                 once(p, name.is_some(), T, key, kat)?;
@@ -754,7 +817,7 @@ fn parse_mesh(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<MeshPart, TextErr
         }
         Ok(())
     })?;
-    spans.push(at);
+    spans.push((at, key_spans));
     let mut streams = required(p, streams, T, "vertices", at)?;
     if let Some((keys, lat)) = format {
         match streams.keys {
@@ -855,7 +918,19 @@ fn parse_bounds(p: &mut Lexer) -> Result<Bounds, TextError> {
     })
 }
 
-fn parse_clip(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Clip, TextError> {
+fn parse_clip(
+    p: &mut Lexer,
+    spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
+) -> Result<Clip, TextError> {
+    const KEYS: [&str; 6] = [
+        "name",
+        "duration",
+        "sampleRate",
+        "rootBoneIndex",
+        "flags",
+        "tracks",
+    ];
+    let mut key_spans = Vec::new();
     const T: &str = "a clip";
     let mut name = None;
     let mut duration = None;
@@ -864,6 +939,7 @@ fn parse_clip(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Clip, TextError> 
     let mut flags: Option<ClipFlags> = None;
     let mut tracks: Option<Vec<Track>> = None;
     let at = table(p, "`{` starting a clip", |p, key, kat| {
+        record(&mut key_spans, &KEYS, key, kat);
         match key {
             "name" => {
                 once(p, name.is_some(), T, key, kat)?;
@@ -922,7 +998,7 @@ fn parse_clip(p: &mut Lexer, spans: &mut Vec<usize>) -> Result<Clip, TextError> 
         }
         Ok(())
     })?;
-    spans.push(at);
+    spans.push((at, key_spans));
     Ok(Clip {
         name: required(p, name, T, "name", at)?,
         duration: required(p, duration, T, "duration", at)?,

@@ -1,0 +1,112 @@
+//! End-to-end tests of the `gom` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(args)
+        .output()
+        .expect("the gom binary runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+fn demo(dir: &Path) -> PathBuf {
+    let out = gom(&["demo", s(dir)]);
+    assert!(
+        out.status.success(),
+        "gom demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.to_path_buf()
+}
+
+#[test]
+fn demo_writes_files_that_validate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    for name in ["demo.gom", "demo.gomt"] {
+        let path = dir.join(name);
+        assert!(path.exists(), "{name} was not written");
+        let out = gom(&["validate", s(&path)]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {:?}", out);
+    }
+}
+
+#[test]
+fn validate_exits_1_on_findings_and_2_on_unreadable_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A model whose weights do not sum to 1: readable, but the weights check fails.
+    let mut model = gom::demo::build();
+    let skinned = model
+        .meshes
+        .iter_mut()
+        .find(|m| m.vertices.skin.is_some())
+        .expect("the demo has a skinned mesh");
+    skinned.vertices.skin.as_mut().unwrap()[0].weights = [0.5, 0.0, 0.0, 0.0];
+    let bad = tmp.path().join("bad-weights.gom");
+    std::fs::write(&bad, gom::gomb::write(&model).unwrap()).unwrap();
+    let out = gom(&["validate", s(&bad)]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("weightsPass"));
+
+    let junk = tmp.path().join("junk.gom");
+    std::fs::write(&junk, b"GOMB0001 but not really").unwrap();
+    let out = gom(&["validate", s(&junk)]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn convert_binary_to_text_and_back_is_byte_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    let text = tmp.path().join("again.gomt");
+    let bin = tmp.path().join("again.gom");
+    assert!(gom(&["convert", s(&dir.join("demo.gom")), s(&text)]).status.success());
+    assert!(gom(&["convert", s(&text), s(&bin)]).status.success());
+    assert_eq!(
+        std::fs::read(dir.join("demo.gom")).unwrap(),
+        std::fs::read(&bin).unwrap()
+    );
+    // `--to` overrides the extension.
+    let forced = tmp.path().join("forced.txt");
+    assert!(gom(&["convert", s(&bin), s(&forced), "--to", "gomt"]).status.success());
+    assert!(std::fs::read(&forced).unwrap().starts_with(b"GOMT0001\n"));
+}
+
+#[test]
+fn info_json_describes_the_demo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    let out = gom(&["info", "--json", s(&dir.join("demo.gom"))]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let model = gom::demo::build();
+    assert_eq!(
+        v["skeleton"]["boneCount"].as_u64(),
+        Some(model.skeleton.bones.len() as u64)
+    );
+    assert_eq!(v["meshes"].as_array().unwrap().len(), model.meshes.len());
+    assert_eq!(v["clips"].as_array().unwrap().len(), model.clips.len());
+    assert_eq!(
+        v["validationFlags"].as_array().unwrap().len(),
+        3,
+        "the demo passes all three checks"
+    );
+}
+
+#[test]
+fn convert_of_a_broken_file_leaves_no_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("broken.gom");
+    std::fs::write(&bad, b"GOMB0001").unwrap();
+    let out_path = tmp.path().join("out.gomt");
+    let out = gom(&["convert", s(&bad), s(&out_path)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!out_path.exists());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.gom"), "the error names the file: {stderr}");
+}

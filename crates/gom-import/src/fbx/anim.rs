@@ -1,0 +1,274 @@
+//! Animation stacks: sampling, which nodes move, and clips.
+
+use gom::{Clip, ClipFlags, Key, Track};
+
+use super::follow::Follow;
+use super::mat::{self, M64};
+use super::skeleton::Skel;
+use super::FbxOptions;
+use crate::optimize::keys;
+use crate::report::{ClipReport, Report};
+
+/// The most samples one stack may take (a clip holds at most 1,000,000 keys, D12).
+const MAX_SAMPLES: usize = 1_000_000;
+
+/// One animation stack sampled at every node.
+pub(crate) struct SampledStack {
+    /// Stack name.
+    pub name: String,
+    /// Sample times relative to the stack start, seconds.
+    pub times: Vec<f64>,
+    /// Duration in seconds.
+    pub duration: f64,
+    /// Per node (by typed id): the local transform at each sample time.
+    pub locals: Vec<Vec<ufbx::Transform>>,
+}
+
+/// Sample times `0, 1/rate, …` up to and including `duration`.
+fn sample_times(duration: f64, rate: f64) -> Vec<f64> {
+    if !(duration > 0.0) {
+        return vec![0.0];
+    }
+    let intervals = (duration * rate - 1e-6).ceil().max(1.0);
+    let n = if intervals >= MAX_SAMPLES as f64 { MAX_SAMPLES - 1 } else { intervals as usize };
+    let step = duration / n as f64;
+    let exact = (duration * rate - n as f64).abs() < 1e-6;
+    (0..=n)
+        .map(|k| {
+            if k == n {
+                duration
+            } else if exact || n == MAX_SAMPLES - 1 {
+                k as f64 * step
+            } else {
+                k as f64 / rate
+            }
+        })
+        .collect()
+}
+
+/// Samples every stack at every node.
+pub(crate) fn sample_stacks(scene: &ufbx::Scene, options: &FbxOptions, report: &mut Report) -> Vec<SampledStack> {
+    let rate = f64::from(options.sample_rate);
+    let mut out = Vec::new();
+    for stack in scene.anim_stacks.iter() {
+        let duration = stack.time_end - stack.time_begin;
+        let duration = if duration.is_finite() { duration.max(0.0) } else { 0.0 };
+        let times = sample_times(duration, rate);
+        let anim: &ufbx::Anim = &stack.anim;
+        let locals = scene
+            .nodes
+            .iter()
+            .map(|node| times.iter().map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t)).collect())
+            .collect();
+        for layer in stack.layers.iter() {
+            for prop in layer.anim_props.iter() {
+                let p: &str = &prop.prop_name;
+                if matches!(p, "Lcl Translation" | "Lcl Rotation" | "Lcl Scaling") {
+                    continue;
+                }
+                let element: &str = &prop.element.name;
+                let msg = format!(
+                    "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM v1 animates bone transforms only)",
+                    &*stack.element.name
+                );
+                if !report.warnings.contains(&msg) {
+                    report.warn(msg);
+                }
+            }
+            if layer.additive || layer.weight_is_animated {
+                report.warn(format!(
+                    "animation stack \"{}\": layer \"{}\" is additive or has animated weight; it is baked as ufbx evaluates it",
+                    &*stack.element.name, &*layer.element.name
+                ));
+            }
+        }
+        out.push(SampledStack { name: stack.element.name.to_string(), times, duration, locals });
+    }
+    out
+}
+
+/// Whether two transforms are the same within rounding noise.
+fn same_transform(a: &ufbx::Transform, b: &ufbx::Transform) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0);
+    let dot = a.rotation.x * b.rotation.x + a.rotation.y * b.rotation.y + a.rotation.z * b.rotation.z + a.rotation.w * b.rotation.w;
+    close(a.translation.x, b.translation.x)
+        && close(a.translation.y, b.translation.y)
+        && close(a.translation.z, b.translation.z)
+        && close(a.scale.x, b.scale.x)
+        && close(a.scale.y, b.scale.y)
+        && close(a.scale.z, b.scale.z)
+        && dot.abs() >= 1.0 - 1e-10
+}
+
+/// Per node (typed id): whether any stack moves it away from its stored transform.
+pub(crate) fn animated_nodes(scene: &ufbx::Scene, stacks: &[SampledStack]) -> Vec<bool> {
+    scene
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            !node.is_root
+                && stacks.iter().any(|s| s.locals.get(i).is_some_and(|l| l.iter().any(|t| !same_transform(t, &node.local_transform))))
+        })
+        .collect()
+}
+
+/// A key from a ufbx transform (quaternion normalised, −0 written as +0).
+pub(crate) fn key_of(time: f32, t: &ufbx::Transform) -> Key {
+    let c = crate::optimize::mesh::canon;
+    let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
+    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let q = if len > 0.0 && len.is_finite() { q.map(|v| v / len) } else { [0.0, 0.0, 0.0, 1.0] };
+    Key {
+        time: c(time),
+        translation: [t.translation.x, t.translation.y, t.translation.z].map(|v| c(v as f32)),
+        rotation: q.map(|v| c(v as f32)),
+        scale: [t.scale.x, t.scale.y, t.scale.z].map(|v| c(v as f32)),
+    }
+}
+
+/// Model-space matrices of the source nodes' bones at sample `k` (extra bones are left
+/// as identity).
+fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize) -> Vec<M64> {
+    let mut world: Vec<M64> = Vec::with_capacity(skel.bones.len());
+    for (b, bone) in skel.bones.iter().enumerate() {
+        let local = match stack.locals.get(skel.bone_nodes[b] as usize).and_then(|l| l.get(k)) {
+            Some(t) => mat::from_transform(t),
+            None => mat::ID,
+        };
+        let w = match bone.parent_index() {
+            Some(p) if p < b => mat::mul(&local, &world[p]),
+            _ => local,
+        };
+        world.push(w);
+    }
+    world
+}
+
+/// One clip per stack.
+pub(crate) fn build_clips(
+    stacks: &[SampledStack],
+    skel: &Skel,
+    follow: &Follow,
+    options: &FbxOptions,
+    report: &mut Report,
+) -> Vec<Clip> {
+    let metrics = keys::joint_metrics(&skel.bones, options.key_tolerance.distance);
+    let tolerance = f64::from(options.key_tolerance.tolerance);
+    let mut clips = Vec::new();
+    for stack in stacks {
+        let duration = stack.duration as f32;
+        // Times as f32, strictly ascending and within [0, duration].
+        let mut times: Vec<(usize, f32)> = Vec::with_capacity(stack.times.len());
+        for (k, t) in stack.times.iter().enumerate() {
+            let tf = (*t as f32).min(duration);
+            if times.last().is_none_or(|(_, last)| tf > *last) {
+                times.push((k, tf));
+            }
+        }
+        let mut clip = Clip {
+            name: stack.name.clone(),
+            duration,
+            sample_rate: options.sample_rate,
+            root_bone_index: -1,
+            flags: ClipFlags(0),
+            tracks: Vec::new(),
+        };
+        let mut cr = ClipReport { name: stack.name.clone(), duration, ..Default::default() };
+        for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
+            let Some(samples) = stack.locals.get(node_id as usize) else { continue };
+            let mut track_keys: Vec<Key> = times.iter().map(|&(k, tf)| key_of(tf, &samples[k])).collect();
+            keys::make_hemisphere_continuous(&mut track_keys);
+            if let Some(rest) = &skel.rest_keys[b] {
+                if track_keys.iter().all(|k| keys::pose_error(rest, k, &metrics[b]) <= tolerance.max(1e-7)) {
+                    continue;
+                }
+            }
+            cr.keys_before += track_keys.len() as u64;
+            let reduced = if options.reduce_keys { keys::reduce(&track_keys, &metrics[b], tolerance) } else { track_keys };
+            cr.keys_after += reduced.len() as u64;
+            clip.tracks.push(Track { bone: b as u32, keys: reduced });
+        }
+        // Extra bones of meshes that follow their node: local = boneWorld(t) * inverse(meshBind).
+        if !follow.extra.is_empty() {
+            let worlds: Vec<Vec<M64>> = times.iter().map(|&(k, _)| bone_worlds(stack, skel, k)).collect();
+            for &(b, src, inv_t) in &follow.extra {
+                let mut track_keys: Vec<Key> = Vec::with_capacity(times.len());
+                let mut worst = 0.0f64;
+                for (w, &(_, tf)) in worlds.iter().zip(&times) {
+                    let (t, q, s, err) = mat::decompose(&mat::mul(&w[src], &inv_t));
+                    worst = worst.max(err);
+                    track_keys.push(key_of(
+                        tf,
+                        &ufbx::Transform {
+                            translation: ufbx::Vec3 { x: t[0], y: t[1], z: t[2] },
+                            rotation: ufbx::Quat { x: q[0], y: q[1], z: q[2], w: q[3] },
+                            scale: ufbx::Vec3 { x: s[0], y: s[1], z: s[2] },
+                        },
+                    ));
+                }
+                if worst > 1e-4 {
+                    report.warn(format!(
+                        "clip \"{}\": bone \"{}\" has shear (up to {worst:.2e}) that translation/rotation/scale keys cannot hold",
+                        clip.name, skel.bones[b].name
+                    ));
+                }
+                keys::make_hemisphere_continuous(&mut track_keys);
+                cr.keys_before += track_keys.len() as u64;
+                let reduced = if options.reduce_keys { keys::reduce(&track_keys, &metrics[b], tolerance) } else { track_keys };
+                cr.keys_after += reduced.len() as u64;
+                clip.tracks.push(Track { bone: b as u32, keys: reduced });
+            }
+        }
+        cr.tracks = clip.tracks.len();
+        if cr.keys_after > 1_000_000 {
+            report.warn(format!(
+                "clip \"{}\" holds {} keys, more than a GOM reader accepts (1,000,000)",
+                clip.name, cr.keys_after
+            ));
+        }
+        report.clips.push(cr);
+        clips.push(clip);
+    }
+    clips
+}
+
+/// A zero-length clip holding the file's stored node transforms for every bone whose
+/// stored local transform differs from its bind local, or `None` when there is none.
+pub(crate) fn stored_pose_clip(scene: &ufbx::Scene, skel: &Skel, options: &FbxOptions, name: &str) -> Option<Clip> {
+    let mut tracks = Vec::new();
+    for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
+        if skel.rest_keys[b].is_some() || node_id == u32::MAX {
+            continue;
+        }
+        let node = scene.nodes.get(node_id as usize)?;
+        tracks.push(Track { bone: b as u32, keys: vec![key_of(0.0, &node.local_transform)] });
+    }
+    (!tracks.is_empty()).then(|| Clip {
+        name: name.to_string(),
+        duration: 0.0,
+        sample_rate: options.sample_rate,
+        root_bone_index: -1,
+        flags: ClipFlags(0),
+        tracks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_times_cover_the_stack_and_end_exactly() {
+        let t = sample_times(19.0 / 24.0, 30.0);
+        // 0.79166 s at 30 Hz: 24 intervals (the last one shorter), 25 samples.
+        assert_eq!(t.len(), 25);
+        assert_eq!(t[0], 0.0);
+        assert!((t[1] - 1.0 / 30.0).abs() < 1e-15);
+        assert_eq!(*t.last().unwrap(), 19.0 / 24.0);
+        assert!(t.windows(2).all(|w| w[1] > w[0]));
+        let t = sample_times(1.0, 30.0);
+        assert_eq!(t.len(), 31);
+        assert_eq!(sample_times(0.0, 30.0), vec![0.0]);
+    }
+}

@@ -1,0 +1,296 @@
+//! Animation key reduction under a hierarchical error tolerance, in the manner of
+//! ozz-animation's optimizer: a joint's error is measured as the displacement it causes
+//! at a distance from the joint equal to the extent of the joint's own sub-hierarchy plus
+//! a fixed distance (10 cm by default), so joints that carry long chains are kept more
+//! precise than leaves.
+//!
+//! GOM keys carry translation, rotation and scale together (D9), so a key time is kept
+//! whenever any of the three needs it. The decimation is Ramer–Douglas–Peucker over the
+//! sampled keys, interpolated exactly as a GOM reader does (linear translation and
+//! scale, slerp along the shorter arc). The first and last keys are always kept.
+//!
+//! The slerp used to measure errors needs `sin` and `atan`; they are evaluated here with
+//! plain IEEE arithmetic (range-limited series) so that which keys survive is the same
+//! on every platform (D11).
+
+use gom::math;
+use gom::{Bone, Key};
+
+/// Reduction tolerance (draft §11.3 style, ozz defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyTolerance {
+    /// Largest displacement allowed, in metres (default 1 mm).
+    pub tolerance: f32,
+    /// Distance from each joint at which the displacement is measured, added to the
+    /// extent of the joint's sub-hierarchy, in metres (default 10 cm).
+    pub distance: f32,
+}
+
+impl Default for KeyTolerance {
+    fn default() -> Self {
+        KeyTolerance { tolerance: 0.001, distance: 0.1 }
+    }
+}
+
+/// How errors of one joint's local transform turn into displacements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointMetric {
+    /// Distance at which rotation and scale errors are measured (model units).
+    pub distance: f64,
+    /// Scale of the parent's model-space bind matrix (translation errors are multiplied by it).
+    pub parent_scale: f64,
+}
+
+/// Per-bone metrics from the skeleton's bind pose: a bone's measuring distance is the
+/// farthest model-space distance from it to any descendant bone, plus `extra`.
+pub fn joint_metrics(bones: &[Bone], extra: f32) -> Vec<JointMetric> {
+    let world = math::bind_world(bones);
+    let pos = |m: &gom::Mat4| [f64::from(m[12]), f64::from(m[13]), f64::from(m[14])];
+    let mut extent = vec![0.0f64; bones.len()];
+    for (i, bone) in bones.iter().enumerate() {
+        let p = pos(&world[i]);
+        let mut parent = bone.parent_index();
+        while let Some(a) = parent {
+            if a >= i {
+                break;
+            }
+            let q = pos(&world[a]);
+            let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+            if d > extent[a] {
+                extent[a] = d;
+            }
+            parent = bones[a].parent_index();
+        }
+    }
+    bones
+        .iter()
+        .enumerate()
+        .map(|(i, bone)| {
+            let parent_scale = match bone.parent_index() {
+                Some(p) if p < i => matrix_scale(&world[p]),
+                _ => 1.0,
+            };
+            JointMetric { distance: extent[i] + f64::from(extra), parent_scale }
+        })
+        .collect()
+}
+
+/// The largest row length of the 3x3 part (an upper bound of how much it scales).
+fn matrix_scale(m: &gom::Mat4) -> f64 {
+    (0..3)
+        .map(|r| {
+            let v = [m[r * 4], m[r * 4 + 1], m[r * 4 + 2]].map(f64::from);
+            (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// `sin(x)` for `0 <= x <= pi/2`, by its Taylor series (error below 1e-15).
+fn sin_small(x: f64) -> f64 {
+    let x2 = x * x;
+    let mut term = x;
+    let mut sum = x;
+    for n in 1..12 {
+        let k = (2 * n) as f64;
+        term *= -x2 / (k * (k + 1.0));
+        sum += term;
+    }
+    sum
+}
+
+/// `atan2(y, x)` for `y >= 0`, `x >= 0` (the angle lies in `[0, pi/2]`).
+fn atan2_first_quadrant(y: f64, x: f64) -> f64 {
+    if y == 0.0 {
+        return 0.0;
+    }
+    if x == 0.0 {
+        return core::f64::consts::FRAC_PI_2;
+    }
+    let (z, swap) = if y > x { (x / y, true) } else { (y / x, false) };
+    // Halve the argument twice: atan(z) = 2 atan(z / (1 + sqrt(1 + z^2))).
+    let z1 = z / (1.0 + (1.0 + z * z).sqrt());
+    let z2 = z1 / (1.0 + (1.0 + z1 * z1).sqrt());
+    // |z2| <= tan(pi/16) ~ 0.199: the series converges fast.
+    let z2sq = z2 * z2;
+    let mut term = z2;
+    let mut sum = z2;
+    for n in 1..16 {
+        term *= -z2sq;
+        sum += term / (2 * n + 1) as f64;
+    }
+    let a = 4.0 * sum;
+    if swap {
+        core::f64::consts::FRAC_PI_2 - a
+    } else {
+        a
+    }
+}
+
+/// Spherical interpolation from `a` to `b` along the shorter arc, as a GOM reader
+/// samples rotations (D9), computed in `f64` without a platform math library.
+pub fn slerp(a: [f32; 4], b: [f32; 4], t: f64) -> [f64; 4] {
+    let a = a.map(f64::from);
+    let mut b = b.map(f64::from);
+    let mut dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if dot < 0.0 {
+        b = b.map(|v| -v);
+        dot = -dot;
+    }
+    let dot = dot.min(1.0);
+    let sin_omega = (1.0 - dot * dot).max(0.0).sqrt();
+    let (wa, wb) = if sin_omega < 1e-9 {
+        (1.0 - t, t)
+    } else {
+        let omega = atan2_first_quadrant(sin_omega, dot);
+        (sin_small((1.0 - t) * omega) / sin_omega, sin_small(t * omega) / sin_omega)
+    };
+    let mut q = [0.0; 4];
+    for k in 0..4 {
+        q[k] = wa * a[k] + wb * b[k];
+    }
+    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if len > 0.0 {
+        q = q.map(|v| v / len);
+    }
+    q
+}
+
+/// Flips the sign of quaternions where needed so that each is in the hemisphere of
+/// the previous one (`dot >= 0`): the same rotations, continuous for interpolation.
+pub fn make_hemisphere_continuous(keys: &mut [Key]) {
+    for i in 1..keys.len() {
+        let p = keys[i - 1].rotation;
+        let q = &mut keys[i].rotation;
+        let dot = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+        if dot < 0.0 {
+            *q = q.map(|v| -v);
+        }
+    }
+}
+
+/// The displacement error of `key` against the interpolation between `a` and `b` at
+/// `key.time`.
+fn key_error(a: &Key, b: &Key, key: &Key, metric: &JointMetric) -> f64 {
+    let span = f64::from(b.time) - f64::from(a.time);
+    let t = if span > 0.0 { (f64::from(key.time) - f64::from(a.time)) / span } else { 0.0 };
+    let lerp = |x: f32, y: f32| f64::from(x) + (f64::from(y) - f64::from(x)) * t;
+    let mut dt = 0.0f64;
+    let mut ds = 0.0f64;
+    for k in 0..3 {
+        dt += (lerp(a.translation[k], b.translation[k]) - f64::from(key.translation[k])).powi(2);
+        let s = lerp(a.scale[k], b.scale[k]);
+        let rel = (s - f64::from(key.scale[k])).abs() / f64::from(key.scale[k]).abs().max(1e-6);
+        ds = ds.max(rel);
+    }
+    let q = slerp(a.rotation, b.rotation, t);
+    let r = key.rotation.map(f64::from);
+    // Vector part of conj(q) * r: its length is sin(angle / 2) of the rotation between them.
+    let v = [
+        q[3] * r[0] - q[0] * r[3] - q[1] * r[2] + q[2] * r[1],
+        q[3] * r[1] - q[1] * r[3] - q[2] * r[0] + q[0] * r[2],
+        q[3] * r[2] - q[2] * r[3] - q[0] * r[1] + q[1] * r[0],
+    ];
+    let half_sin = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    dt.sqrt() * metric.parent_scale + 2.0 * half_sin * metric.distance + ds * metric.distance
+}
+
+/// The displacement error between two keys at the same time (used to compare a
+/// sampled track with a constant pose).
+pub fn pose_error(a: &Key, b: &Key, metric: &JointMetric) -> f64 {
+    key_error(a, a, b, metric)
+}
+
+/// Reduces `keys` (sampled, strictly ascending in time) so that every dropped key is
+/// reproduced within `tolerance` by interpolating the kept ones. The first and last
+/// keys are always kept.
+pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
+    if keys.len() <= 2 {
+        return keys.to_vec();
+    }
+    let mut keep = vec![false; keys.len()];
+    keep[0] = true;
+    keep[keys.len() - 1] = true;
+    let mut stack = vec![(0usize, keys.len() - 1)];
+    while let Some((i, j)) = stack.pop() {
+        if j <= i + 1 {
+            continue;
+        }
+        let mut worst = (0.0f64, i);
+        for k in i + 1..j {
+            let e = key_error(&keys[i], &keys[j], &keys[k], metric);
+            if e > worst.0 {
+                worst = (e, k);
+            }
+        }
+        if worst.0 > tolerance {
+            keep[worst.1] = true;
+            stack.push((worst.1, j));
+            stack.push((i, worst.1));
+        }
+    }
+    keys.iter().zip(keep).filter(|(_, k)| *k).map(|(key, _)| *key).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(time: f32, tx: f32, angle: f32) -> Key {
+        Key {
+            time,
+            translation: [tx, 0.0, 0.0],
+            rotation: math::quat_from_axis_angle([0.0, 0.0, 1.0], angle),
+            scale: [1.0; 3],
+        }
+    }
+
+    #[test]
+    fn slerp_matches_axis_angle_interpolation() {
+        let a = math::quat_from_axis_angle([0.0, 1.0, 0.0], 0.2);
+        let b = math::quat_from_axis_angle([0.0, 1.0, 0.0], 1.4);
+        let q = slerp(a, b, 0.25);
+        let e = math::quat_from_axis_angle([0.0, 1.0, 0.0], 0.5);
+        for k in 0..4 {
+            assert!((q[k] - f64::from(e[k])).abs() < 1e-6, "{q:?} {e:?}");
+        }
+        // The shorter arc: -b is the same rotation.
+        let q2 = slerp(a, b.map(|v| -v), 0.25);
+        for k in 0..4 {
+            assert!((q2[k] - q[k]).abs() < 1e-12);
+        }
+        assert!((atan2_first_quadrant(1.0, 1.0) - core::f64::consts::FRAC_PI_4).abs() < 1e-15);
+        assert!((sin_small(1.0) - 0.841_470_984_807_896_5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn linear_motion_reduces_to_end_keys() {
+        let keys: Vec<Key> = (0..31).map(|i| key(i as f32 / 30.0, i as f32 * 0.01, i as f32 * 0.02)).collect();
+        let metric = JointMetric { distance: 0.1, parent_scale: 1.0 };
+        let out = reduce(&keys, &metric, 0.001);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0], keys[0]);
+        assert_eq!(out[1], keys[30]);
+    }
+
+    #[test]
+    fn a_bump_is_kept_and_errors_stay_within_tolerance() {
+        let mut keys: Vec<Key> = (0..31).map(|i| key(i as f32 / 30.0, 0.0, 0.0)).collect();
+        keys[12].translation[0] = 0.005; // 5 mm bump
+        let metric = JointMetric { distance: 0.1, parent_scale: 1.0 };
+        let out = reduce(&keys, &metric, 0.001);
+        assert!(out.iter().any(|k| k.time == keys[12].time));
+        assert!(out.len() < keys.len());
+        // Every original key is reproduced within the tolerance by the kept ones.
+        for k in &keys {
+            let j = out.iter().position(|o| o.time >= k.time).unwrap();
+            let (a, b) = if out[j].time == k.time { (&out[j], &out[j]) } else { (&out[j - 1], &out[j]) };
+            assert!(key_error(a, b, k, &metric) <= 0.001);
+        }
+        // A rotation of 0.02 rad at 0.1 m moves a point by ~2 mm: kept when alone.
+        let mut rot: Vec<Key> = (0..3).map(|i| key(i as f32, 0.0, 0.0)).collect();
+        rot[1].rotation = math::quat_from_axis_angle([0.0, 0.0, 1.0], 0.02);
+        assert_eq!(reduce(&rot, &metric, 0.001).len(), 3);
+        let far = JointMetric { distance: 0.01, parent_scale: 1.0 };
+        assert_eq!(reduce(&rot, &far, 0.001).len(), 2);
+    }
+}

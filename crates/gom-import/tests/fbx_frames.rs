@@ -1,0 +1,298 @@
+//! Every reference frame of `shared/data/fbx/frames.json`: convert the FBX, pose the
+//! GOM model at the entry's time, skin it on the CPU and compare with the reference
+//! `.obj` the way `shared/data/fbx/README.md` recommends (order-free, both directions).
+//!
+//! Posing and skinning here are a small reference implementation written from the
+//! format decisions (D1, D9), independent of the converter: tracks are sampled with
+//! linear translation/scale and slerp (std `f64` math), `world = local * world[parent]`,
+//! `palette = inverseBind * world`, `p' = Σ w · p · palette[b]`.
+//!
+//! The objs are in the FBX file's own axes and units. They are mapped into GOM space
+//! (D2: left-handed, +Y up, +Z forward, metres) by hand, from the per-file facts in
+//! `shared/data/README.md`:
+//! * Y-up right-handed files (Maya, Blender): `(x, y, z) -> (x, y, -z) * unit` (mirror Z);
+//! * Z-up right-handed files (3ds Max, front = -Y): `(x, y, z) -> (x, z, y) * unit`
+//!   (rotate Z-up to Y-up, `(x, z, -y)`, then mirror Z).
+//!
+//! Normals map with the same axis change (no scale), UVs as `v -> 1 - v`.
+//!
+//! `"load"` entries compare the scene as stored in the file. A GOM file holds that
+//! state as its bind pose where it can: bones that are not skin-cluster bones take their
+//! stored local transform as bind local. Cluster bones take the cluster's bind matrix;
+//! when that differs from the stored pose in a file without animation (the half-skinned
+//! Blender plane: its bone is posed 1 m up), the converter writes the stored pose as the
+//! zero-length clip `STORED_POSE_CLIP`. So a `"load"` entry is checked against that clip
+//! when present, else against the bind pose.
+
+use std::path::PathBuf;
+
+use gom::math;
+use gom::{Mat4, Model};
+use gom_import::fbx::{convert, FbxOptions};
+
+fn data_dir() -> Option<PathBuf> {
+    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    if d.is_dir() {
+        Some(d)
+    } else {
+        eprintln!("skipping: {} is absent", d.display());
+        None
+    }
+}
+
+/// (unit in metres, Z-up) per file, from the data README's table.
+fn file_space(fbx: &str) -> (f64, bool) {
+    match fbx {
+        "blender_279_sausage_7400_binary.fbx"
+        | "blender_293_half_skinned_7400_binary.fbx"
+        | "blender_331_static_blend_shape_7400_binary.fbx" => (1.0, false),
+        "blender_suzanne_multimaterial_7400_binary.fbx" => (0.01, false),
+        "max_geometry_transform_7700_binary.fbx" => (0.0254, true),
+        "max_transformed_skin_7500_binary.fbx" => (0.01, true),
+        _ if fbx.starts_with("maya_") => (0.01, false),
+        other => panic!("no axis facts for {other}"),
+    }
+}
+
+fn map_dir(v: [f64; 3], z_up: bool) -> [f64; 3] {
+    if z_up {
+        [v[0], v[2], v[1]]
+    } else {
+        [v[0], v[1], -v[2]]
+    }
+}
+
+struct ObjCorner {
+    pos: [f64; 3],
+    uv: Option<[f64; 2]>,
+    normal: Option<[f64; 3]>,
+}
+
+fn parse_obj(text: &str, unit: f64, z_up: bool) -> Vec<ObjCorner> {
+    let mut v = Vec::new();
+    let mut vt = Vec::new();
+    let mut vn = Vec::new();
+    let mut corners = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        let nums = |it: std::str::SplitWhitespace| it.map(|s| s.parse::<f64>().unwrap()).collect::<Vec<_>>();
+        match it.next() {
+            Some("v") => {
+                let n = nums(it);
+                v.push(map_dir([n[0], n[1], n[2]], z_up).map(|x| x * unit));
+            }
+            Some("vt") => {
+                let n = nums(it);
+                vt.push([n[0], 1.0 - n[1]]);
+            }
+            Some("vn") => {
+                let n = nums(it);
+                vn.push(map_dir([n[0], n[1], n[2]], z_up));
+            }
+            Some("f") => {
+                for c in it {
+                    let mut p = c.split('/');
+                    let idx = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| s.parse::<usize>().unwrap() - 1);
+                    let (a, b, n) = (idx(p.next()), idx(p.next()), idx(p.next()));
+                    corners.push(ObjCorner {
+                        pos: v[a.unwrap()],
+                        uv: b.map(|b| vt[b]),
+                        normal: n.map(|n| vn[n]),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    corners
+}
+
+fn slerp(a: [f32; 4], b: [f32; 4], t: f64) -> [f32; 4] {
+    let a = a.map(f64::from);
+    let mut b = b.map(f64::from);
+    let mut d: f64 = (0..4).map(|k| a[k] * b[k]).sum();
+    if d < 0.0 {
+        b = b.map(|x| -x);
+        d = -d;
+    }
+    let (wa, wb) = if d > 0.9999999 {
+        (1.0 - t, t)
+    } else {
+        let o = d.acos();
+        (((1.0 - t) * o).sin() / o.sin(), (t * o).sin() / o.sin())
+    };
+    let q: Vec<f64> = (0..4).map(|k| wa * a[k] + wb * b[k]).collect();
+    let l = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    [q[0] / l, q[1] / l, q[2] / l, q[3] / l].map(|x| x as f32)
+}
+
+/// Local matrices of every bone at `time` in `clip` (bind locals without a clip).
+fn pose(model: &Model, clip: Option<usize>, time: f64) -> Vec<Mat4> {
+    let mut local: Vec<Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
+    if let Some(c) = clip {
+        for track in &model.clips[c].tracks {
+            let k = &track.keys;
+            let t = time as f32;
+            let key = if t <= k[0].time {
+                k[0]
+            } else if t >= k[k.len() - 1].time {
+                k[k.len() - 1]
+            } else {
+                let j = k.iter().position(|x| x.time > t).unwrap();
+                let (a, b) = (k[j - 1], k[j]);
+                let u = (time - f64::from(a.time)) / (f64::from(b.time) - f64::from(a.time));
+                let lerp = |x: [f32; 3], y: [f32; 3]| [0, 1, 2].map(|i| (f64::from(x[i]) + (f64::from(y[i]) - f64::from(x[i])) * u) as f32);
+                gom::Key {
+                    time: t,
+                    translation: lerp(a.translation, b.translation),
+                    rotation: slerp(a.rotation, b.rotation, u),
+                    scale: lerp(a.scale, b.scale),
+                }
+            };
+            local[track.bone as usize] = math::from_trs(key.translation, key.rotation, key.scale);
+        }
+    }
+    let mut world: Vec<Mat4> = Vec::new();
+    for (i, b) in model.skeleton.bones.iter().enumerate() {
+        let w = match b.parent_index() {
+            Some(p) => math::mul(&local[i], &world[p]),
+            None => local[i],
+        };
+        world.push(w);
+    }
+    world
+}
+
+struct Skinned {
+    pos: [f64; 3],
+    uv: Option<[f64; 2]>,
+    normal: Option<[f64; 3]>,
+}
+
+/// Skins every vertex of every mesh (D1).
+fn skin(model: &Model, world: &[Mat4]) -> Vec<Skinned> {
+    let mut out = Vec::new();
+    for mesh in &model.meshes {
+        let v = &mesh.vertices;
+        let palette: Vec<Mat4> = mesh.inverse_bind.iter().zip(world).map(|(ib, w)| math::mul(ib, w)).collect();
+        for i in 0..v.len() {
+            let p = v.positions[i];
+            let n = v.normals.as_ref().map(|n| n[i]);
+            let (pos, normal) = match &v.skin {
+                None => (p.map(f64::from), n.map(|n| n.map(f64::from))),
+                Some(s) => {
+                    let mut acc = [0.0f64; 3];
+                    let mut nacc = [0.0f64; 3];
+                    for k in 0..4 {
+                        let w = f64::from(s[i].weights[k]);
+                        if w == 0.0 {
+                            continue;
+                        }
+                        let m = &palette[s[i].bones[k] as usize];
+                        let q = math::transform_point(m, p);
+                        for c in 0..3 {
+                            acc[c] += w * f64::from(q[c]);
+                        }
+                        if let Some(n) = n {
+                            // inverse-transpose of the 3x3: transform by the inverse's transpose.
+                            let inv = math::inverse_affine(m).unwrap();
+                            let nt = [0, 1, 2].map(|c| n[0] * inv[c * 4] + n[1] * inv[c * 4 + 1] + n[2] * inv[c * 4 + 2]);
+                            for c in 0..3 {
+                                nacc[c] += w * f64::from(nt[c]);
+                            }
+                        }
+                    }
+                    let l = nacc.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    (acc, n.map(|_| nacc.map(|x| x / l)))
+                }
+            };
+            out.push(Skinned { pos, uv: v.uv0.as_ref().map(|u| u[i].map(f64::from)), normal });
+        }
+    }
+    out
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+#[test]
+fn fbx_reference_frames_match() {
+    let Some(dir) = data_dir() else { return };
+    let frames: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("frames.json")).unwrap()).unwrap();
+    let mut failures = Vec::new();
+    for entry in frames.as_array().unwrap() {
+        let fbx = entry["fbx"].as_str().unwrap();
+        let obj = entry["obj"].as_str().unwrap();
+        let (unit, z_up) = file_space(fbx);
+        let bytes = std::fs::read(dir.join(fbx)).unwrap();
+        // Exact check: sample at the file's frame rate (the checked times are whole
+        // frames from the stack start) and keep every sample.
+        let fps = if fbx.starts_with("max_") { 30.0 } else { 24.0 };
+        let options = FbxOptions { sample_rate: fps, reduce_keys: false, ..Default::default() };
+        let (model, _report) = convert(&bytes, fbx, &options).unwrap();
+        let compare: Vec<&str> = entry["compare"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let (clip, clip_time) = match entry["mode"].as_str().unwrap() {
+            // The stored state: the stored-pose clip when the converter wrote one
+            // (stored pose differs from the skin bind pose), else the bind pose.
+            "load" => (model.clips.iter().position(|c| c.name == gom_import::fbx::STORED_POSE_CLIP), 0.0),
+            _ => {
+                let name = entry["resolved_stack"].as_str().unwrap();
+                // Stack start from the file (the clip's time 0 is the stack start).
+                let scene = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+                let stack = scene.anim_stacks.iter().find(|s| &*s.element.name == name).unwrap();
+                let t = entry["time_s"].as_f64().unwrap() - stack.time_begin;
+                (model.clips.iter().position(|c| c.name == name), t)
+            }
+        };
+        if entry["mode"] == "frame" && clip.is_none() && model.skeleton.bones.iter().len() > 0 && !model.clips.is_empty() {
+            failures.push(format!("{obj}: no clip named {}", entry["resolved_stack"]));
+            continue;
+        }
+        let world = pose(&model, clip, clip_time);
+        let got = skin(&model, &world);
+        let want = parse_obj(&std::fs::read_to_string(dir.join(obj)).unwrap(), unit, z_up);
+        let tol = entry["tolerance"].as_f64().unwrap() * unit;
+        let use_uv = compare.contains(&"uv");
+        let use_normal = compare.contains(&"normal");
+        let uv_tol = 0.001 * 2f64.sqrt();
+        let n_tol = 0.001 * 3f64.sqrt() + 1e-5;
+        let matches = |s: &Skinned, o: &ObjCorner| {
+            if dist(s.pos, o.pos) >= tol {
+                return false;
+            }
+            if use_uv {
+                if let (Some(a), Some(b)) = (s.uv, o.uv) {
+                    if ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() >= uv_tol {
+                        return false;
+                    }
+                }
+            }
+            if use_normal {
+                if let (Some(a), Some(b)) = (s.normal, o.normal) {
+                    if dist(a, [0.0; 3]) > 0.1 && dist(b, [0.0; 3]) > 0.1 && dist(a, b) >= n_tol {
+                        return false;
+                    }
+                }
+            }
+            true
+        };
+        let unmatched_got = got.iter().filter(|s| !want.iter().any(|o| matches(s, o))).count();
+        let unmatched_want = want.iter().filter(|o| !got.iter().any(|s| matches(s, o))).count();
+        let worst = want
+            .iter()
+            .map(|o| got.iter().map(|s| dist(s.pos, o.pos)).fold(f64::INFINITY, f64::min))
+            .fold(0.0, f64::max);
+        eprintln!(
+            "{obj} ({fbx} t={clip_time:.4}): {} converted vertices, {} obj corners, worst nearest {:.3e} m (tol {:.1e}), unmatched {unmatched_got}/{unmatched_want}",
+            got.len(),
+            want.len(),
+            worst,
+            tol
+        );
+        if unmatched_got > 0 || unmatched_want > 0 || use_uv && got.iter().any(|s| s.uv.is_none()) {
+            failures.push(format!("{obj} from {fbx}: {unmatched_got} converted / {unmatched_want} obj unmatched, worst {worst:.3e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -1,0 +1,212 @@
+//! Animation clips as stored: tracks of keys, read in place.
+
+use std::borrow::Cow;
+
+use glam::{Quat, Vec3};
+use gom::{ClipFlags, Key};
+
+use crate::transform::Transform;
+
+/// How time outside `[0, duration]` is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Playback {
+    /// Times are used as given: before the first key or after the last, the nearest
+    /// key holds (D9).
+    #[default]
+    Once,
+    /// Times wrap with `fmod(time, duration)`; negative times wrap from the end (D9).
+    Loop,
+}
+
+/// The keys of one bone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<'a> {
+    /// Skeleton bone index.
+    pub bone: u32,
+    /// Keys, strictly ascending in time, at least one.
+    pub keys: Cow<'a, [Key]>,
+}
+
+/// One animation clip, read in place from a file or copied from a [`gom::Clip`].
+#[derive(Debug, Clone)]
+pub struct Clip<'a> {
+    pub(crate) id: u64,
+    /// Clip name.
+    pub name: Cow<'a, str>,
+    /// Length in seconds.
+    pub duration: f32,
+    /// Rate the clip was sampled at, in keys per second.
+    pub sample_rate: f32,
+    /// The root-motion bone, if any.
+    pub root_bone: Option<u32>,
+    /// Clip flags.
+    pub flags: ClipFlags,
+    /// Tracks sorted by bone index, at most one per bone.
+    pub tracks: Vec<Track<'a>>,
+}
+
+impl<'a> Clip<'a> {
+    /// Builds a clip from parts, checking what sampling relies on: every track has
+    /// keys, times are finite and strictly ascending, tracks are sorted by bone.
+    pub fn new(
+        name: Cow<'a, str>,
+        duration: f32,
+        sample_rate: f32,
+        root_bone_index: i32,
+        flags: ClipFlags,
+        tracks: Vec<Track<'a>>,
+    ) -> Result<Self, crate::Error> {
+        let bad = |problem: String| crate::Error::InvalidModel {
+            location: format!("clip \"{name}\""),
+            problem,
+        };
+        if !duration.is_finite() || duration < 0.0 {
+            return Err(bad(format!(
+                "duration {duration} is not a finite non-negative number"
+            )));
+        }
+        let mut last_bone: Option<u32> = None;
+        for t in &tracks {
+            if last_bone.is_some_and(|b| b >= t.bone) {
+                return Err(bad(format!("track of bone {} is out of order", t.bone)));
+            }
+            last_bone = Some(t.bone);
+            if t.keys.is_empty() {
+                return Err(bad(format!("track of bone {} has no keys", t.bone)));
+            }
+            let mut prev = f32::NEG_INFINITY;
+            for k in t.keys.iter() {
+                let finite = k.translation.iter().all(|v| v.is_finite())
+                    && k.rotation.iter().all(|v| v.is_finite())
+                    && k.scale.iter().all(|v| v.is_finite());
+                if !k.time.is_finite() || k.time <= prev || !finite {
+                    return Err(bad(format!(
+                        "track of bone {} has a key at time {} that is not finite or not after {}",
+                        t.bone, k.time, prev
+                    )));
+                }
+                prev = k.time;
+            }
+        }
+        let root_bone = u32::try_from(root_bone_index).ok();
+        if flags.has_root_motion() && root_bone.is_none() {
+            return Err(bad("HasRootMotion is set but there is no root bone".into()));
+        }
+        Ok(Clip {
+            id: crate::skeleton::next_id(),
+            name,
+            duration,
+            sample_rate,
+            root_bone,
+            flags,
+            tracks,
+        })
+    }
+
+    /// Builds a clip from parts already checked by the GOMB reader (O(tracks)).
+    pub(crate) fn trusted(
+        name: Cow<'a, str>,
+        duration: f32,
+        sample_rate: f32,
+        root_bone_index: i32,
+        flags: ClipFlags,
+        tracks: Vec<Track<'a>>,
+    ) -> Self {
+        Clip {
+            id: crate::skeleton::next_id(),
+            name,
+            duration,
+            sample_rate,
+            root_bone: u32::try_from(root_bone_index).ok(),
+            flags,
+            tracks,
+        }
+    }
+
+    /// Copies a [`gom::Clip`].
+    pub fn from_model(clip: &gom::Clip) -> Result<Clip<'static>, crate::Error> {
+        Clip::new(
+            Cow::Owned(clip.name.clone()),
+            clip.duration,
+            clip.sample_rate,
+            clip.root_bone_index,
+            clip.flags,
+            clip.tracks
+                .iter()
+                .map(|t| Track {
+                    bone: t.bone,
+                    keys: Cow::Owned(t.keys.clone()),
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether every track's keys are read in place from the file bytes.
+    pub fn is_in_place(&self) -> bool {
+        self.tracks
+            .iter()
+            .all(|t| matches!(t.keys, Cow::Borrowed(_)))
+    }
+
+    /// Whether the clip carries root motion (flag HasRootMotion).
+    pub fn has_root_motion(&self) -> bool {
+        self.flags.has_root_motion() && self.root_bone.is_some()
+    }
+
+    /// The time actually sampled for `time` under `playback`: non-finite times become
+    /// 0; looping wraps with `fmod` into `[0, duration)`.
+    #[inline]
+    pub fn local_time(&self, time: f32, playback: Playback) -> f32 {
+        if !time.is_finite() {
+            return 0.0;
+        }
+        match playback {
+            Playback::Once => time,
+            Playback::Loop => {
+                if self.duration > 0.0 {
+                    let r = time % self.duration;
+                    if r < 0.0 {
+                        // -0.0 stays -0.0 and is equal to 0.
+                        let w = r + self.duration;
+                        if w >= self.duration {
+                            0.0
+                        } else {
+                            w
+                        }
+                    } else {
+                        r
+                    }
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// The track of `bone`, if the clip animates it.
+    pub fn track(&self, bone: u32) -> Option<&Track<'a>> {
+        self.tracks
+            .binary_search_by_key(&bone, |t| t.bone)
+            .ok()
+            .and_then(|i| self.tracks.get(i))
+    }
+
+    /// Samples one bone at `time` (already wrapped; see [`Clip::local_time`]) without a
+    /// cache: binary search, then interpolation (D9). `None` when the bone has no
+    /// track. The result is bit-identical to what [`crate::sample`] produces.
+    pub fn sample_bone(&self, bone: u32, time: f32) -> Option<Transform> {
+        let keys = &self.track(bone)?.keys;
+        let seg = crate::sampling::Segment::find(keys, time, 0);
+        Some(crate::sampling::eval_one(keys, &seg, time))
+    }
+}
+
+/// The translation, rotation and scale of a key.
+#[inline]
+pub fn key_transform(k: &Key) -> Transform {
+    Transform {
+        translation: Vec3::from_array(k.translation),
+        rotation: Quat::from_array(k.rotation),
+        scale: Vec3::from_array(k.scale),
+    }
+}

@@ -1,0 +1,419 @@
+//! Mesh parts read in place: interleaved vertices behind a strided accessor, indices,
+//! inverse binds, GBTM.
+
+use std::borrow::Cow;
+
+use glam::{Affine3A, Vec3A};
+use gom::{Bounds, Submesh, VertexFormat};
+
+use crate::transform::affine_from_row_major;
+use crate::Error;
+
+/// A mesh part's triangle list, 16- or 32-bit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Indices<'a> {
+    /// 16-bit indices.
+    U16(Cow<'a, [u16]>),
+    /// 32-bit indices.
+    U32(Cow<'a, [u32]>),
+}
+
+impl Indices<'_> {
+    /// The number of indices.
+    pub fn len(&self) -> usize {
+        match self {
+            Indices::U16(i) => i.len(),
+            Indices::U32(i) => i.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Index `i` widened to `u32`.
+    pub fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Indices::U16(v) => v.get(i).map(|&x| u32::from(x)),
+            Indices::U32(v) => v.get(i).copied(),
+        }
+    }
+}
+
+/// Where each attribute starts inside a vertex, in 4-byte words (every GOM attribute
+/// is a multiple of 4 bytes, D7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AttributeOffsets {
+    /// Position, always word 0.
+    pub position: usize,
+    /// Normal (3 words).
+    pub normal: Option<usize>,
+    /// Tangent (4 words).
+    pub tangent: Option<usize>,
+    /// First UV set (2 words).
+    pub uv0: Option<usize>,
+    /// Second UV set (2 words).
+    pub uv1: Option<usize>,
+    /// RGBA8 colour (1 word).
+    pub color: Option<usize>,
+    /// Skin: 2 words of four u16 bone indices, then 4 weights.
+    pub skin: Option<usize>,
+}
+
+impl AttributeOffsets {
+    /// The offsets and the stride (in words) of a vertex format, in D7's bit order.
+    pub fn of(format: VertexFormat) -> (AttributeOffsets, usize) {
+        let mut o = AttributeOffsets::default();
+        let mut at = 0usize;
+        for (bit, size) in VertexFormat::LAYOUT {
+            if !format.contains(bit) {
+                continue;
+            }
+            let slot = match bit {
+                VertexFormat::POSITION => None,
+                VertexFormat::NORMAL => Some(&mut o.normal),
+                VertexFormat::TANGENT => Some(&mut o.tangent),
+                VertexFormat::UV0 => Some(&mut o.uv0),
+                VertexFormat::UV1 => Some(&mut o.uv1),
+                VertexFormat::COLOR0 => Some(&mut o.color),
+                _ => Some(&mut o.skin),
+            };
+            if let Some(s) = slot {
+                *s = Some(at);
+            }
+            at += size as usize / 4;
+        }
+        (o, at)
+    }
+}
+
+/// Reads `bytes` as a slice of `T` in place when aligned, else copies it.
+pub(crate) fn cast_or_copy<T: bytemuck::Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
+    match bytemuck::try_cast_slice::<u8, T>(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(
+            bytes
+                .chunks_exact(std::mem::size_of::<T>())
+                .map(bytemuck::pod_read_unaligned)
+                .collect(),
+        ),
+    }
+}
+
+/// One mesh part ready for skinning and drawing.
+#[derive(Debug, Clone)]
+pub struct Mesh<'a> {
+    /// Mesh name.
+    pub name: Cow<'a, str>,
+    /// Which attributes a vertex carries.
+    pub format: VertexFormat,
+    /// Submeshes (index ranges with a material each).
+    pub submeshes: Vec<Submesh>,
+    /// Bounds of the bind-pose positions in model space, as stored.
+    pub bounds: Option<Bounds>,
+    /// The triangle list.
+    pub indices: Indices<'a>,
+    vertex_count: usize,
+    stride: usize,
+    offsets: AttributeOffsets,
+    vertices: Cow<'a, [f32]>,
+    inverse_bind: Cow<'a, [[f32; 16]]>,
+    gbtm: Option<[f32; 16]>,
+    /// Per bone, GOM's `G * inverseBind[b]` in glam form.
+    bind_to_bone: Vec<Affine3A>,
+}
+
+impl<'a> Mesh<'a> {
+    /// Builds a mesh from interleaved vertex words (D7 layout) and the rest. Checks
+    /// lengths, index ranges and skin bone indices (a slot with weight > 0 must name a
+    /// bone below `bone_count`); the cost is O(chunks) when `check_contents` is false
+    /// (for data the GOMB reader has already checked).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        name: Cow<'a, str>,
+        format: VertexFormat,
+        vertex_count: usize,
+        vertices: Cow<'a, [f32]>,
+        indices: Indices<'a>,
+        submeshes: Vec<Submesh>,
+        inverse_bind: Cow<'a, [[f32; 16]]>,
+        gbtm: Option<[f32; 16]>,
+        bounds: Option<Bounds>,
+        bone_count: usize,
+        check_contents: bool,
+    ) -> Result<Self, Error> {
+        let bad = |problem: String| Error::InvalidModel {
+            location: format!("mesh \"{name}\""),
+            problem,
+        };
+        let (offsets, stride) = AttributeOffsets::of(format);
+        if format.0 & !VertexFormat::KNOWN != 0 || !format.contains(VertexFormat::POSITION) {
+            return Err(bad(format!("vertex format {:#x} is not valid", format.0)));
+        }
+        if Some(vertices.len()) != vertex_count.checked_mul(stride) {
+            return Err(bad("vertex data does not match the vertex count".into()));
+        }
+        let skinned = offsets.skin.is_some();
+        let expected_bones = if skinned { bone_count } else { 0 };
+        if inverse_bind.len() != expected_bones {
+            return Err(bad(format!(
+                "{} inverse bind matrices for {} bones",
+                inverse_bind.len(),
+                expected_bones
+            )));
+        }
+        if check_contents {
+            for i in 0..indices.len() {
+                if indices.get(i).is_some_and(|x| x as usize >= vertex_count) {
+                    return Err(bad(format!("index {i} is out of range")));
+                }
+            }
+            if let Some(so) = offsets.skin {
+                for (v, words) in vertices.chunks_exact(stride.max(1)).enumerate() {
+                    let (b, w) = skin_of(words, so);
+                    for k in 0..4 {
+                        if w[k] > 0.0 && b[k] as usize >= bone_count {
+                            return Err(bad(format!(
+                                "vertex {v} is bound to bone {} of {bone_count}",
+                                b[k]
+                            )));
+                        }
+                        if w[k].is_nan() || w[k] < 0.0 {
+                            return Err(bad(format!("vertex {v} has a negative weight")));
+                        }
+                    }
+                }
+            }
+        }
+        let g = gbtm
+            .as_ref()
+            .map(affine_from_row_major)
+            .unwrap_or(Affine3A::IDENTITY);
+        let bind_to_bone = inverse_bind
+            .iter()
+            .map(|ib| affine_from_row_major(ib) * g)
+            .collect();
+        Ok(Mesh {
+            name,
+            format,
+            submeshes,
+            bounds,
+            indices,
+            vertex_count,
+            stride,
+            offsets,
+            vertices,
+            inverse_bind,
+            gbtm,
+            bind_to_bone,
+        })
+    }
+
+    /// Copies a [`gom::MeshPart`], interleaving its streams in D7's layout.
+    pub fn from_model(mesh: &gom::MeshPart, bone_count: usize) -> Result<Mesh<'static>, Error> {
+        let v = &mesh.vertices;
+        let n = v.len();
+        let format = v.format();
+        let bad = |what: &str| Error::InvalidModel {
+            location: format!("mesh \"{}\"", mesh.name),
+            problem: format!("the {what} stream does not have one entry per position"),
+        };
+        let same = |len: Option<usize>, what: &str| match len {
+            Some(l) if l != n => Err(bad(what)),
+            _ => Ok(()),
+        };
+        same(v.normals.as_ref().map(Vec::len), "normal")?;
+        same(v.tangents.as_ref().map(Vec::len), "tangent")?;
+        same(v.uv0.as_ref().map(Vec::len), "uv0")?;
+        same(v.uv1.as_ref().map(Vec::len), "uv1")?;
+        same(v.colors.as_ref().map(Vec::len), "colour")?;
+        same(v.skin.as_ref().map(Vec::len), "skin")?;
+        let (_, stride) = AttributeOffsets::of(format);
+        let mut words = Vec::with_capacity(n * stride);
+        for i in 0..n {
+            words.extend_from_slice(&v.positions[i]);
+            if let Some(s) = &v.normals {
+                words.extend_from_slice(&s[i]);
+            }
+            if let Some(s) = &v.tangents {
+                words.extend_from_slice(&s[i]);
+            }
+            if let Some(s) = &v.uv0 {
+                words.extend_from_slice(&s[i]);
+            }
+            if let Some(s) = &v.uv1 {
+                words.extend_from_slice(&s[i]);
+            }
+            if let Some(s) = &v.colors {
+                words.push(f32::from_bits(u32::from_le_bytes(s[i])));
+            }
+            if let Some(s) = &v.skin {
+                let b = s[i].bones;
+                words.push(f32::from_bits(u32::from(b[0]) | (u32::from(b[1]) << 16)));
+                words.push(f32::from_bits(u32::from(b[2]) | (u32::from(b[3]) << 16)));
+                words.extend_from_slice(&s[i].weights);
+            }
+        }
+        let indices = if n <= 65536 {
+            Indices::U16(Cow::Owned(mesh.indices.iter().map(|&i| i as u16).collect()))
+        } else {
+            Indices::U32(Cow::Owned(mesh.indices.clone()))
+        };
+        // Indices above 65535 in a small mesh are out of range anyway: check first.
+        if let Some(i) = mesh.indices.iter().position(|&i| i as usize >= n) {
+            return Err(Error::InvalidModel {
+                location: format!("mesh \"{}\"", mesh.name),
+                problem: format!("index {i} is out of range"),
+            });
+        }
+        Mesh::new(
+            Cow::Owned(mesh.name.clone()),
+            format,
+            n,
+            Cow::Owned(words),
+            indices,
+            mesh.submeshes.clone(),
+            Cow::Owned(mesh.inverse_bind.clone()),
+            mesh.mesh_bind_geo_to_model,
+            mesh.bounds,
+            bone_count,
+            true,
+        )
+    }
+
+    /// Whether vertices, indices and inverse binds are read in place from the file
+    /// bytes (false when they were copied: built from a model, or misaligned bytes).
+    pub fn is_in_place(&self) -> bool {
+        let indices = match &self.indices {
+            Indices::U16(i) => matches!(i, Cow::Borrowed(_)),
+            Indices::U32(i) => matches!(i, Cow::Borrowed(_)),
+        };
+        indices
+            && matches!(self.vertices, Cow::Borrowed(_))
+            && matches!(self.inverse_bind, Cow::Borrowed(_))
+    }
+
+    /// The number of vertices.
+    #[inline]
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// The vertex stride in 4-byte words.
+    #[inline]
+    pub fn stride_words(&self) -> usize {
+        self.stride
+    }
+
+    /// Where each attribute starts inside a vertex, in words.
+    #[inline]
+    pub fn offsets(&self) -> AttributeOffsets {
+        self.offsets
+    }
+
+    /// The interleaved vertex data as 4-byte words (colour and bone-index words hold
+    /// integer bits; read them with `f32::to_bits`).
+    #[inline]
+    pub fn vertex_words(&self) -> &[f32] {
+        &self.vertices
+    }
+
+    /// The interleaved vertex data as bytes, ready for a GPU buffer.
+    pub fn vertex_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.vertices)
+    }
+
+    /// The words of vertex `i`, or `None` past the end.
+    #[inline]
+    pub fn vertex(&self, i: usize) -> Option<&[f32]> {
+        let start = i.checked_mul(self.stride)?;
+        self.vertices.get(start..start.checked_add(self.stride)?)
+    }
+
+    /// The position of vertex `i` (geometry space).
+    #[inline]
+    pub fn position(&self, i: usize) -> Option<[f32; 3]> {
+        let v = self.vertex(i)?;
+        Some([*v.first()?, *v.get(1)?, *v.get(2)?])
+    }
+
+    /// The normal of vertex `i`, when the mesh has normals.
+    pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
+        let v = self.vertex(i)?;
+        let o = self.offsets.normal?;
+        Some([*v.get(o)?, *v.get(o + 1)?, *v.get(o + 2)?])
+    }
+
+    /// The skin influences of vertex `i` (skeleton bone indices and weights).
+    pub fn skin(&self, i: usize) -> Option<([u16; 4], [f32; 4])> {
+        let v = self.vertex(i)?;
+        let o = self.offsets.skin?;
+        if v.len() < o + 6 {
+            return None;
+        }
+        Some(skin_of(v, o))
+    }
+
+    /// Whether the mesh is skinned (vertex format bit 6).
+    #[inline]
+    pub fn is_skinned(&self) -> bool {
+        self.offsets.skin.is_some()
+    }
+
+    /// The number of bones (inverse binds): the skeleton's for a skinned mesh, 0 for a
+    /// static one.
+    #[inline]
+    pub fn bone_count(&self) -> usize {
+        self.inverse_bind.len()
+    }
+
+    /// Inverse bind matrices as stored (GOM convention).
+    pub fn inverse_bind(&self) -> &[[f32; 16]] {
+        &self.inverse_bind
+    }
+
+    /// The GBTM matrix `G` (geometry to model at bind time), when present.
+    pub fn gbtm(&self) -> Option<&[f32; 16]> {
+        self.gbtm.as_ref()
+    }
+
+    /// Per bone, `G * inverseBind[b]` (GOM order) in glam form.
+    #[inline]
+    pub(crate) fn bind_to_bone(&self) -> &[Affine3A] {
+        &self.bind_to_bone
+    }
+
+    /// `G` in glam form (the identity when absent).
+    pub(crate) fn gbtm_affine(&self) -> Affine3A {
+        self.gbtm
+            .as_ref()
+            .map(affine_from_row_major)
+            .unwrap_or(Affine3A::IDENTITY)
+    }
+}
+
+/// Bone indices and weights of a vertex whose skin starts at word `o`. The caller
+/// guarantees `words.len() >= o + 6`.
+#[inline(always)]
+pub(crate) fn skin_of(words: &[f32], o: usize) -> ([u16; 4], [f32; 4]) {
+    let s = &words[o..o + 6];
+    let i01 = s[0].to_bits();
+    let i23 = s[1].to_bits();
+    (
+        [
+            (i01 & 0xFFFF) as u16,
+            (i01 >> 16) as u16,
+            (i23 & 0xFFFF) as u16,
+            (i23 >> 16) as u16,
+        ],
+        [s[2], s[3], s[4], s[5]],
+    )
+}
+
+/// Reads three words as a point.
+#[inline(always)]
+pub(crate) fn vec3a_at(words: &[f32], o: usize) -> Vec3A {
+    let s = &words[o..o + 3];
+    Vec3A::new(s[0], s[1], s[2])
+}

@@ -1,0 +1,103 @@
+//! Skinning palettes (D1): `G * inverseBind[b] * boneWorld[b]` per bone of a mesh.
+
+use glam::{Affine3A, Mat3A, Vec3A};
+
+use crate::mesh::Mesh;
+use crate::pose::ModelPose;
+use crate::transform::affine_to_row_major;
+use crate::Error;
+
+/// The matrices that take a mesh's geometry-space vertices to model space in the
+/// current pose, one per bone, with the inverse-transposed 3x3 for normals.
+///
+/// For a static mesh the palette has one entry: `G` (or the identity).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Palette {
+    pub(crate) skin: Vec<Affine3A>,
+    pub(crate) normal: Vec<Mat3A>,
+    pub(crate) rigid: bool,
+}
+
+/// Two 3x3 matrices closer than this per element count as equal when deciding
+/// whether a bone's normal matrix is its own 3x3 (no scale, no shear).
+const RIGID_TOLERANCE: f32 = 1e-6;
+
+impl Palette {
+    /// An empty palette; [`Palette::compute`] sizes it.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Computes the palette of `mesh` for the model-space pose `pose`:
+    /// `palette[b] = G * inverseBind[b] * boneWorld[b]` in GOM's row-vector order
+    /// (D1; glam: `boneWorld * inverseBind * G`). No allocation after the first call.
+    pub fn compute(&mut self, mesh: &Mesh, pose: &ModelPose) -> Result<(), Error> {
+        self.skin.clear();
+        self.normal.clear();
+        if !mesh.is_skinned() {
+            let g = mesh.gbtm_affine();
+            self.skin.push(g);
+            let (n, rigid) = normal_matrix(&g.matrix3);
+            self.normal.push(n);
+            self.rigid = rigid;
+            return Ok(());
+        }
+        let world = pose.matrices();
+        if world.len() != mesh.bone_count() {
+            return Err(Error::BoneCount {
+                what: "palette",
+                expected: mesh.bone_count(),
+                found: world.len(),
+            });
+        }
+        let mut all_rigid = true;
+        for (w, b) in world.iter().zip(mesh.bind_to_bone()) {
+            let m = *w * *b;
+            let (n, rigid) = normal_matrix(&m.matrix3);
+            all_rigid &= rigid;
+            self.skin.push(m);
+            self.normal.push(n);
+        }
+        self.rigid = all_rigid;
+        Ok(())
+    }
+
+    /// The skinning matrices (glam form), one per bone.
+    #[inline]
+    pub fn matrices(&self) -> &[Affine3A] {
+        &self.skin
+    }
+
+    /// The normal matrices: the inverse-transpose of each skinning matrix's 3x3.
+    #[inline]
+    pub fn normal_matrices(&self) -> &[Mat3A] {
+        &self.normal
+    }
+
+    /// Bone `b`'s skinning matrix in GOM convention (row-major, row vectors).
+    pub fn row_major(&self, b: usize) -> Option<[f32; 16]> {
+        self.skin.get(b).map(affine_to_row_major)
+    }
+
+    /// Whether every matrix is a pure rotation plus translation (within 10⁻⁶), so that
+    /// normals can use the 3x3 itself.
+    pub fn is_rigid(&self) -> bool {
+        self.rigid
+    }
+}
+
+/// The inverse-transpose of `m`, and whether it equals `m` (within tolerance), in
+/// which case `m` itself is returned. A singular matrix gives zero.
+fn normal_matrix(m: &Mat3A) -> (Mat3A, bool) {
+    let det = m.determinant();
+    if det == 0.0 || !det.is_finite() {
+        return (Mat3A::ZERO, false);
+    }
+    let it = m.inverse().transpose();
+    let close = |a: Vec3A, b: Vec3A| (a - b).abs().max_element() <= RIGID_TOLERANCE;
+    if close(it.x_axis, m.x_axis) && close(it.y_axis, m.y_axis) && close(it.z_axis, m.z_axis) {
+        (*m, true)
+    } else {
+        (it, false)
+    }
+}

@@ -1,0 +1,213 @@
+//! Poses: local transforms (four bones per SIMD vector) and model-space matrices.
+
+use glam::{Affine3A, Mat4, Vec3A, Vec4};
+
+use crate::skeleton::Skeleton;
+use crate::transform::{affine_to_row_major, SoaTransform, Transform};
+use crate::Error;
+
+/// Local transforms of every bone of a skeleton, stored four bones per
+/// [`SoaTransform`]. Lanes past the last bone hold the identity.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocalPose {
+    pub(crate) groups: Vec<SoaTransform>,
+    bone_count: usize,
+}
+
+impl LocalPose {
+    /// `bone_count` identity transforms.
+    pub fn new(bone_count: usize) -> Self {
+        let mut p = LocalPose::default();
+        p.resize(bone_count);
+        p
+    }
+
+    /// The bind pose of `skeleton` (every bone at its bind-local transform).
+    pub fn bind(skeleton: &Skeleton) -> Self {
+        let mut p = LocalPose::new(skeleton.bone_count());
+        for (i, t) in skeleton.bind_local().iter().enumerate() {
+            p.set(i, t);
+        }
+        p
+    }
+
+    /// Changes the bone count; new bones are the identity.
+    pub fn resize(&mut self, bone_count: usize) {
+        if bone_count != self.bone_count {
+            self.groups
+                .resize(bone_count.div_ceil(4), SoaTransform::IDENTITY);
+            self.bone_count = bone_count;
+        }
+    }
+
+    /// The number of bones.
+    #[inline]
+    pub fn bone_count(&self) -> usize {
+        self.bone_count
+    }
+
+    /// The transform of bone `i`, or `None` past the end.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Transform> {
+        if i >= self.bone_count {
+            return None;
+        }
+        self.groups.get(i / 4).map(|g| g.get(i % 4))
+    }
+
+    /// Sets the transform of bone `i`; does nothing past the end.
+    #[inline]
+    pub fn set(&mut self, i: usize, t: &Transform) {
+        if i < self.bone_count {
+            if let Some(g) = self.groups.get_mut(i / 4) {
+                g.set(i % 4, t);
+            }
+        }
+    }
+
+    /// The SoA groups: bone `i` is lane `i % 4` of group `i / 4`.
+    #[inline]
+    pub fn groups(&self) -> &[SoaTransform] {
+        &self.groups
+    }
+
+    /// The SoA groups, mutable.
+    #[inline]
+    pub fn groups_mut(&mut self) -> &mut [SoaTransform] {
+        &mut self.groups
+    }
+}
+
+/// Model-space matrices of every bone (glam column-vector form, whose memory layout
+/// equals GOM's row-major row-vector layout; see [`crate::transform::to_glam`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelPose {
+    pub(crate) world: Vec<Affine3A>,
+}
+
+impl ModelPose {
+    /// An empty pose; [`local_to_model`] sizes it.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The model-space bind pose of `skeleton`.
+    pub fn bind(skeleton: &Skeleton) -> Self {
+        ModelPose {
+            world: skeleton.bind_world().to_vec(),
+        }
+    }
+
+    /// The number of bones.
+    pub fn bone_count(&self) -> usize {
+        self.world.len()
+    }
+
+    /// The matrices, one per bone.
+    #[inline]
+    pub fn matrices(&self) -> &[Affine3A] {
+        &self.world
+    }
+
+    /// Bone `i`'s matrix in GOM convention (row-major, row vectors), or `None`.
+    pub fn row_major(&self, i: usize) -> Option<[f32; 16]> {
+        self.world.get(i).map(affine_to_row_major)
+    }
+
+    /// Bone `i`'s matrix as a glam `Mat4`, or `None`.
+    pub fn mat4(&self, i: usize) -> Option<Mat4> {
+        self.world.get(i).map(|a| Mat4::from(*a))
+    }
+}
+
+/// The four local matrices of a group, one [`Affine3A`] per lane.
+#[inline(always)]
+fn soa_to_affines(t: &SoaTransform) -> [Affine3A; 4] {
+    let [x, y, z, w] = t.rotation;
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let (xy, xz, yz) = (x * y, x * z, y * z);
+    let (wx, wy, wz) = (w * x, w * y, w * z);
+    let one = Vec4::ONE;
+    let two = Vec4::splat(2.0);
+    let [sx, sy, sz] = t.scale;
+    // Rows of GOM's `S * R` = columns of glam's `R * S` (gom::math::quat_to_mat).
+    let ax = Mat4::from_cols(
+        (one - two * (yy + zz)) * sx,
+        two * (xy + wz) * sx,
+        two * (xz - wy) * sx,
+        Vec4::ZERO,
+    )
+    .transpose();
+    let ay = Mat4::from_cols(
+        two * (xy - wz) * sy,
+        (one - two * (xx + zz)) * sy,
+        two * (yz + wx) * sy,
+        Vec4::ZERO,
+    )
+    .transpose();
+    let az = Mat4::from_cols(
+        two * (xz + wy) * sz,
+        two * (yz - wx) * sz,
+        (one - two * (xx + yy)) * sz,
+        Vec4::ZERO,
+    )
+    .transpose();
+    let at = Mat4::from_cols(
+        t.translation[0],
+        t.translation[1],
+        t.translation[2],
+        Vec4::ZERO,
+    )
+    .transpose();
+    let lane = |i: usize| {
+        Affine3A::from_cols(
+            Vec3A::from_vec4(ax.col(i)),
+            Vec3A::from_vec4(ay.col(i)),
+            Vec3A::from_vec4(az.col(i)),
+            Vec3A::from_vec4(at.col(i)),
+        )
+    };
+    [lane(0), lane(1), lane(2), lane(3)]
+}
+
+/// Model-space matrices from local transforms, in D1's order:
+/// `world[i] = local[i] * world[parent[i]]` (GOM row vectors; glam's
+/// `world[parent] * local`), roots `world[i] = local[i]`. `out` is resized to the
+/// bone count (allocation only the first time).
+pub fn local_to_model(
+    skeleton: &Skeleton,
+    local: &LocalPose,
+    out: &mut ModelPose,
+) -> Result<(), Error> {
+    let n = skeleton.bone_count();
+    if local.bone_count() != n {
+        return Err(Error::BoneCount {
+            what: "local_to_model",
+            expected: n,
+            found: local.bone_count(),
+        });
+    }
+    out.world.resize(n, Affine3A::IDENTITY);
+    let parents = skeleton.parents();
+    for (gi, g) in local.groups.iter().enumerate() {
+        let m = soa_to_affines(g);
+        let base = gi * 4;
+        let end = (base + 4).min(n);
+        for (i, m) in (base..end).zip(m) {
+            let p = parents.get(i).copied().unwrap_or(-1);
+            let w = if p >= 0 {
+                // Validated: p < i, so the parent's world matrix is already final.
+                match out.world.get(p as usize) {
+                    Some(pw) => *pw * m,
+                    None => m,
+                }
+            } else {
+                m
+            };
+            if let Some(slot) = out.world.get_mut(i) {
+                *slot = w;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! Helpers shared by the integration tests: small models built in code.
+#![allow(dead_code)]
+
+use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
+
+pub const FRAC_1_SQRT_2: f32 = core::f32::consts::FRAC_1_SQRT_2;
+
+pub fn bone(name: &str, parent: i32, bind_local: [f32; 16]) -> Bone {
+    Bone {
+        name: name.into(),
+        path: name.into(),
+        parent,
+        bind_local,
+    }
+}
+
+pub fn key(time: f32, t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> Key {
+    Key {
+        time,
+        translation: t,
+        rotation: r,
+        scale: s,
+    }
+}
+
+/// +90° about Z: (0, 0, sin 45°, cos 45°).
+pub fn rot_z90() -> [f32; 4] {
+    [0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2]
+}
+
+/// The three-bone chain of the hand-computed tests:
+/// bone 0 at (1,0,0); bone 1 at (0,2,0) from bone 0, turned +90° about Z;
+/// bone 2 at (3,0,0) from bone 1, scaled 2.
+pub fn chain_skeleton() -> Skeleton {
+    Skeleton {
+        bones: vec![
+            bone(
+                "b0",
+                -1,
+                from_trs([1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            ),
+            bone("b1", 0, from_trs([0.0, 2.0, 0.0], rot_z90(), [1.0; 3])),
+            bone(
+                "b2",
+                1,
+                from_trs([3.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [2.0; 3]),
+            ),
+        ],
+    }
+}
+
+/// A skinned mesh over `skeleton` with vertices bound to 1–3 bones, inverse binds
+/// computed from the bind pose, indices making triangles.
+pub fn skinned_mesh(
+    skeleton: &Skeleton,
+    positions: Vec<[f32; 3]>,
+    skin: Vec<SkinWeights>,
+) -> MeshPart {
+    let n = positions.len();
+    let inverse_bind = bind_world(&skeleton.bones)
+        .iter()
+        .map(|w| inverse_affine(w).expect("invertible bind"))
+        .collect();
+    let tri = (n / 3) * 3;
+    MeshPart {
+        name: "m".into(),
+        vertices: gom::Vertices {
+            normals: Some(vec![[0.0, 1.0, 0.0]; n]),
+            positions,
+            skin: Some(skin),
+            ..Default::default()
+        },
+        indices: (0..tri as u32).collect(),
+        submeshes: if tri > 0 {
+            vec![Submesh {
+                material_index: -1,
+                index_start: 0,
+                index_count: tri as u32,
+            }]
+        } else {
+            vec![]
+        },
+        inverse_bind,
+        mesh_bind_geo_to_model: None,
+        bounds: None,
+    }
+}
+
+pub fn weights(bones: [u16; 4], weights: [f32; 4]) -> SkinWeights {
+    SkinWeights { bones, weights }
+}
+
+pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
+    Clip {
+        name: name.into(),
+        duration,
+        sample_rate: 30.0,
+        root_bone_index: -1,
+        flags: ClipFlags(0),
+        tracks,
+    }
+}
+
+pub fn model(skeleton: Skeleton, meshes: Vec<MeshPart>, clips: Vec<Clip>) -> Model {
+    Model {
+        skeleton,
+        meshes,
+        clips,
+        ..Default::default()
+    }
+}
+
+/// A deterministic pseudo-random generator (xorshift) for test data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next_f32()
+    }
+
+    pub fn unit_quat(&mut self) -> [f32; 4] {
+        let axis = [
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        ];
+        let l = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+            .sqrt()
+            .max(1e-3);
+        quat_from_axis_angle(
+            [axis[0] / l, axis[1] / l, axis[2] / l],
+            self.range(-3.0, 3.0),
+        )
+    }
+}
+
+/// A clip animating every bone of an `n`-bone skeleton with `keys` random keys over
+/// `duration` seconds.
+pub fn random_clip(n: usize, keys: usize, duration: f32, seed: u64) -> Clip {
+    let mut rng = Rng(seed);
+    let tracks = (0..n as u32)
+        .map(|bone| Track {
+            bone,
+            keys: (0..keys)
+                .map(|k| {
+                    key(
+                        duration * k as f32 / (keys.max(2) - 1) as f32,
+                        [
+                            rng.range(-1.0, 1.0),
+                            rng.range(-1.0, 1.0),
+                            rng.range(-1.0, 1.0),
+                        ],
+                        rng.unit_quat(),
+                        [
+                            rng.range(0.5, 2.0),
+                            rng.range(0.5, 2.0),
+                            rng.range(0.5, 2.0),
+                        ],
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    clip("random", duration, tracks)
+}
+
+pub fn chain_of(n: usize) -> Skeleton {
+    Skeleton {
+        bones: (0..n)
+            .map(|i| {
+                bone(
+                    &format!("b{i}"),
+                    i as i32 - 1,
+                    from_trs([0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+                )
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,229 @@
+//! ANIM and its CLP0 children (D9).
+
+use super::cursor::{check_known, le32, Chunk, Chunks};
+use super::mesh::MeshCtx;
+use super::to_model::decode_key;
+use super::view::{misplaced, ClipView, TrackView};
+use super::UnknownChunk;
+use crate::error::{FourCc, ReadError};
+use crate::limits::{MAX_CLIPS, MAX_KEYS_PER_CLIP, MAX_TRACKS};
+use crate::model::ClipFlags;
+use crate::validate::{clip_structure, finite_bits, key_structure, track_bone_structure};
+
+/// Bytes of one key in the file.
+pub(crate) const KEY_SIZE: usize = 44;
+/// The smallest track: its header and one key.
+const MIN_TRACK: u64 = 8 + KEY_SIZE as u64;
+
+pub(crate) fn parse_anim<'a>(
+    file: &'a [u8],
+    c: &Chunk,
+    ctx: &mut MeshCtx<'_, 'a>,
+    unknown: &mut Vec<UnknownChunk>,
+) -> Result<Vec<ClipView<'a>>, ReadError> {
+    let place = c.place();
+    if c.size % 16 != 0 {
+        return Err(ReadError::Value {
+            offset: c.offset as u64 + 4,
+            place,
+            field: "size",
+            value: u64::from(c.size),
+            expected: "a multiple of 16 (ANIM is a container)",
+        });
+    }
+    let mut cur = c.cur(file);
+    let count_at = cur.pos;
+    let clip_count = cur.u32("clipCount")?;
+    if clip_count > MAX_CLIPS {
+        return Err(ReadError::Limit {
+            offset: count_at as u64,
+            place,
+            field: "clipCount",
+            value: u64::from(clip_count),
+            limit: u64::from(MAX_CLIPS),
+        });
+    }
+    let pad_at = cur.pos;
+    let pad = cur.take(12, "padding")?;
+    if let Some(k) = pad.iter().position(|&b| b != 0) {
+        return Err(ReadError::Padding {
+            offset: (pad_at + k) as u64,
+            place,
+            field: "fixed-field padding",
+        });
+    }
+    let mut clips = Vec::new();
+    for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
+        let ch = ch?;
+        match ch.fourcc {
+            FourCc::CLP0 => {
+                check_known(&ch)?;
+                if clips.len() >= clip_count as usize {
+                    return Err(ReadError::Value {
+                        offset: count_at as u64,
+                        place,
+                        field: "clipCount",
+                        value: u64::from(clip_count),
+                        expected: "the number of CLP0 children",
+                    });
+                }
+                clips.push(parse_clip(file, &ch, ctx)?);
+            }
+            FourCc::STR0
+            | FourCc::SKEL
+            | FourCc::MATL
+            | FourCc::MSH0
+            | FourCc::ANIM
+            | FourCc::VB0
+            | FourCc::IB0
+            | FourCc::SUB0
+            | FourCc::IBND
+            | FourCc::BND0
+            | FourCc::GBTM => return Err(misplaced(&ch, "inside ANIM")),
+            f => unknown.push(UnknownChunk {
+                fourcc: f.0,
+                offset: ch.offset as u64,
+                size: ch.size,
+                parent: Some(FourCc::ANIM.0),
+            }),
+        }
+    }
+    if clips.len() != clip_count as usize {
+        return Err(ReadError::Value {
+            offset: count_at as u64,
+            place,
+            field: "clipCount",
+            value: u64::from(clip_count),
+            expected: "the number of CLP0 children",
+        });
+    }
+    Ok(clips)
+}
+
+fn parse_clip<'a>(
+    file: &'a [u8],
+    c: &Chunk,
+    ctx: &mut MeshCtx<'_, 'a>,
+) -> Result<ClipView<'a>, ReadError> {
+    let place = c.place();
+    let mut cur = c.cur(file);
+    let base = cur.pos;
+    let name_id = cur.u32("clipNameId")?;
+    ctx.name(name_id, base, place, "clipNameId")?;
+    let duration = cur.f32("duration")?;
+    let sample_rate = cur.f32("sampleRate")?;
+    let root_bone_index = cur.i32("rootBoneIndex")?;
+    let flags = ClipFlags(cur.u32("flags")?);
+    let tc_at = cur.pos;
+    let track_count = cur.u32("trackCount")?;
+    let bone_count = ctx.skeleton.bone_count;
+    if let Some((field, reason)) =
+        clip_structure(duration, sample_rate, root_bone_index, flags, bone_count)
+    {
+        let off = match field {
+            "duration" => 4,
+            "sampleRate" => 8,
+            "rootBoneIndex" => 12,
+            _ => 16,
+        };
+        return Err(ReadError::Rule {
+            offset: (base + off) as u64,
+            place,
+            field,
+            reason: reason.into(),
+        });
+    }
+    if track_count > MAX_TRACKS {
+        return Err(ReadError::Limit {
+            offset: tc_at as u64,
+            place,
+            field: "trackCount",
+            value: u64::from(track_count),
+            limit: u64::from(MAX_TRACKS),
+        });
+    }
+    // Every track holds at least one key: reserve only for the tracks the bytes
+    // present can hold; each field is then checked as it is read.
+    let fit = (cur.remaining() as u64 / MIN_TRACK).min(u64::from(track_count));
+    let mut tracks = Vec::with_capacity(fit as usize);
+    let mut total_keys = 0u32;
+    let mut prev_bone = None;
+    for _ in 0..track_count {
+        let t_at = cur.pos;
+        let bone = cur.i32("boneIndex")?;
+        if let Some(reason) = track_bone_structure(i64::from(bone), prev_bone, bone_count) {
+            return Err(ReadError::Rule {
+                offset: t_at as u64,
+                place,
+                field: "boneIndex",
+                reason: reason.into(),
+            });
+        }
+        prev_bone = Some(i64::from(bone));
+        let kc_at = cur.pos;
+        let key_count = cur.u32("keyCount")?;
+        if key_count == 0 {
+            return Err(ReadError::Rule {
+                offset: kc_at as u64,
+                place,
+                field: "keyCount",
+                reason: "a track has no keys".into(),
+            });
+        }
+        total_keys = total_keys.saturating_add(key_count);
+        if total_keys > MAX_KEYS_PER_CLIP {
+            return Err(ReadError::Limit {
+                offset: kc_at as u64,
+                place,
+                field: "keyCount",
+                value: u64::from(total_keys),
+                limit: u64::from(MAX_KEYS_PER_CLIP),
+            });
+        }
+        let keys_at = cur.pos;
+        let key_data = cur.take(u64::from(key_count) * KEY_SIZE as u64, "keys")?;
+        let mut prev_time = None;
+        for (k, kb) in key_data.chunks_exact(KEY_SIZE).enumerate() {
+            let at = keys_at + k * KEY_SIZE;
+            if let Some(w) = kb.chunks_exact(4).position(|w| !finite_bits(le32(w))) {
+                let field = match w {
+                    0 => "time",
+                    1..=3 => "translation",
+                    4..=7 => "rotation",
+                    _ => "scale",
+                };
+                return Err(ReadError::NotFinite {
+                    offset: (at + 4 * w) as u64,
+                    place,
+                    field,
+                });
+            }
+            let key = decode_key(kb);
+            if let Some((field, reason)) = key_structure(&key, prev_time, duration) {
+                let off = if field == "time" { 0 } else { 16 };
+                return Err(ReadError::Rule {
+                    offset: (at + off) as u64,
+                    place,
+                    field,
+                    reason: format!("key {k} of bone {bone}: {reason}"),
+                });
+            }
+            prev_time = Some(key.time);
+        }
+        tracks.push(TrackView {
+            bone: bone as u32,
+            key_count,
+            key_data,
+        });
+    }
+    cur.finish("tracks")?;
+    Ok(ClipView {
+        name: ctx.strings.get(name_id).unwrap_or_default(),
+        duration,
+        sample_rate,
+        root_bone_index,
+        flags,
+        tracks,
+        offset: c.offset as u64,
+    })
+}

@@ -1,0 +1,66 @@
+//! GOMB0001, the binary form (D3–D13): the canonical [`write`]r, the strict zero-copy
+//! [`FileView`] and [`read`], which turns a file into a [`Model`].
+//!
+//! ```
+//! let model = gom::Model::default();
+//! let bytes = gom::gomb::write(&model).unwrap();
+//! let back = gom::gomb::read(&bytes).unwrap();
+//! assert_eq!(back.model.meshes.len(), 0);
+//! ```
+
+mod anim;
+mod cursor;
+mod header;
+mod mesh;
+mod skel;
+mod str0;
+mod to_model;
+mod view;
+mod write;
+
+pub use header::{HEADER_SIZE, MAGIC};
+pub use view::{ClipView, FileView, MeshView, SkeletonView, TrackView};
+pub use write::write;
+
+use crate::error::ReadError;
+use crate::model::Model;
+use crate::validate::Finding;
+
+/// A chunk the reader does not know, skipped by its size (§8.5) and recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownChunk {
+    /// Its FourCC.
+    pub fourcc: [u8; 4],
+    /// File offset of its chunk header.
+    pub offset: u64,
+    /// Its payload size.
+    pub size: u32,
+    /// The container holding it (`MSH0` or `ANIM`), `None` at top level.
+    pub parent: Option<[u8; 4]>,
+}
+
+/// What [`read`] returns: the model, the chunks it skipped and the validation
+/// findings of the checks whose flags are clear.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    /// The model.
+    pub model: Model,
+    /// Chunks skipped because their FourCC is unknown.
+    pub unknown_chunks: Vec<UnknownChunk>,
+    /// Findings of the validation checks whose header flag is clear (D13).
+    pub findings: Vec<Finding>,
+}
+
+/// Reads a GOMB file strictly: [`FileView::parse`] then [`FileView::to_model`].
+pub fn read(bytes: &[u8]) -> Result<Read, ReadError> {
+    let view = FileView::parse(bytes)?;
+    let model = view.to_model();
+    let FileView {
+        unknown, findings, ..
+    } = view;
+    Ok(Read {
+        model,
+        unknown_chunks: unknown,
+        findings,
+    })
+}

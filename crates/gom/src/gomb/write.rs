@@ -1,0 +1,447 @@
+//! The canonical GOMB writer (D3–D13): one model, one sequence of bytes.
+
+use std::collections::BTreeMap;
+
+use super::header::{
+    HEADER_SIZE, MAGIC, OFF_CONVERTER_VERSION, OFF_COORDINATE_SYSTEM, OFF_ENDIANNESS,
+    OFF_FORMAT_VERSION, OFF_HEADER_SIZE, OFF_MATRIX_CONVENTION, OFF_SOURCE_HASH, OFF_TABLE_COUNT,
+    OFF_TABLE_OFFSET, OFF_VALIDATION_FLAGS,
+};
+use crate::bounds::compute_bounds;
+use crate::error::{FourCc, Item, WriteError};
+use crate::model::{Mat4, MeshPart, Model};
+use crate::validate::{check_structure, flags_for};
+
+/// The STR0 table under construction: strings numbered in order of first use.
+#[derive(Default)]
+struct StringTable<'m> {
+    list: Vec<&'m str>,
+    ids: BTreeMap<&'m str, u32>,
+}
+
+impl<'m> StringTable<'m> {
+    fn intern(&mut self, s: &'m str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.list.push(s);
+        self.ids.insert(s, id);
+        id
+    }
+
+    fn id(&self, s: &str) -> u32 {
+        self.ids.get(s).copied().unwrap_or(0)
+    }
+}
+
+/// The output buffer with the open chunks and the top-level chunks written so far.
+struct Out {
+    buf: Vec<u8>,
+    open: Vec<usize>,
+    table: Vec<([u8; 4], u32, u32)>,
+}
+
+impl Out {
+    fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn i32(&mut self, v: i32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// An f32, with −0.0 written as +0.0 (D13).
+    fn f32(&mut self, v: f32) {
+        self.buf.extend_from_slice(&(v + 0.0).to_le_bytes());
+    }
+
+    fn f32s(&mut self, v: &[f32]) {
+        for &x in v {
+            self.f32(x);
+        }
+    }
+
+    fn pad16(&mut self) {
+        let n = (16 - self.buf.len() % 16) % 16;
+        self.buf.resize(self.buf.len() + n, 0);
+    }
+
+    fn begin(&mut self, fourcc: FourCc) {
+        debug_assert_eq!(self.buf.len() % 16, 0);
+        self.open.push(self.buf.len());
+        self.buf.extend_from_slice(&fourcc.0);
+        self.u32(0); // size, patched by `end`
+        self.u32(1); // version
+        self.u32(0); // flags
+    }
+
+    fn end(&mut self) {
+        let start = self.open.pop().unwrap_or(0);
+        let size = (self.buf.len() - start - 16) as u32;
+        self.buf[start + 4..start + 8].copy_from_slice(&size.to_le_bytes());
+        self.pad16();
+        if self.open.is_empty() {
+            let mut f = [0u8; 4];
+            f.copy_from_slice(&self.buf[start..start + 4]);
+            self.table.push((f, start as u32, size));
+        }
+    }
+
+    fn patch(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn pad16(x: u64) -> u64 {
+    (x + 15) & !15
+}
+
+/// The exact size of the file `model` gives, in u64.
+fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
+    let chunk = |payload: u64| 16 + pad16(payload);
+    let n = |x: usize| x as u64;
+    let data: u64 = strings.list.iter().map(|s| n(s.len()) + 1).sum();
+    let mut size = HEADER_SIZE as u64;
+    let mut chunks = 2u64;
+    size += chunk(8 + 4 * n(strings.list.len()) + data);
+    size += chunk(4 + 76 * n(model.skeleton.bones.len()));
+    if !model.materials.is_empty() {
+        size += chunk(4 + 24 * n(model.materials.len()));
+        chunks += 1;
+    }
+    for m in &model.meshes {
+        size += mesh_size(m);
+        chunks += 1;
+    }
+    if !model.clips.is_empty() {
+        let mut anim = 16u64;
+        for c in &model.clips {
+            let keys: u64 = c.tracks.iter().map(|t| 8 + 44 * n(t.keys.len())).sum();
+            anim += chunk(24 + keys);
+        }
+        size += chunk(anim);
+        chunks += 1;
+    }
+    size + 16 * chunks
+}
+
+fn mesh_size(m: &MeshPart) -> u64 {
+    let chunk = |payload: u64| 16 + pad16(payload);
+    let vc = m.vertices.len() as u64;
+    let isz = if vc <= 65536 { 2 } else { 4 };
+    let mut s = 32;
+    s += chunk(16 + vc * u64::from(m.vertices.format().stride()));
+    s += chunk(16 + isz * m.indices.len() as u64);
+    s += chunk(4 + 12 * m.submeshes.len() as u64);
+    s += chunk(4 + 64 * m.inverse_bind.len() as u64);
+    s += chunk(40);
+    if m.mesh_bind_geo_to_model.is_some() {
+        s += chunk(64);
+    }
+    chunk(s)
+}
+
+/// Writes `model` as canonical GOMB bytes (D3–D13): header, STR0, SKEL, MATL (when
+/// there are materials), one MSH0 per mesh, ANIM (when there are clips), chunk table.
+/// Validation flags are set exactly when their checks pass; bounds are recomputed.
+/// Refuses (with the mesh, clip or field named) anything a reader would reject.
+pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
+    check_structure(model)?;
+    let flags = flags_for(model);
+
+    // Strings in order of first use in the canonical walk (D6).
+    let mut st = StringTable::default();
+    st.intern(&model.header.converter_version);
+    for b in &model.skeleton.bones {
+        st.intern(&b.name);
+        st.intern(&b.path);
+    }
+    for m in &model.materials {
+        st.intern(&m.name);
+        if let Some(t) = &m.base_color_texture {
+            st.intern(t);
+        }
+    }
+    for m in &model.meshes {
+        st.intern(&m.name);
+    }
+    for c in &model.clips {
+        st.intern(&c.name);
+    }
+
+    let size = file_size(model, &st);
+    if size > u64::from(u32::MAX) {
+        return Err(WriteError::Limit {
+            item: Item::File,
+            name: String::new(),
+            field: "size",
+            value: size,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    let mut o = Out {
+        buf: Vec::with_capacity(size as usize),
+        open: Vec::new(),
+        table: Vec::new(),
+    };
+
+    // Header (D3).
+    o.buf.resize(HEADER_SIZE, 0);
+    o.buf[..8].copy_from_slice(MAGIC);
+    o.patch(OFF_HEADER_SIZE, HEADER_SIZE as u32);
+    o.patch(OFF_FORMAT_VERSION, 1);
+    o.patch(OFF_COORDINATE_SYSTEM, 1);
+    o.patch(OFF_MATRIX_CONVENTION, 1);
+    o.buf[OFF_SOURCE_HASH..OFF_SOURCE_HASH + 32].copy_from_slice(&model.header.source_hash);
+    o.patch(
+        OFF_CONVERTER_VERSION,
+        st.id(&model.header.converter_version),
+    );
+    o.patch(OFF_VALIDATION_FLAGS, flags.0);
+    o.patch(OFF_ENDIANNESS, 1);
+
+    // STR0 (D6).
+    o.begin(FourCc::STR0);
+    o.u32(st.list.len() as u32);
+    let mut off = 0u32;
+    for s in &st.list {
+        o.u32(off);
+        off += s.len() as u32 + 1;
+    }
+    o.u32(off);
+    for s in &st.list {
+        o.buf.extend_from_slice(s.as_bytes());
+        o.buf.push(0);
+    }
+    o.end();
+
+    // SKEL.
+    let bones = &model.skeleton.bones;
+    o.begin(FourCc::SKEL);
+    o.u32(bones.len() as u32);
+    for b in bones {
+        o.i32(b.parent);
+    }
+    for b in bones {
+        o.u32(st.id(&b.name));
+    }
+    for b in bones {
+        o.u32(st.id(&b.path));
+    }
+    for b in bones {
+        o.f32s(&b.bind_local);
+    }
+    o.end();
+
+    // MATL (D8), only when there are materials.
+    if !model.materials.is_empty() {
+        o.begin(FourCc::MATL);
+        o.u32(model.materials.len() as u32);
+        for m in &model.materials {
+            o.u32(st.id(&m.name));
+            o.u32(
+                m.base_color_texture
+                    .as_deref()
+                    .map_or(u32::MAX, |t| st.id(t)),
+            );
+            o.f32s(&m.base_color_factor);
+        }
+        o.end();
+    }
+
+    for m in &model.meshes {
+        write_mesh(&mut o, m, st.id(&m.name), bones.len() as u32);
+    }
+
+    // ANIM (D9), only when there are clips.
+    if !model.clips.is_empty() {
+        o.begin(FourCc::ANIM);
+        o.u32(model.clips.len() as u32);
+        o.pad16();
+        for c in &model.clips {
+            o.begin(FourCc::CLP0);
+            o.u32(st.id(&c.name));
+            o.f32(c.duration);
+            o.f32(c.sample_rate);
+            o.i32(c.root_bone_index);
+            o.u32(c.flags.0);
+            o.u32(c.tracks.len() as u32);
+            for t in &c.tracks {
+                o.u32(t.bone);
+                o.u32(t.keys.len() as u32);
+                for k in &t.keys {
+                    o.f32(k.time);
+                    o.f32s(&k.translation);
+                    o.f32s(&k.rotation);
+                    o.f32s(&k.scale);
+                }
+            }
+            o.end();
+        }
+        o.end();
+    }
+
+    // Chunk table (D5), always.
+    let table_offset = o.buf.len() as u32;
+    let table = core::mem::take(&mut o.table);
+    for (f, off, size) in &table {
+        o.buf.extend_from_slice(f);
+        o.u32(*off);
+        o.u32(*size);
+        o.u32(0);
+    }
+    o.patch(OFF_TABLE_OFFSET, table_offset);
+    o.patch(OFF_TABLE_COUNT, table.len() as u32);
+    debug_assert_eq!(o.buf.len() as u64, size);
+    Ok(o.buf)
+}
+
+#[inline(always)]
+fn put(dst: &mut [u8], at: usize, v: f32) {
+    dst[at..at + 4].copy_from_slice(&(v + 0.0).to_le_bytes());
+}
+
+fn write_mesh(o: &mut Out, m: &MeshPart, name_id: u32, skeleton_bones: u32) {
+    let v = &m.vertices;
+    let fmt = v.format();
+    let vc = v.len();
+    let skinned = v.skin.is_some();
+    let index_size: u32 = if vc <= 65536 { 2 } else { 4 };
+    let mut flags = 0u32;
+    if index_size == 2 {
+        flags |= 1;
+    }
+    if m.mesh_bind_geo_to_model.is_some() {
+        flags |= 2;
+    }
+    let bone_count = if skinned { skeleton_bones } else { 0 };
+
+    o.begin(FourCc::MSH0);
+    o.u32(name_id);
+    o.u32(fmt.0);
+    o.u32(vc as u32);
+    o.u32(m.indices.len() as u32);
+    o.u32(bone_count);
+    o.u32(flags);
+    o.u32(0);
+    o.u32(0);
+
+    // VB0: attributes interleaved in bit order (D7).
+    let stride = fmt.stride() as usize;
+    o.begin(FourCc::VB0);
+    o.u32(vc as u32);
+    o.u32(stride as u32);
+    o.u32(fmt.0);
+    o.u32(0);
+    let start = o.buf.len();
+    o.buf.resize(start + vc * stride, 0);
+    let data = &mut o.buf[start..];
+    let mut off = 0usize;
+    for (i, p) in v.positions.iter().enumerate() {
+        let d = &mut data[i * stride..];
+        put(d, 0, p[0]);
+        put(d, 4, p[1]);
+        put(d, 8, p[2]);
+    }
+    off += 12;
+    if let Some(n) = &v.normals {
+        for (i, x) in n.iter().enumerate() {
+            let d = &mut data[i * stride + off..];
+            for (k, &c) in x.iter().enumerate() {
+                put(d, 4 * k, c);
+            }
+        }
+        off += 12;
+    }
+    if let Some(t) = &v.tangents {
+        for (i, x) in t.iter().enumerate() {
+            let d = &mut data[i * stride + off..];
+            for (k, &c) in x.iter().enumerate() {
+                put(d, 4 * k, c);
+            }
+        }
+        off += 16;
+    }
+    for uv in [&v.uv0, &v.uv1].into_iter().flatten() {
+        for (i, x) in uv.iter().enumerate() {
+            let d = &mut data[i * stride + off..];
+            put(d, 0, x[0]);
+            put(d, 4, x[1]);
+        }
+        off += 8;
+    }
+    if let Some(c) = &v.colors {
+        for (i, x) in c.iter().enumerate() {
+            data[i * stride + off..i * stride + off + 4].copy_from_slice(x);
+        }
+        off += 4;
+    }
+    if let Some(s) = &v.skin {
+        for (i, x) in s.iter().enumerate() {
+            let d = &mut data[i * stride + off..];
+            for k in 0..4 {
+                d[2 * k..2 * k + 2].copy_from_slice(&x.bones[k].to_le_bytes());
+            }
+            for k in 0..4 {
+                put(d, 8 + 4 * k, x.weights[k]);
+            }
+        }
+    }
+    o.end();
+
+    // IB0.
+    o.begin(FourCc::IB0);
+    o.u32(m.indices.len() as u32);
+    o.u32(index_size);
+    o.u32(0);
+    o.u32(0);
+    if index_size == 2 {
+        for &i in &m.indices {
+            o.buf.extend_from_slice(&(i as u16).to_le_bytes());
+        }
+    } else {
+        for &i in &m.indices {
+            o.u32(i);
+        }
+    }
+    o.end();
+
+    // SUB0.
+    o.begin(FourCc::SUB0);
+    o.u32(m.submeshes.len() as u32);
+    for s in &m.submeshes {
+        o.i32(s.material_index);
+        o.u32(s.index_start);
+        o.u32(s.index_count);
+    }
+    o.end();
+
+    // IBND.
+    o.begin(FourCc::IBND);
+    o.u32(m.inverse_bind.len() as u32);
+    for ib in &m.inverse_bind {
+        o.f32s(ib);
+    }
+    o.end();
+
+    // BND0, always recomputed (D7).
+    let b = compute_bounds(m);
+    o.begin(FourCc::BND0);
+    o.f32s(&b.aabb_min);
+    o.f32s(&b.aabb_max);
+    o.f32s(&b.sphere_center);
+    o.f32(b.sphere_radius);
+    o.end();
+
+    if let Some(g) = &m.mesh_bind_geo_to_model {
+        write_gbtm(o, g);
+    }
+    o.end();
+}
+
+fn write_gbtm(o: &mut Out, g: &Mat4) {
+    o.begin(FourCc::GBTM);
+    o.f32s(g);
+    o.end();
+}

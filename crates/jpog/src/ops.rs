@@ -1,0 +1,596 @@
+//! Library-level operations behind the command line: list, extract, pack and replace
+//! textures of a material library, and summarise a model.
+
+use std::path::Path;
+
+use crate::error::{Error, FileKind, Result};
+use crate::json;
+use crate::open::OpenField;
+use crate::png_io::{decode_png, encode_png};
+use crate::scene::decode_strip;
+use crate::texture::{self, CodecOptions, DdsOptions, Image};
+use crate::tmd::Tmd;
+use crate::tml::{Material, Texture, TextureHeader, Tml};
+
+/// One texture in a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureInfo {
+    /// Index in file order.
+    pub index: usize,
+    /// Stored id.
+    pub id: u32,
+    /// Format number.
+    pub format: u16,
+    /// Whether this crate decodes the format.
+    pub supported: bool,
+    /// Width.
+    pub width: u16,
+    /// Height.
+    pub height: u16,
+    /// Stored byte count.
+    pub data_size: usize,
+    /// Header flags.
+    pub flags: u16,
+    /// Names of the materials using it, in material order.
+    pub materials: Vec<String>,
+}
+
+/// One material in a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaterialInfo {
+    /// Index.
+    pub index: usize,
+    /// Name.
+    pub name: String,
+    /// Flags.
+    pub flags: u16,
+    /// `flags & 0xF000`.
+    pub shader: u16,
+    /// Texture ids.
+    pub texture_ids: Vec<u32>,
+}
+
+/// What a material library holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmlListing {
+    /// Textures in file order.
+    pub textures: Vec<TextureInfo>,
+    /// Materials in file order.
+    pub materials: Vec<MaterialInfo>,
+}
+
+impl TmlListing {
+    /// The listing as JSON text.
+    pub fn to_json(&self) -> String {
+        let t = json::arr(self.textures.iter().map(|t| {
+            json::obj(&[
+                ("index", t.index.to_string()),
+                ("id", t.id.to_string()),
+                ("format", t.format.to_string()),
+                ("supported", t.supported.to_string()),
+                ("width", t.width.to_string()),
+                ("height", t.height.to_string()),
+                ("data_size", t.data_size.to_string()),
+                ("flags", t.flags.to_string()),
+                ("materials", json::arr(t.materials.iter().map(|m| json::s(m)))),
+            ])
+        }));
+        let m = json::arr(self.materials.iter().map(|m| {
+            json::obj(&[
+                ("index", m.index.to_string()),
+                ("name", json::s(&m.name)),
+                ("flags", m.flags.to_string()),
+                ("shader", m.shader.to_string()),
+                ("texture_ids", json::arr(m.texture_ids.iter().map(|i| i.to_string()))),
+            ])
+        }));
+        json::obj(&[("textures", t), ("materials", m)])
+    }
+}
+
+/// Lists a library's textures and materials.
+pub fn list_tml(tml: &Tml) -> TmlListing {
+    let textures = tml
+        .textures
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TextureInfo {
+            index: i,
+            id: t.header.id,
+            format: t.header.format,
+            supported: texture::is_supported(t.header.format),
+            width: t.header.width,
+            height: t.header.height,
+            data_size: t.data.len(),
+            flags: t.header.flags,
+            materials: tml
+                .materials
+                .iter()
+                .filter(|m| m.texture_ids.contains(&t.header.id))
+                .map(Material::name)
+                .collect(),
+        })
+        .collect();
+    let materials = tml
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| MaterialInfo {
+            index: i,
+            name: m.name(),
+            flags: m.flags,
+            shader: m.shader(),
+            texture_ids: m.texture_ids.clone(),
+        })
+        .collect();
+    TmlListing {
+        textures,
+        materials,
+    }
+}
+
+/// A file stem safe in any directory: path separators, `..`, control characters and the
+/// characters Windows forbids become `_`, leading dots and trailing dots/spaces go,
+/// device names get a `_` suffix, at most 64 characters; empty gives "unnamed".
+pub fn safe_file_stem(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '<' | '>' | '"' | '|' | '?' | '*' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    while s.contains("..") {
+        s = s.replace("..", "_");
+    }
+    let s = s.trim_start_matches(['.', ' ']).trim_end_matches(['.', ' ']);
+    let mut s: String = s.chars().take(64).collect();
+    let upper = s.to_ascii_uppercase();
+    let base = upper.split('.').next().unwrap_or("");
+    let reserved = ["CON", "PRN", "AUX", "NUL"].contains(&base)
+        || ((base.starts_with("COM") || base.starts_with("LPT"))
+            && base.len() == 4
+            && base.as_bytes()[3].is_ascii_digit());
+    if reserved {
+        s.push('_');
+    }
+    if s.is_empty() {
+        "unnamed".into()
+    } else {
+        s
+    }
+}
+
+/// File names (`<stem>.png`) for every texture: named after the first material using it
+/// (else `texture-<id>`), made safe, duplicates (compared case-insensitively) suffixed
+/// `-2`, `-3`….
+pub fn texture_file_names(tml: &Tml) -> Vec<String> {
+    let mut used: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(tml.textures.len());
+    for t in &tml.textures {
+        let stem = tml
+            .materials
+            .iter()
+            .find(|m| m.texture_ids.contains(&t.header.id))
+            .map(|m| safe_file_stem(&m.name()))
+            .unwrap_or_else(|| format!("texture-{}", t.header.id));
+        let mut name = format!("{stem}.png");
+        let mut k = 2;
+        while used.contains(&name.to_ascii_lowercase()) {
+            name = format!("{stem}-{k}.png");
+            k += 1;
+        }
+        used.push(name.to_ascii_lowercase());
+        out.push(name);
+    }
+    out
+}
+
+/// One texture's fate in an extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractedTexture {
+    /// Index in file order.
+    pub index: usize,
+    /// Stored id.
+    pub id: u32,
+    /// Format number.
+    pub format: u16,
+    /// Width of the PNG (or of the header when skipped).
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Materials using it.
+    pub materials: Vec<String>,
+    /// The PNG's file name inside the output directory (`None` when skipped).
+    pub file: Option<String>,
+    /// Why it was skipped (unsupported format, undecodable data).
+    pub skipped: Option<String>,
+}
+
+/// What [`extract_textures`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractManifest {
+    /// One entry per texture, in file order.
+    pub textures: Vec<ExtractedTexture>,
+}
+
+impl ExtractManifest {
+    /// The manifest as JSON text.
+    pub fn to_json(&self) -> String {
+        json::obj(&[(
+            "textures",
+            json::arr(self.textures.iter().map(|t| {
+                json::obj(&[
+                    ("index", t.index.to_string()),
+                    ("id", t.id.to_string()),
+                    ("format", t.format.to_string()),
+                    ("width", t.width.to_string()),
+                    ("height", t.height.to_string()),
+                    ("materials", json::arr(t.materials.iter().map(|m| json::s(m)))),
+                    ("file", json::opt(t.file.as_deref().map(json::s))),
+                    ("skipped", json::opt(t.skipped.as_deref().map(json::s))),
+                ])
+            })),
+        )])
+    }
+}
+
+/// Decodes every texture and writes it as `<outdir>/<name>.png` (see
+/// [`texture_file_names`]); undecodable textures are listed as skipped. File names never
+/// leave `outdir`.
+pub fn extract_textures(tml: &Tml, outdir: &Path, opts: CodecOptions) -> Result<ExtractManifest> {
+    std::fs::create_dir_all(outdir).map_err(|e| Error::Io {
+        path: outdir.display().to_string(),
+        source: e,
+    })?;
+    let names = texture_file_names(tml);
+    let listing = list_tml(tml);
+    let mut textures = Vec::with_capacity(tml.textures.len());
+    for (i, (t, name)) in tml.textures.iter().zip(names).enumerate() {
+        let mut e = ExtractedTexture {
+            index: i,
+            id: t.header.id,
+            format: t.header.format,
+            width: u32::from(t.header.width),
+            height: u32::from(t.header.height),
+            materials: listing.textures[i].materials.clone(),
+            file: None,
+            skipped: None,
+        };
+        match tml.decode_texture(i, opts) {
+            Ok(img) => {
+                let png = encode_png(&img)?;
+                let path = outdir.join(&name);
+                std::fs::write(&path, png).map_err(|err| Error::Io {
+                    path: path.display().to_string(),
+                    source: err,
+                })?;
+                e.width = img.width;
+                e.height = img.height;
+                e.file = Some(name);
+            }
+            Err(err) => e.skipped = Some(err.to_string()),
+        }
+        textures.push(e);
+    }
+    Ok(ExtractManifest { textures })
+}
+
+/// A texture to pack: an image and the format to store it in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackTexture {
+    /// The pixels.
+    pub image: Image,
+    /// Format (0, 2, 6, 7).
+    pub format: u16,
+    /// Header flags (bit 1 likely "no mipmaps").
+    pub flags: u16,
+    /// DXT flavour and mipmaps for format 6 (default DXT5 with a full chain).
+    pub dds: Option<DdsOptions>,
+}
+
+/// A material to pack.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackMaterial {
+    /// Name (1..=31 bytes).
+    pub name: String,
+    /// Flags (`& 0xF000` selects the shader).
+    pub flags: u16,
+    /// Its textures (at most 4).
+    pub textures: Vec<PackTexture>,
+}
+
+/// Builds a library: materials sorted by the game's key, textures stored in that order
+/// with ids in reverse order, every rule checked.
+pub fn pack_tml(materials: &[PackMaterial], opts: CodecOptions) -> Result<Tml> {
+    let mut order: Vec<&PackMaterial> = materials.iter().collect();
+    order.sort_by_key(|m| crate::tml::sort_key(m.name.as_bytes()));
+    let total: usize = order.iter().map(|m| m.textures.len()).sum();
+    let mut tml = Tml::new();
+    let mut mats = Vec::with_capacity(order.len());
+    for (mi, m) in order.iter().enumerate() {
+        let name_field = Material::name_field_from(&m.name)?;
+        let mut ids = Vec::with_capacity(m.textures.len());
+        for t in &m.textures {
+            let i = tml.textures.len();
+            let rec = format!("texture {i} (material {:?})", m.name);
+            let data = texture::encode(t.format, &t.image, opts, t.dds, &rec)?;
+            let mut header = TextureHeader::new(t.format, t.image.width as u16, t.image.height as u16);
+            header.flags = t.flags;
+            header.id = (total - 1 - i) as u32;
+            ids.push(header.id);
+            tml.textures.push(Texture { header, data });
+        }
+        mats.push(Material {
+            name_field,
+            name_index: mi as u32,
+            flags: m.flags,
+            texture_ids: ids,
+        });
+    }
+    tml.materials = mats;
+    tml.validate()?;
+    Ok(tml)
+}
+
+/// How [`replace_texture`] treats a new image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReplaceOptions {
+    /// Channel orders for formats 0 and 7.
+    pub codec: CodecOptions,
+    /// Accept an image whose size differs from the texture's (the header is updated);
+    /// by default a different size is refused.
+    pub allow_resize: bool,
+}
+
+/// Replaces texture `slot` of material `material` with `image`, re-encoded in the
+/// texture's own format (a DDS keeps its DXT flavour and gets a full mip chain if it had
+/// more than one level). Returns the texture's index.
+pub fn replace_texture(tml: &mut Tml, material: &str, slot: usize, image: &Image, opts: ReplaceOptions) -> Result<usize> {
+    let mi = tml.find_material(material).ok_or_else(|| Error::NotFound {
+        kind: FileKind::Tml,
+        what: format!("material {material:?}"),
+    })?;
+    let id = *tml.materials[mi].texture_ids.get(slot).ok_or_else(|| Error::NotFound {
+        kind: FileKind::Tml,
+        what: format!("texture slot {slot} of material {material:?}"),
+    })?;
+    let ti = tml.texture_index(id).ok_or_else(|| Error::NotFound {
+        kind: FileKind::Tml,
+        what: format!("texture id {id}"),
+    })?;
+    let rec = format!("texture {ti}");
+    let t = &tml.textures[ti];
+    let format = t.header.format;
+    if !texture::is_supported(format) {
+        return Err(Error::UnsupportedFormat { record: rec, format });
+    }
+    let (old_w, old_h, dds) = if format == 6 {
+        let d = crate::dds::Dds::parse(&t.data, &rec)?;
+        (d.width, d.height, Some(DdsOptions { dxt: d.dxt, mipmaps: d.levels.len() > 1 }))
+    } else {
+        (u32::from(t.header.width), u32::from(t.header.height), None)
+    };
+    if !opts.allow_resize && (image.width, image.height) != (old_w, old_h) {
+        return Err(Error::refused(
+            FileKind::Tml,
+            rec,
+            "width/height",
+            format!("the new image is {}×{}, the texture is {old_w}×{old_h} (allow resizing to change it)", image.width, image.height),
+        ));
+    }
+    let data = texture::encode(format, image, opts.codec, dds, &rec)?;
+    let t = &mut tml.textures[ti];
+    t.header.width = image.width as u16;
+    t.header.height = image.height as u16;
+    t.data = data;
+    Ok(ti)
+}
+
+/// [`replace_texture`] from PNG bytes.
+pub fn replace_texture_png(tml: &mut Tml, material: &str, slot: usize, png: &[u8], opts: ReplaceOptions) -> Result<usize> {
+    let img = decode_png(png)?;
+    replace_texture(tml, material, slot, &img, opts)
+}
+
+/// Summary of one mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshInfo {
+    /// Material name.
+    pub material: String,
+    /// Pieces.
+    pub pieces: usize,
+    /// Vertices.
+    pub vertices: usize,
+    /// Strip indices.
+    pub strip_indices: usize,
+    /// Triangles after strip decoding.
+    pub triangles: usize,
+    /// Stitches skipped.
+    pub stitches: usize,
+    /// Largest piece palette.
+    pub max_palette: usize,
+}
+
+/// Summary of one LOD.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LodInfo {
+    /// Shader type.
+    pub shader_type: u32,
+    /// Bounding sphere.
+    pub sphere: [f32; 4],
+    /// Meshes.
+    pub meshes: Vec<MeshInfo>,
+}
+
+/// Summary of one animation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnimationInfo {
+    /// Name.
+    pub name: String,
+    /// Duration in seconds.
+    pub duration: f32,
+    /// "_lp" suffix.
+    pub looping: bool,
+    /// Keys over all channels.
+    pub keys: usize,
+}
+
+/// Summary of a model, for `gom tmd info`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TmdInfo {
+    /// Keyframe-library name.
+    pub tkl_name: String,
+    /// "direct" or "indexed" pointer variant.
+    pub node_layout: &'static str,
+    /// Stored raw base.
+    pub raw_base: u32,
+    /// Node names in file order with their parents.
+    pub nodes: Vec<(String, i16)>,
+    /// Animations.
+    pub animations: Vec<AnimationInfo>,
+    /// LOD distance.
+    pub lod_distance: f32,
+    /// LODs.
+    pub lods: Vec<LodInfo>,
+    /// Count of open fields and gaps (see [`Tmd::open_fields`]).
+    pub open_fields: usize,
+}
+
+impl TmdInfo {
+    /// The summary as JSON text.
+    pub fn to_json(&self) -> String {
+        json::obj(&[
+            ("tkl_name", json::s(&self.tkl_name)),
+            ("node_layout", json::s(self.node_layout)),
+            ("raw_base", self.raw_base.to_string()),
+            (
+                "nodes",
+                json::arr(self.nodes.iter().map(|(n, p)| json::obj(&[("name", json::s(n)), ("parent", p.to_string())]))),
+            ),
+            (
+                "animations",
+                json::arr(self.animations.iter().map(|a| {
+                    json::obj(&[
+                        ("name", json::s(&a.name)),
+                        ("duration", json::f(a.duration)),
+                        ("looping", a.looping.to_string()),
+                        ("keys", a.keys.to_string()),
+                    ])
+                })),
+            ),
+            ("lod_distance", json::f(self.lod_distance)),
+            (
+                "lods",
+                json::arr(self.lods.iter().map(|l| {
+                    json::obj(&[
+                        ("shader_type", l.shader_type.to_string()),
+                        ("sphere", json::arr(l.sphere.iter().map(|&v| json::f(v)))),
+                        (
+                            "meshes",
+                            json::arr(l.meshes.iter().map(|m| {
+                                json::obj(&[
+                                    ("material", json::s(&m.material)),
+                                    ("pieces", m.pieces.to_string()),
+                                    ("vertices", m.vertices.to_string()),
+                                    ("strip_indices", m.strip_indices.to_string()),
+                                    ("triangles", m.triangles.to_string()),
+                                    ("stitches", m.stitches.to_string()),
+                                    ("max_palette", m.max_palette.to_string()),
+                                ])
+                            })),
+                        ),
+                    ])
+                })),
+            ),
+            ("open_fields", self.open_fields.to_string()),
+        ])
+    }
+}
+
+/// Summarises a model.
+pub fn tmd_info(tmd: &Tmd) -> TmdInfo {
+    let lods = tmd
+        .mesh
+        .lods
+        .iter()
+        .map(|l| LodInfo {
+            shader_type: l.shader_type,
+            sphere: l.sphere,
+            meshes: l
+                .meshes
+                .iter()
+                .map(|m| {
+                    let (mut tris, mut st) = (0, 0);
+                    for p in &m.pieces {
+                        let t = decode_strip(&p.strip);
+                        tris += t.triangles.len();
+                        st += t.stitches;
+                    }
+                    MeshInfo {
+                        material: m.material(),
+                        pieces: m.pieces.len(),
+                        vertices: m.vertex_count(),
+                        strip_indices: m.pieces.iter().map(|p| p.strip.len()).sum(),
+                        triangles: tris,
+                        stitches: st,
+                        max_palette: m.pieces.iter().map(|p| p.palette.len()).max().unwrap_or(0),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    TmdInfo {
+        tkl_name: tmd.header.tkl_name(),
+        node_layout: match tmd.node_layout {
+            crate::tmd::NodeLayout::Direct => "direct",
+            crate::tmd::NodeLayout::Indexed { .. } => "indexed",
+        },
+        raw_base: tmd.header.raw_base,
+        nodes: tmd.nodes.iter().map(|n| (n.name(), n.parent)).collect(),
+        animations: tmd
+            .animations
+            .iter()
+            .map(|a| AnimationInfo {
+                name: a.name(),
+                duration: a.duration,
+                looping: a.is_looping(),
+                keys: a.channels.iter().map(|c| c.keys.len()).sum(),
+            })
+            .collect(),
+        lod_distance: tmd.mesh.lod_distance,
+        lods,
+        open_fields: tmd.open_fields().len(),
+    }
+}
+
+/// Open fields as JSON text.
+pub fn open_fields_json(fields: &[OpenField]) -> String {
+    json::arr(fields.iter().map(|f| {
+        json::obj(&[
+            ("record", json::s(&f.record)),
+            ("field", json::s(f.field)),
+            ("offset", f.offset.to_string()),
+            ("value", json::s(&f.value)),
+        ])
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_names() {
+        // "../../evil" -> ".._.._evil" -> each ".." to "_"
+        assert_eq!(safe_file_stem("../../evil"), "____evil");
+        assert_eq!(safe_file_stem(""), "unnamed");
+        assert_eq!(safe_file_stem(".."), "_");
+        assert_eq!(safe_file_stem(" . "), "unnamed");
+        assert_eq!(safe_file_stem("a/b\\c:d"), "a_b_c_d");
+        assert_eq!(safe_file_stem("x\u{1}y"), "x_y");
+        assert_eq!(safe_file_stem("con"), "con_");
+        assert_eq!(safe_file_stem("Fern_b"), "Fern_b");
+    }
+}

@@ -1,0 +1,60 @@
+//! PNG helpers for extracting and replacing textures.
+
+use crate::error::{Error, Result};
+use crate::texture::Image;
+
+fn png_err(context: &str, e: impl std::fmt::Display) -> Error {
+    Error::Png {
+        context: context.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Encodes an RGBA8 image as an 8-bit RGBA PNG.
+pub fn encode_png(img: &Image) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| png_err("encode", e))?;
+        w.write_image_data(&img.rgba).map_err(|e| png_err("encode", e))?;
+        w.finish().map_err(|e| png_err("encode", e))?;
+    }
+    Ok(out)
+}
+
+/// Decodes any PNG (grey, grey+alpha, RGB, RGBA, palette; 1-16 bits) to RGBA8.
+pub fn decode_png(bytes: &[u8]) -> Result<Image> {
+    let mut dec = png::Decoder::new(bytes);
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = dec.read_info().map_err(|e| png_err("decode", e))?;
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).map_err(|e| png_err("decode", e))?;
+    buf.truncate(info.buffer_size());
+    let rgba: Vec<u8> = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::Indexed => return Err(png_err("decode", "palette image was not expanded")),
+    };
+    Image::new(info.width, info.height, rgba)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_round_trip() {
+        let img = Image::new(3, 2, (0..24).map(|i| (i * 10) as u8).collect()).unwrap();
+        let back = decode_png(&encode_png(&img).unwrap()).unwrap();
+        assert_eq!(back, img);
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(decode_png(b"not a png").is_err());
+    }
+}
