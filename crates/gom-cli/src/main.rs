@@ -30,6 +30,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Convert every model in a folder, in parallel and incrementally.
     Build(cmd::build::Args),
+    /// Skin every mesh at one moment of a clip and write it as OBJ.
+    Pose(cmd::pose::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => cmd::convert::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Build(a) => cmd::build::run(a),
+        Command::Pose(a) => cmd::pose::run(a),
     };
     match result {
         Ok(code) => code,

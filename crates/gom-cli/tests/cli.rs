@@ -110,3 +110,78 @@ fn convert_of_a_broken_file_leaves_no_output() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("broken.gom"), "the error names the file: {stderr}");
 }
+
+/// Parses the `v` lines of an OBJ file.
+fn obj_positions(path: &Path) -> Vec<[f32; 3]> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let v: Vec<f32> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
+#[test]
+fn pose_at_time_zero_of_every_demo_clip_is_the_bind_pose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    let model = dir.join("demo.gom");
+    let bind_obj = tmp.path().join("bind.obj");
+    assert!(gom(&["pose", s(&model), "-o", s(&bind_obj)]).status.success());
+    let bind = obj_positions(&bind_obj);
+    // The bind pose itself, independently: the demo's vertices as built, through GBTM.
+    let built = gom::demo::build();
+    let expected: Vec<[f32; 3]> = built
+        .meshes
+        .iter()
+        .flat_map(|m| {
+            let g = m.mesh_bind_geo_to_model.unwrap_or(gom::IDENTITY);
+            m.vertices
+                .positions
+                .iter()
+                .map(move |p| gom::math::transform_point(&g, *p))
+        })
+        .collect();
+    assert_eq!(bind.len(), expected.len());
+    for (a, b) in bind.iter().zip(&expected) {
+        for k in 0..3 {
+            assert!((a[k] - b[k]).abs() < 1e-5, "bind pose {a:?} vs built {b:?}");
+        }
+    }
+    for clip in &built.clips {
+        let out = tmp.path().join(format!("{}.obj", clip.name));
+        let o = gom(&["pose", s(&model), "--clip", &clip.name, "--time", "0", "-o", s(&out)]);
+        assert!(o.status.success(), "{o:?}");
+        for (a, b) in obj_positions(&out).iter().zip(&bind) {
+            for k in 0..3 {
+                assert!(
+                    (a[k] - b[k]).abs() < 1e-5,
+                    "clip {} at t=0: {a:?} vs bind {b:?}",
+                    clip.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pose_frame_and_fps_equal_the_same_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    let model = dir.join("demo.gom");
+    let a = tmp.path().join("a.obj");
+    let b = tmp.path().join("b.obj");
+    assert!(gom(&["pose", s(&model), "--clip", "curl", "--time", "0.5", "-o", s(&a)])
+        .status
+        .success());
+    assert!(gom(&["pose", s(&model), "--clip", "curl", "--frame", "15", "--fps", "30", "-o", s(&b)])
+        .status
+        .success());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let bad = gom(&["pose", s(&model), "--clip", "nope", "-o", s(&a)]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("curl"), "lists the clips");
+}

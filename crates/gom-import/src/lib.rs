@@ -9,4 +9,5 @@ pub mod gltf;
 pub mod jpog;
 pub mod optimize;
 pub mod report;
+pub mod pose;
 pub mod source;

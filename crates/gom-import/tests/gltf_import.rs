@@ -131,11 +131,14 @@ fn converted_cube_faces_outward_under_clockwise_front() {
             // pointing at the viewer, i.e. out of the cube.
             let n = cross(sub(b, a), sub(c, a));
             let centroid = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0);
-            assert!(dot(n, centroid) > 0.0, "scale {scale:?}: {tri:?} faces inward");
+            assert!(
+                dot(n, centroid) > 0.0,
+                "scale {scale:?}: {tri:?} faces inward"
+            );
         }
         // The mirror: the glTF corner (0.5, 0.5, 0.5) scaled is at z = −0.5 now.
         let want = [0.5 * scale[0], 0.5 * scale[1], -0.5 * scale[2]];
-        assert!(p.iter().any(|q| *q == want), "{want:?} missing");
+        assert!(p.contains(&want), "{want:?} missing");
     }
 }
 
@@ -182,10 +185,14 @@ fn six_influences_glb() -> Vec<u8> {
 
 #[test]
 fn six_influences_keep_the_four_largest_renormalised_and_sorted() {
-    let (model, report) =
-        import_slice(&six_influences_glb(), "six.glb", None, &opts()).unwrap();
+    let (model, report) = import_slice(&six_influences_glb(), "six.glb", None, &opts()).unwrap();
     // Joints j1..j6 are root nodes 1..6 in index order: bones 0..5.
-    let names: Vec<&str> = model.skeleton.bones.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = model
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     assert_eq!(names, ["j1", "j2", "j3", "j4", "j5", "j6"]);
     let skin = model.meshes[0].vertices.skin.as_ref().unwrap();
     // Kept: j2 .30, j5 .25, j4 .20, then the tie j3/j6 at .10 goes to the lower
@@ -254,9 +261,19 @@ fn two_skins_share_one_skeleton_with_their_own_inverse_binds() {
         ]
     });
     let (model, _) = import_slice(&glb(&doc, &bin), "skins.glb", None, &opts()).unwrap();
-    let names: Vec<&str> = model.skeleton.bones.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = model
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     assert_eq!(names, ["root", "a", "b"]);
-    let paths: Vec<&str> = model.skeleton.bones.iter().map(|b| b.path.as_str()).collect();
+    let paths: Vec<&str> = model
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
     assert_eq!(paths, ["root", "root/a", "root/b"]);
     assert_eq!(model.meshes.len(), 2, "one part per skinned node (rule M1)");
     // Each part carries its own skin's inverse binds; bones outside the skin get the
@@ -266,10 +283,25 @@ fn two_skins_share_one_skeleton_with_their_own_inverse_binds() {
         assert_eq!(part.inverse_bind.len(), 3);
         assert_eq!(part.inverse_bind[0], gom::IDENTITY);
     }
-    assert!(p0.vertices.skin.as_ref().unwrap().iter().all(|s| s.bones[0] == 1));
-    assert!(p1.vertices.skin.as_ref().unwrap().iter().all(|s| s.bones[0] == 2));
+    assert!(p0
+        .vertices
+        .skin
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|s| s.bones[0] == 1));
+    assert!(p1
+        .vertices
+        .skin
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|s| s.bones[0] == 2));
     assert_eq!(p0.inverse_bind[1][12], -1.0);
-    assert_eq!(p1.inverse_bind[1][12], -2.0, "skin 1's own inverse bind of a");
+    assert_eq!(
+        p1.inverse_bind[1][12], -2.0,
+        "skin 1's own inverse bind of a"
+    );
     assert_eq!(p1.inverse_bind[2][13], -1.0);
 }
 
@@ -277,12 +309,12 @@ fn two_skins_share_one_skeleton_with_their_own_inverse_binds() {
 fn strips_and_fans_become_lists_and_points_are_skipped() {
     let mut bin = Vec::new();
     // A unit quad in the z = 0 plane: 0 (0,0) 1 (1,0) 2 (0,1) 3 (1,1).
-    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+    let pos = [
+        0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0,
+    ];
     let v0 = push_view(&mut bin, &f32s(&pos));
     let v1 = push_view(&mut bin, &u16s(&[0, 1, 3, 2]));
-    let acc = |view: usize, ty: &str, ct: u32, count: usize| {
-        json!({ "bufferView": view, "componentType": ct, "count": count, "type": ty })
-    };
+    let acc = |view: usize, ty: &str, ct: u32, count: usize| json!({ "bufferView": view, "componentType": ct, "count": count, "type": ty });
     let mut pos_acc = acc(0, "VEC3", 5126, 4);
     pos_acc["min"] = json!([0, 0, 0]);
     pos_acc["max"] = json!([1, 1, 0]);
@@ -317,7 +349,10 @@ fn strips_and_fans_become_lists_and_points_are_skipped() {
 #[test]
 fn embedded_images_are_extracted_with_deterministic_names() {
     let mut bin = Vec::new();
-    let v0 = push_view(&mut bin, &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]));
+    let v0 = push_view(
+        &mut bin,
+        &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+    );
     let png = b"\x89PNG\r\n\x1a\nnot really an image";
     let v1 = push_view(&mut bin, png);
     let doc = json!({
@@ -351,7 +386,8 @@ fn embedded_images_are_extracted_with_deterministic_names() {
     assert_eq!(model.materials[1].name, "material1");
     assert_eq!(
         model.materials[1].base_color_texture.as_deref(),
-        Some("textures/wood%20grain.jpg")
+        Some("textures/wood grain.jpg"),
+        "a relative URI becomes a decoded path"
     );
     assert_eq!(model.materials[1].base_color_factor, [1.0; 4]);
     assert_eq!(report.images.len(), 1);
@@ -375,7 +411,12 @@ fn expect_error(bytes: &[u8], name: &str, base: Option<&std::path::Path>, needle
 
 #[test]
 fn bad_json_is_a_clear_error() {
-    expect_error(b"{\"asset\": {\"version\": \"2.0\"", "bad.gltf", None, &["JSON"]);
+    expect_error(
+        b"{\"asset\": {\"version\": \"2.0\"",
+        "bad.gltf",
+        None,
+        &["JSON"],
+    );
     expect_error(b"", "empty.gltf", None, &["JSON"]);
     // Valid JSON, invalid glTF: a mesh names an accessor that does not exist.
     let doc = json!({
@@ -397,16 +438,29 @@ fn missing_buffer_is_a_clear_error() {
     let err = import(&path, &opts()).unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, GltfError::Invalid { .. }), "{err:?}");
-    assert!(text.contains("missing.gltf") && text.contains("buffers[0]"), "{text}");
+    assert!(
+        text.contains("missing.gltf") && text.contains("buffers[0]"),
+        "{text}"
+    );
     assert!(text.contains("gone.bin"), "{text}");
     // From memory, without a base directory.
-    expect_error(doc.to_string().as_bytes(), "mem.gltf", None, &["buffers[0]"]);
+    expect_error(
+        doc.to_string().as_bytes(),
+        "mem.gltf",
+        None,
+        &["buffers[0]"],
+    );
     // A GLB whose buffer wants the BIN chunk it does not have.
     let doc = json!({ "asset": { "version": "2.0" }, "buffers": [{ "byteLength": 4 }] });
     expect_error(&glb(&doc, &[]), "nobin.glb", None, &["buffers[0]", "BIN"]);
     // A buffer shorter than its byteLength.
     let doc = json!({ "asset": { "version": "2.0" }, "buffers": [{ "byteLength": 8 }] });
-    expect_error(&glb(&doc, &[1, 2, 3, 4]), "short.glb", None, &["buffers[0]", "byteLength"]);
+    expect_error(
+        &glb(&doc, &[1, 2, 3, 4]),
+        "short.glb",
+        None,
+        &["buffers[0]", "byteLength"],
+    );
 }
 
 #[test]
@@ -431,14 +485,20 @@ fn accessor_out_of_range_is_a_clear_error() {
     // More elements than the view holds.
     let mut doc = base.clone();
     doc["accessors"][0]["count"] = json!(1000);
-    expect_error(&glb(&doc, &bin), "count.glb", None, &["accessors[0]", "bufferViews[0]"]);
+    expect_error(
+        &glb(&doc, &bin),
+        "count.glb",
+        None,
+        &["accessors[0]", "bufferViews[0]"],
+    );
     // A view past the end of its buffer.
     let mut doc = base.clone();
     doc["bufferViews"][0]["byteOffset"] = json!(1 << 20);
     expect_error(&glb(&doc, &bin), "view.glb", None, &["bufferViews[0]"]);
     // Absurd counts with no bytes behind them are refused before allocating.
     let mut doc = base;
-    doc["accessors"][0] = json!({ "componentType": 5126, "count": 4_000_000_000u64, "type": "VEC3" });
+    doc["accessors"][0] =
+        json!({ "componentType": 5126, "count": 4_000_000_000u64, "type": "VEC3" });
     expect_error(&glb(&doc, &bin), "huge.glb", None, &["accessors[0]"]);
 }
 
@@ -496,7 +556,10 @@ fn corrupted_buffers_of_a_real_model_never_panic() {
 
 #[test]
 fn numbers_changed_in_sample_json_never_panic() {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/gltf"));
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/gltf"
+    ));
     if !dir.is_dir() {
         eprintln!("skipping: ../shared/data/gltf is absent");
         return;
@@ -523,4 +586,59 @@ fn numbers_changed_in_sample_json_never_panic() {
         }
         assert!(tried > 100, "{name}: {tried}");
     }
+}
+
+#[test]
+fn quantized_attributes_and_morph_targets() {
+    // KHR_mesh_quantization: i16 positions (not normalised), i8 normalised normals,
+    // u16 normalised UVs; one morph target (reported, base shape kept).
+    let mut bin = Vec::new();
+    // Each i16x3 element padded to 8 bytes, each i8x3 to 4 (vertex attribute alignment).
+    let pos: Vec<i16> = vec![0, 0, 0, 0, 100, 0, 0, 0, 200, 0, 0, 0];
+    let v0 = push_view(
+        &mut bin,
+        &pos.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>(),
+    );
+    let nrm: Vec<i8> = vec![0, 0, 127, 0, 0, 0, 127, 0, 0, 0, -127, 0];
+    let v1 = push_view(&mut bin, &nrm.iter().map(|&x| x as u8).collect::<Vec<_>>());
+    let uv = u16s(&[0, 0, 65535, 0, 0, 65535]);
+    let v2 = push_view(&mut bin, &uv);
+    let v3 = push_view(&mut bin, &f32s(&[0.0; 9]));
+    let mut v0 = v0;
+    v0["byteStride"] = json!(8);
+    let mut v1 = v1;
+    v1["byteStride"] = json!(4);
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "extensionsUsed": ["KHR_mesh_quantization"],
+        "extensionsRequired": ["KHR_mesh_quantization"],
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "mesh": 0, "scale": [0.01, 0.01, 0.01] }],
+        "meshes": [{ "primitives": [{
+            "attributes": { "POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2 },
+            "targets": [{ "POSITION": 3 }] }] }],
+        "buffers": [{ "byteLength": bin.len() }],
+        "bufferViews": [v0, v1, v2, v3],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5122, "count": 3, "type": "VEC3",
+              "min": [0, 0, 0], "max": [200, 100, 0] },
+            { "bufferView": 1, "componentType": 5120, "normalized": true, "count": 3, "type": "VEC3" },
+            { "bufferView": 2, "componentType": 5123, "normalized": true, "count": 3, "type": "VEC2" },
+            { "bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC3" }
+        ]
+    });
+    let (model, report) = import_slice(&glb(&doc, &bin), "q.glb", None, &opts()).unwrap();
+    let v = &model.meshes[0].vertices;
+    // Static node: the 0.01 scale is baked; z mirrored.
+    let close = |a: [f32; 3], b: [f32; 3]| (0..3).all(|k| (a[k] - b[k]).abs() < 1e-6);
+    assert!(close(v.positions[1], [1.0, 0.0, 0.0]), "{:?}", v.positions);
+    assert!(close(v.positions[2], [2.0, 0.0, 0.0]), "{:?}", v.positions);
+    let n = v.normals.as_ref().unwrap();
+    assert!(
+        close(n[0], [0.0, 0.0, -1.0]) && close(n[2], [0.0, 0.0, 1.0]),
+        "{n:?}"
+    );
+    assert_eq!(v.uv0.as_ref().unwrap()[1], [1.0, 0.0]);
+    assert_eq!(report.morph_targets, ["meshes[0].primitives[0]: 1 targets"]);
+    assert!(report.report.warnings.iter().any(|w| w.contains("morph")));
 }

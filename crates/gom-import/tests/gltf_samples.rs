@@ -12,9 +12,12 @@ use gom_import::gltf::{import, GltfOptions};
 /// clips with CUBICSPLINE channels (resampled at 30 Hz) only sample-grid times.
 fn check_times(path: &std::path::Path, animation: usize, duration: f32) -> Vec<f32> {
     let (doc, _) = load(path);
-    let cubic = doc.animations().nth(animation).unwrap().channels().any(|c| {
-        c.sampler().interpolation() == gltf::animation::Interpolation::CubicSpline
-    });
+    let cubic = doc
+        .animations()
+        .nth(animation)
+        .unwrap()
+        .channels()
+        .any(|c| c.sampler().interpolation() == gltf::animation::Interpolation::CubicSpline);
     let mut v: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.81, 1.0, 1.3]
         .iter()
         .map(|f| f * duration)
@@ -52,7 +55,11 @@ fn every_sample_converts_and_follows_the_gom_rules() {
         let mut paths = std::collections::BTreeSet::new();
         for (i, b) in model.skeleton.bones.iter().enumerate() {
             assert!(b.parent < i as i32, "{name}: bone {i} parent {}", b.parent);
-            assert!(paths.insert(b.path.clone()), "{name}: duplicate path {}", b.path);
+            assert!(
+                paths.insert(b.path.clone()),
+                "{name}: duplicate path {}",
+                b.path
+            );
         }
         let findings = gom::validate::validate(&model);
         assert!(findings.is_empty(), "{name}: {findings:?}");
@@ -144,4 +151,119 @@ fn step_keys_jump_at_the_key_time() {
         }
     }
     assert!(checked > 0, "InterpolationTest has STEP channels");
+}
+
+/// Poses every mesh of a GOMB file with `gom-runtime` (sample, local_to_model,
+/// palette, skin) and returns its triangles.
+fn runtime_triangles(asset: &gom_runtime::Asset, clip: usize, t: f32) -> Vec<Tri> {
+    use gom_runtime::*;
+    let (mut ctx, mut local, mut model, mut palette) = (
+        SamplingContext::new(),
+        LocalPose::default(),
+        ModelPose::new(),
+        Palette::new(),
+    );
+    sample(
+        &asset.clips[clip],
+        &asset.skeleton,
+        t,
+        Playback::Once,
+        &mut ctx,
+        &mut local,
+    )
+    .unwrap();
+    local_to_model(&asset.skeleton, &local, &mut model).unwrap();
+    let mut out = Vec::new();
+    for mesh in &asset.meshes {
+        palette.compute(mesh, &model).unwrap();
+        let mut positions = vec![[0.0; 3]; mesh.vertex_count()];
+        skin(
+            mesh,
+            &palette,
+            SkinTargets {
+                positions: Some(&mut positions),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let idx: Vec<usize> = (0..mesh.indices.len())
+            .map(|i| mesh.indices.get(i).unwrap() as usize)
+            .collect();
+        for tri in idx.chunks_exact(3) {
+            out.push([positions[tri[0]], positions[tri[1]], positions[tri[2]]]);
+        }
+    }
+    out
+}
+
+#[test]
+fn gom_runtime_poses_converted_samples_like_the_gltf_reference() {
+    let samples = samples();
+    if samples.is_empty() {
+        eprintln!("skipping: ../shared/data/gltf is absent");
+        return;
+    }
+    for path in &samples {
+        let name = path.display();
+        let (model, _) = import(path, &GltfOptions::default()).unwrap();
+        let bytes = gom::gomb::write(&model).unwrap();
+        let asset = gom_runtime::Asset::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (ci, clip) in model.clips.iter().enumerate() {
+            for t in check_times(path, ci, clip.duration) {
+                let reference = reference_triangles(path, Some(ci), t);
+                let ours = runtime_triangles(&asset, ci, t);
+                same_triangles(&ours, &reference, 1e-4)
+                    .unwrap_or_else(|e| panic!("{name}, clip {} at {t} s: {e}", clip.name));
+            }
+        }
+    }
+}
+
+#[test]
+fn cubic_channels_are_resampled_at_the_sample_rate() {
+    let Some(dir) = data_dir() else {
+        eprintln!("skipping: ../shared/data/gltf is absent");
+        return;
+    };
+    let path = dir.join("InterpolationTest.gltf");
+    let (doc, buffers) = load(&path);
+    for rate in [30.0f32, 10.0] {
+        let (model, _) = import(&path, &GltfOptions { sample_rate: rate }).unwrap();
+        let mut checked = 0;
+        for (ci, anim) in doc.animations().enumerate() {
+            for ch in anim.channels() {
+                if ch.sampler().interpolation() != gltf::animation::Interpolation::CubicSpline {
+                    continue;
+                }
+                let reader = ch.reader(|b| Some(&buffers[b.index()].0[..]));
+                let inputs: Vec<f32> = match reader.read_inputs().unwrap() {
+                    gltf::accessor::Iter::Standard(it) => it.collect(),
+                    gltf::accessor::Iter::Sparse(it) => it.collect(),
+                };
+                let (first, last) = (inputs[0], inputs[inputs.len() - 1]);
+                let clip = &model.clips[ci];
+                assert_eq!(clip.sample_rate, rate);
+                let times: Vec<f32> = clip.tracks[0].keys.iter().map(|k| k.time).collect();
+                // Every key is an input time or a multiple of 1/rate inside the range,
+                // and every such multiple is there.
+                let grid: Vec<f32> = (0..)
+                    .map(|i| (f64::from(i) / f64::from(rate)) as f32)
+                    .skip_while(|&t| t <= first)
+                    .take_while(|&t| t < last)
+                    .collect();
+                for t in &times {
+                    assert!(
+                        inputs.contains(t) || grid.contains(t),
+                        "{}: key at {t}",
+                        clip.name
+                    );
+                }
+                for t in grid.iter().chain(&inputs) {
+                    assert!(times.contains(t), "{}: no key at {t}", clip.name);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "InterpolationTest has CUBICSPLINE channels");
+    }
 }

@@ -106,7 +106,9 @@ impl Aabb {
 
     /// Whether no point has been added.
     pub fn is_empty(&self) -> bool {
-        !(self.min[0] <= self.max[0])
+        self.min[0]
+            .partial_cmp(&self.max[0])
+            .is_none_or(|o| o.is_gt())
     }
 
     /// The box, or the unit box around the origin when it is empty.
@@ -305,7 +307,7 @@ impl Camera {
     pub fn project_view(&self, v: [f32; 3]) -> Option<Projected> {
         let (nx, ny, depth, q) = match self.projection {
             Projection::Perspective => {
-                if !(v[2] > self.near()) {
+                if v[2].partial_cmp(&self.near()) != Some(core::cmp::Ordering::Greater) {
                     return None;
                 }
                 let q = 1.0 / v[2];

@@ -62,8 +62,8 @@ pub enum RenderError {
         /// The decoder's error.
         error: png::DecodingError,
     },
-    /// A file could not be read.
-    #[error("cannot read {path}: {error}")]
+    /// A file could not be read or written.
+    #[error("cannot access {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -99,18 +99,18 @@ impl Grid {
 
     /// Draws `text`, cut to fit and centred, in the label strip of cell `i`.
     pub fn label(&self, image: &mut Image, i: usize, text: &str, scale: u32) {
+        self.label_line(image, i, 0, text, scale);
+    }
+
+    /// Draws `text`, cut to fit and centred, as line `line` (0 first) of the label
+    /// strip of cell `i`.
+    pub fn label_line(&self, image: &mut Image, i: usize, line: u32, text: &str, scale: u32) {
         let (x, y) = self.origin(i);
         let max_chars = ((self.cell.0 + 1) / (ADVANCE * scale)) as usize;
         let t = fit_text(text, max_chars);
         let tw = crate::font::text_width(&t, scale);
         let tx = i64::from(x) + (i64::from(self.cell.0) - i64::from(tw)) / 2;
-        draw_text(
-            image,
-            tx,
-            i64::from(y + self.cell.1 + 3),
-            &t,
-            scale,
-            LABEL_COLOR,
-        );
+        let ty = y + self.cell.1 + 3 + line * (label_height(scale) - 3);
+        draw_text(image, tx, i64::from(ty), &t, scale, LABEL_COLOR);
     }
 }

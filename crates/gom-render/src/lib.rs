@@ -29,7 +29,7 @@ pub use camera::{Aabb, Camera, Projection, View};
 pub use error::RenderError;
 pub use filmstrip::{filmstrip, FilmFrame, Filmstrip, FilmstripOptions};
 pub use image::Image;
-pub use png_file::{decode_png, encode_png, load_png};
+pub use png_file::{decode_png, encode_png, load_png, save_png};
 pub use pose::{ClipSampler, Pose};
 pub use render::{render, render_pose, RenderOptions, TextureSource};
 pub use sheet::{contact_sheet, texture_sheet, SheetItem, SheetOptions, TextureSheetOptions};

@@ -25,6 +25,15 @@ pub fn encode_png(image: &Image) -> Result<Vec<u8>, RenderError> {
     Ok(out)
 }
 
+/// Encodes `image` (see [`encode_png`]) and writes it to `path`.
+pub fn save_png(image: &Image, path: &Path) -> Result<(), RenderError> {
+    let bytes = encode_png(image)?;
+    std::fs::write(path, bytes).map_err(|error| RenderError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
 /// Decodes PNG bytes into an RGBA8 image. Palette, grey and 16-bit images are
 /// converted; images larger than [`Image::MAX_PIXELS`] are refused before their
 /// pixels are allocated.

@@ -157,12 +157,12 @@ fn fit_cell(image: &Image, cell: u32) -> Result<Image, RenderError> {
                     }
                 }
             }
-            let a = if n > 0 { sum[3] / n } else { 0 };
+            let a = sum[3].checked_div(n).unwrap_or(0);
             let checker = CHECKER
                 [(((x / u64::from(CHECKER_SIZE)) + (y / u64::from(CHECKER_SIZE))) % 2) as usize];
             let mut px = [0u8; 4];
             for k in 0..3 {
-                let colour = if sum[3] > 0 { sum[k] / sum[3] } else { 0 };
+                let colour = sum[k].checked_div(sum[3]).unwrap_or(0);
                 let v = (colour * a + u64::from(checker[k]) * (255 - a) + 127) / 255;
                 px[k] = v.min(255) as u8;
             }
@@ -196,17 +196,7 @@ pub fn texture_sheet(
         sheet.blit(cell, i64::from(x), i64::from(y));
         grid.label(&mut sheet, i, name, scale);
         let size = format!("{}x{}", image.width(), image.height());
-        let line_y = y + options.cell + label_height(scale);
-        let tw = crate::font::text_width(&size, scale);
-        let tx = i64::from(x) + (i64::from(options.cell) - i64::from(tw)) / 2;
-        crate::font::draw_text(
-            &mut sheet,
-            tx,
-            i64::from(line_y),
-            &size,
-            scale,
-            crate::layout::LABEL_COLOR,
-        );
+        grid.label_line(&mut sheet, i, 1, &size, scale);
     }
     Ok(sheet)
 }

@@ -27,7 +27,7 @@
 //! only re-seeks the bones whose interval was left: forward playback costs amortised
 //! O(1) per bone (a few steps forward), a random seek a binary search.
 
-use glam::{BVec4A, Vec4};
+use glam::{BVec4A, Mat4, Vec4};
 use gom::Key;
 
 use crate::clip::{Clip, Playback};
@@ -114,14 +114,59 @@ impl Segment {
     }
 }
 
+/// The keys of one lane and the pair around the current time.
+#[derive(Debug, Clone, Copy)]
+struct Lane<'k> {
+    keys: &'k [Key],
+    seg: Segment,
+}
+
+/// A key that holds the identity, for lanes past the last bone.
+const IDENTITY_KEY: Key = Key {
+    time: 0.0,
+    translation: [0.0; 3],
+    rotation: [0.0, 0.0, 0.0, 1.0],
+    scale: [1.0; 3],
+};
+
+/// A segment that holds its key for all times.
+const CONSTANT: Segment = Segment {
+    k0: 0,
+    k1: 0,
+    lo: f32::NEG_INFINITY,
+    hi: f32::INFINITY,
+};
+
+/// A segment valid for no time at all, so that the first sample seeks.
+const INVALID: Segment = Segment {
+    k0: 0,
+    k1: 0,
+    lo: f32::INFINITY,
+    hi: f32::NEG_INFINITY,
+};
+
+/// Key `k` of `keys` as three vectors: `[time tx ty tz]`, `[qx qy qz qw]`,
+/// `[qw sx sy sz]` (three unaligned loads; the key is 11 floats).
+#[inline(always)]
+fn key_rows(keys: &[Key], k: usize) -> [Vec4; 3] {
+    let f: &[f32] = bytemuck::cast_slice(keys);
+    let a = k.saturating_mul(11);
+    match f.get(a..a.saturating_add(11)) {
+        Some(s) => [
+            Vec4::from_slice(&s[0..4]),
+            Vec4::from_slice(&s[4..8]),
+            Vec4::from_slice(&s[7..11]),
+        ],
+        None => [Vec4::ZERO, Vec4::W, Vec4::new(1.0, 1.0, 1.0, 1.0)],
+    }
+}
+
 /// Cached interpolation data of four bones.
 #[derive(Debug, Clone, Copy)]
 struct Group {
     /// The group is valid for times in `[lo, hi)`: the intersection of its lanes.
     lo: f32,
     hi: f32,
-    lane_lo: [f32; 4],
-    lane_hi: [f32; 4],
     t0: Vec4,
     dt: Vec4,
     tr0: [Vec4; 3],
@@ -138,8 +183,6 @@ impl Group {
     const EMPTY: Group = Group {
         lo: f32::INFINITY,
         hi: f32::NEG_INFINITY,
-        lane_lo: [f32::INFINITY; 4],
-        lane_hi: [f32::NEG_INFINITY; 4],
         t0: Vec4::ZERO,
         dt: Vec4::INFINITY,
         tr0: [Vec4::ZERO; 3],
@@ -152,73 +195,60 @@ impl Group {
         inv_sinc: Vec4::ONE,
     };
 
-    /// Holds `t` constant in lane `l` for all times.
+    /// Loads the key pairs of four lanes: each lane's two keys are read as vectors
+    /// and transposed four at a time into the SoA layout.
     #[inline]
-    fn set_constant(&mut self, l: usize, t: &Transform) {
-        self.lane_lo[l] = f32::NEG_INFINITY;
-        self.lane_hi[l] = f32::INFINITY;
-        self.t0[l] = 0.0;
-        self.dt[l] = f32::INFINITY;
-        for c in 0..3 {
-            self.tr0[c][l] = t.translation[c];
-            self.dtr[c][l] = 0.0;
-            self.sc0[c][l] = t.scale[c];
-            self.dsc[c][l] = 0.0;
-        }
-        for (c, v) in t.rotation.to_array().into_iter().enumerate() {
-            self.q0[c][l] = v;
-            self.q1[c][l] = v;
-        }
-    }
-
-    /// Stores the key pair of `seg` in lane `l`.
-    #[inline]
-    fn set_segment(&mut self, l: usize, keys: &[Key], seg: &Segment) {
-        const ZERO_KEY: Key = Key {
-            time: 0.0,
-            translation: [0.0; 3],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
+    fn load(&mut self, lanes: &[Lane; 4]) {
+        let r0 = lanes.map(|l| key_rows(l.keys, l.seg.k0));
+        let r1 = lanes.map(|l| key_rows(l.keys, l.seg.k1));
+        let soa = |r: &[[Vec4; 3]; 4], i: usize| {
+            Mat4::from_cols(r[0][i], r[1][i], r[2][i], r[3][i]).transpose()
         };
-        let a = keys.get(seg.k0).unwrap_or(&ZERO_KEY);
-        let b = keys.get(seg.k1).unwrap_or(&ZERO_KEY);
-        self.lane_lo[l] = seg.lo;
-        self.lane_hi[l] = seg.hi;
-        if seg.k0 == seg.k1 {
-            self.t0[l] = 0.0;
-            self.dt[l] = f32::INFINITY;
-        } else {
-            self.t0[l] = a.time;
-            self.dt[l] = b.time - a.time;
-        }
-        for c in 0..3 {
-            self.tr0[c][l] = a.translation[c];
-            self.dtr[c][l] = b.translation[c] - a.translation[c];
-            self.sc0[c][l] = a.scale[c];
-            self.dsc[c][l] = b.scale[c] - a.scale[c];
-        }
-        let (p, q) = (a.rotation, b.rotation);
-        let dot = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
-        for c in 0..4 {
-            self.q0[c][l] = p[c];
-            self.q1[c][l] = sign * q[c];
-        }
+        // Columns: a = time, tx, ty, tz; b = qx, qy, qz, qw; c = qw, sx, sy, sz.
+        let (a0, b0, c0) = (soa(&r0, 0), soa(&r0, 1), soa(&r0, 2));
+        let (a1, b1, c1) = (soa(&r1, 0), soa(&r1, 1), soa(&r1, 2));
+        let held = BVec4A::new(
+            lanes[0].seg.k0 == lanes[0].seg.k1,
+            lanes[1].seg.k0 == lanes[1].seg.k1,
+            lanes[2].seg.k0 == lanes[2].seg.k1,
+            lanes[3].seg.k0 == lanes[3].seg.k1,
+        );
+        self.t0 = Vec4::select(held, Vec4::ZERO, a0.x_axis);
+        self.dt = Vec4::select(held, Vec4::INFINITY, a1.x_axis - a0.x_axis);
+        self.tr0 = [a0.y_axis, a0.z_axis, a0.w_axis];
+        self.dtr = [
+            a1.y_axis - a0.y_axis,
+            a1.z_axis - a0.z_axis,
+            a1.w_axis - a0.w_axis,
+        ];
+        self.sc0 = [c0.y_axis, c0.z_axis, c0.w_axis];
+        self.dsc = [
+            c1.y_axis - c0.y_axis,
+            c1.z_axis - c0.z_axis,
+            c1.w_axis - c0.w_axis,
+        ];
+        let q0 = [b0.x_axis, b0.y_axis, b0.z_axis, b0.w_axis];
+        let q1 = [b1.x_axis, b1.y_axis, b1.z_axis, b1.w_axis];
+        let dot = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3];
+        let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
+        self.q0 = q0;
+        self.q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
+        let lo = lanes.map(|l| l.seg.lo);
+        let hi = lanes.map(|l| l.seg.hi);
+        self.lo = lo[0].max(lo[1]).max(lo[2].max(lo[3]));
+        self.hi = hi[0].min(hi[1]).min(hi[2].min(hi[3]));
     }
 
-    /// Recomputes what depends on all lanes: the validity interval and the angles.
+    /// Computes the rotation angles of the loaded key pairs (a long dependency chain:
+    /// [`sample`] runs it for all reloaded groups in a row so that they overlap).
     #[inline]
     fn finish(&mut self) {
-        let [a, b, c, d] = self.lane_lo;
-        self.lo = a.max(b).max(c.max(d));
-        let [a, b, c, d] = self.lane_hi;
-        self.hi = a.min(b).min(c.min(d));
         let (theta, inv_sinc) = rotation_params(&self.q0, &self.q1);
         self.theta = theta;
         self.inv_sinc = inv_sinc;
     }
 
-    /// Interpolates all four lanes at time `t`.
+/// Interpolates all four lanes at time `t`.
     #[inline(always)]
     fn eval(&self, t: f32) -> SoaTransform {
         let a = (Vec4::splat(t) - self.t0) / self.dt;
@@ -255,11 +285,12 @@ fn sinc_sq(u: Vec4) -> Vec4 {
     const C3: f32 = -1.0 / 5040.0;
     const C4: f32 = 1.0 / 362_880.0;
     const C5: f32 = -1.0 / 39_916_800.0;
-    let p = Vec4::splat(C4) + u * C5;
-    let p = Vec4::splat(C3) + u * p;
-    let p = Vec4::splat(C2) + u * p;
-    let p = Vec4::splat(C1) + u * p;
-    Vec4::ONE + u * p
+    // Estrin's scheme: fewer dependent steps than Horner's.
+    let u2 = u * u;
+    let a = Vec4::ONE + u * C1;
+    let b = Vec4::splat(C2) + u * C3;
+    let c = Vec4::splat(C4) + u * C5;
+    a + u2 * (b + u2 * c)
 }
 
 /// Lane-wise square root.
@@ -278,25 +309,26 @@ fn rotation_params(q0: &[Vec4; 4], q1: &[Vec4; 4]) -> (Vec4, Vec4) {
         dsq += d * d;
         ssq += s * s;
     }
-    let a = sqrt4(dsq);
-    let b = sqrt4(ssq);
-    let positive = b.cmpgt(Vec4::ZERO);
-    let x = Vec4::select(positive, a / b, Vec4::ZERO).min(Vec4::ONE);
+    // x = tan(θ/2) = |q1 − q0| / |q1 + q0|, at most 1 since the dot product is >= 0.
+    let ratio = Vec4::select(ssq.cmpgt(Vec4::ZERO), dsq / ssq, Vec4::ZERO);
+    let x = sqrt4(ratio).min(Vec4::ONE);
     let big = x.cmpgt(Vec4::splat(core::f32::consts::SQRT_2 - 1.0));
     let y = Vec4::select(big, (x - Vec4::ONE) / (x + Vec4::ONE), x);
     let offset = Vec4::select(big, Vec4::splat(core::f32::consts::FRAC_PI_4), Vec4::ZERO);
-    let y2 = y * y;
-    let mut p = Vec4::splat(-1.0 / 15.0);
-    for k in [13.0f32, 11.0, 9.0, 7.0, 5.0, 3.0] {
-        let sign = if (k as i32 / 2) % 2 == 0 { 1.0 } else { -1.0 };
-        p = Vec4::splat(sign / k) + y2 * p;
-    }
-    p = Vec4::ONE + y2 * p;
+    // atan(y)/y = 1 − u/3 + u²/5 − … − u⁷/15 with u = y², by Estrin's scheme.
+    let u = y * y;
+    let u2 = u * u;
+    let u4 = u2 * u2;
+    let p01 = Vec4::ONE + u * (-1.0 / 3.0);
+    let p23 = Vec4::splat(1.0 / 5.0) + u * (-1.0 / 7.0);
+    let p45 = Vec4::splat(1.0 / 9.0) + u * (-1.0 / 11.0);
+    let p67 = Vec4::splat(1.0 / 13.0) + u * (-1.0 / 15.0);
+    let p = (p01 + u2 * p23) + u4 * (p45 + u2 * p67);
     let theta = (offset + y * p) * 2.0;
-    let sin_theta = (a * b * 2.0) / (dsq + ssq);
-    let ratio = theta / sin_theta;
-    let zero = a.cmpeq(Vec4::ZERO) | !ratio.is_finite_mask();
-    (theta, Vec4::select(zero, Vec4::ONE, ratio))
+    // sin θ = 2x / (1 + x²).
+    let ratio = theta * (Vec4::ONE + x * x) / (x * 2.0);
+    let degenerate = x.cmpeq(Vec4::ZERO) | !ratio.is_finite_mask();
+    (theta, Vec4::select(degenerate, Vec4::ONE, ratio))
 }
 
 /// Per-bone cache of key pairs for one clip on one skeleton. Reuse one context per
@@ -306,8 +338,10 @@ pub struct SamplingContext {
     clip_id: u64,
     skeleton_id: u64,
     track_of: Vec<u32>,
-    cursor: Vec<u32>,
+    segs: Vec<Segment>,
+    bind_keys: Vec<Key>,
     groups: Vec<Group>,
+    reloaded: Vec<u32>,
 }
 
 impl SamplingContext {
@@ -342,21 +376,19 @@ impl SamplingContext {
                 }
             }
         }
-        self.cursor.clear();
-        self.cursor.resize(padded, 0);
+        self.segs.clear();
+        self.segs.resize(padded, INVALID);
+        self.bind_keys.clear();
+        self.bind_keys.resize(padded, IDENTITY_KEY);
+        for (k, t) in self.bind_keys.iter_mut().zip(skeleton.bind_local()) {
+            k.translation = t.translation.to_array();
+            k.rotation = t.rotation.to_array();
+            k.scale = t.scale.to_array();
+        }
         self.groups.clear();
         self.groups.resize(padded / 4, Group::EMPTY);
-        let bind = skeleton.bind_local();
-        for (gi, g) in self.groups.iter_mut().enumerate() {
-            for l in 0..4 {
-                let b = gi * 4 + l;
-                if self.track_of[b] == NO_TRACK {
-                    let t = bind.get(b).copied().unwrap_or(Transform::IDENTITY);
-                    g.set_constant(l, &t);
-                }
-            }
-            g.finish();
-        }
+        self.reloaded.clear();
+        self.reloaded.reserve(padded / 4);
         self.clip_id = clip.id;
         self.skeleton_id = skeleton.id;
         Ok(())
@@ -383,21 +415,35 @@ pub fn sample(
     let t = if t.is_nan() { 0.0 } else { t };
     let SamplingContext {
         track_of,
-        cursor,
+        segs,
+        bind_keys,
         groups,
+        reloaded,
         ..
     } = ctx;
     let tracks = &clip.tracks;
-    for (gi, (g, o)) in groups.iter_mut().zip(out.groups.iter_mut()).enumerate() {
+    // Three passes: reload the groups whose interval was left, compute their angles
+    // (independent chains, so the processor overlaps them), interpolate.
+    reloaded.clear();
+    for (gi, g) in groups.iter_mut().enumerate() {
         if !(t >= g.lo && t < g.hi) {
-            refill(g, gi, t, tracks, track_of, cursor);
+            refill(g, gi, t, tracks, track_of, segs, bind_keys);
+            reloaded.push(gi as u32);
         }
+    }
+    for &gi in reloaded.iter() {
+        if let Some(g) = groups.get_mut(gi as usize) {
+            g.finish();
+        }
+    }
+    for (g, o) in groups.iter().zip(out.groups.iter_mut()) {
         *o = g.eval(t);
     }
     Ok(())
 }
 
-#[cold]
+/// Re-seeks the lanes of group `gi` whose segment does not contain `t` and reloads
+/// the group.
 #[inline(never)]
 fn refill(
     g: &mut Group,
@@ -405,33 +451,50 @@ fn refill(
     t: f32,
     tracks: &[crate::clip::Track],
     track_of: &[u32],
-    cursor: &mut [u32],
+    segs: &mut [Segment],
+    bind_keys: &[Key],
 ) {
-    for l in 0..4 {
-        if t >= g.lane_lo[l] && t < g.lane_hi[l] {
-            continue;
-        }
+    let lanes: [Lane; 4] = std::array::from_fn(|l| {
         let b = gi * 4 + l;
-        let Some(track) = track_of.get(b).and_then(|&ti| tracks.get(ti as usize)) else {
-            continue;
+        let keys = track_of
+            .get(b)
+            .and_then(|&ti| tracks.get(ti as usize))
+            .map(|tr| &tr.keys[..]);
+        let Some(seg) = segs.get_mut(b) else {
+            return Lane {
+                keys: std::slice::from_ref(&IDENTITY_KEY),
+                seg: CONSTANT,
+            };
         };
-        let Some(cur) = cursor.get_mut(b) else {
-            continue;
-        };
-        let seg = Segment::find(&track.keys, t, *cur as usize);
-        *cur = seg.k0 as u32;
-        g.set_segment(l, &track.keys, &seg);
-    }
-    g.finish();
+        match keys {
+            Some(keys) => {
+                if !(t >= seg.lo && t < seg.hi) {
+                    *seg = Segment::find(keys, t, seg.k0);
+                }
+                Lane { keys, seg: *seg }
+            }
+            None => {
+                *seg = CONSTANT;
+                Lane {
+                    keys: bind_keys
+                        .get(b)
+                        .map_or(std::slice::from_ref(&IDENTITY_KEY), std::slice::from_ref),
+                    seg: CONSTANT,
+                }
+            }
+        }
+    });
+    g.load(&lanes);
 }
 
 /// Interpolates one segment of `keys` at `t` exactly as [`sample`] does.
 pub(crate) fn eval_one(keys: &[Key], seg: &Segment, t: f32) -> Transform {
     let mut g = Group::EMPTY;
-    g.set_segment(0, keys, seg);
-    for l in 1..4 {
-        g.set_constant(l, &Transform::IDENTITY);
-    }
+    let id = Lane {
+        keys: std::slice::from_ref(&IDENTITY_KEY),
+        seg: CONSTANT,
+    };
+    g.load(&[Lane { keys, seg: *seg }, id, id, id]);
     g.finish();
     g.eval(t).get(0)
 }

@@ -109,11 +109,12 @@ pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), 
             stride,
             out,
             |v, rigid_ok| {
-                let m = blend_affine(v, so, pal, last);
+                let (b, w) = influences(v, so, last);
+                let m = blend_affine_at(&b, &w, pal);
                 let nm = if rigid_ok && palette.rigid {
                     m.matrix3
                 } else {
-                    blend_normal(v, so, nrm, last)
+                    blend_normal_at(&b, &w, nrm)
                 };
                 (m, nm)
             },
@@ -123,45 +124,61 @@ pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), 
     }
 }
 
+/// `a·wa + b·wb + c·wc + d·wd`.
+#[inline(always)]
+fn wsum(a: Vec3A, b: Vec3A, c: Vec3A, d: Vec3A, w: &[Vec3A; 4]) -> Vec3A {
+    a * w[0] + b * w[1] + c * w[2] + d * w[3]
+}
+
+/// Bone indices (clamped to the palette; a slot past it has weight 0, D13) and
+/// splatted weights of vertex `v`.
+#[inline(always)]
+fn influences(v: &[f32], so: usize, last: usize) -> ([usize; 4], [Vec3A; 4]) {
+    let (b, w) = skin_of(v, so);
+    (
+        b.map(|x| (x as usize).min(last)),
+        w.map(Vec3A::splat),
+    )
+}
+
 /// The weighted sum of the four influences' matrices of vertex `v`.
 #[inline(always)]
 pub(crate) fn blend_affine(v: &[f32], so: usize, pal: &[Affine3A], last: usize) -> Affine3A {
-    let (b, w) = skin_of(v, so);
-    let m0 = &pal[(b[0] as usize).min(last)];
-    let m1 = &pal[(b[1] as usize).min(last)];
-    let m2 = &pal[(b[2] as usize).min(last)];
-    let m3 = &pal[(b[3] as usize).min(last)];
-    let (w0, w1, w2, w3) = (
-        Vec3A::splat(w[0]),
-        Vec3A::splat(w[1]),
-        Vec3A::splat(w[2]),
-        Vec3A::splat(w[3]),
-    );
-    let c = |f: fn(&Affine3A) -> Vec3A| f(m0) * w0 + f(m1) * w1 + f(m2) * w2 + f(m3) * w3;
+    let (b, w) = influences(v, so, last);
+    blend_affine_at(&b, &w, pal)
+}
+
+#[inline(always)]
+fn blend_affine_at(b: &[usize; 4], w: &[Vec3A; 4], pal: &[Affine3A]) -> Affine3A {
+    let (m0, m1, m2, m3) = (&pal[b[0]], &pal[b[1]], &pal[b[2]], &pal[b[3]]);
     Affine3A::from_cols(
-        c(|m| m.matrix3.x_axis),
-        c(|m| m.matrix3.y_axis),
-        c(|m| m.matrix3.z_axis),
-        c(|m| m.translation),
+        wsum(m0.matrix3.x_axis, m1.matrix3.x_axis, m2.matrix3.x_axis, m3.matrix3.x_axis, w),
+        wsum(m0.matrix3.y_axis, m1.matrix3.y_axis, m2.matrix3.y_axis, m3.matrix3.y_axis, w),
+        wsum(m0.matrix3.z_axis, m1.matrix3.z_axis, m2.matrix3.z_axis, m3.matrix3.z_axis, w),
+        wsum(m0.translation, m1.translation, m2.translation, m3.translation, w),
     )
 }
 
 /// The weighted sum of the four influences' normal matrices of vertex `v`.
 #[inline(always)]
-fn blend_normal(v: &[f32], so: usize, nrm: &[Mat3A], last: usize) -> Mat3A {
-    let (b, w) = skin_of(v, so);
-    let m0 = &nrm[(b[0] as usize).min(last)];
-    let m1 = &nrm[(b[1] as usize).min(last)];
-    let m2 = &nrm[(b[2] as usize).min(last)];
-    let m3 = &nrm[(b[3] as usize).min(last)];
-    let (w0, w1, w2, w3) = (
-        Vec3A::splat(w[0]),
-        Vec3A::splat(w[1]),
-        Vec3A::splat(w[2]),
-        Vec3A::splat(w[3]),
-    );
-    let c = |f: fn(&Mat3A) -> Vec3A| f(m0) * w0 + f(m1) * w1 + f(m2) * w2 + f(m3) * w3;
-    Mat3A::from_cols(c(|m| m.x_axis), c(|m| m.y_axis), c(|m| m.z_axis))
+fn blend_normal_at(b: &[usize; 4], w: &[Vec3A; 4], nrm: &[Mat3A]) -> Mat3A {
+    let (m0, m1, m2, m3) = (&nrm[b[0]], &nrm[b[1]], &nrm[b[2]], &nrm[b[3]]);
+    Mat3A::from_cols(
+        wsum(m0.x_axis, m1.x_axis, m2.x_axis, m3.x_axis, w),
+        wsum(m0.y_axis, m1.y_axis, m2.y_axis, m3.y_axis, w),
+        wsum(m0.z_axis, m1.z_axis, m2.z_axis, m3.z_axis, w),
+    )
+}
+
+/// `v / |v|`, or zero for a zero vector.
+#[inline(always)]
+fn unit(v: Vec3A) -> Vec3A {
+    let l2 = v.dot(v);
+    if l2 > 0.0 {
+        v * (1.0 / l2.sqrt())
+    } else {
+        Vec3A::ZERO
+    }
 }
 
 /// The hot path: positions and normals of a skinned mesh.
@@ -183,14 +200,15 @@ fn skin_pn<const RIGID: bool>(
         .zip(positions.iter_mut())
         .zip(normals.iter_mut())
     {
-        let m = blend_affine(v, so, pal, last);
+        let (b, w) = influences(v, so, last);
+        let m = blend_affine_at(&b, &w, pal);
         *p = m.transform_point3a(vec3a_at(v, 0)).to_array();
         let nm = if RIGID {
             m.matrix3
         } else {
-            blend_normal(v, so, nrm, last)
+            blend_normal_at(&b, &w, nrm)
         };
-        *n = (nm * vec3a_at(v, no)).normalize_or_zero().to_array();
+        *n = unit(nm * vec3a_at(v, no)).to_array();
     }
 }
 
@@ -215,10 +233,10 @@ fn per_vertex(
             *p = m.transform_point3a(vec3a_at(v, 0)).to_array();
         }
         if let Some(n) = normals.as_deref_mut().and_then(|b| b.get_mut(i)) {
-            *n = (nm * vec3a_at(v, no)).normalize_or_zero().to_array();
+            *n = unit(nm * vec3a_at(v, no)).to_array();
         }
         if let Some(t) = tangents.as_deref_mut().and_then(|b| b.get_mut(i)) {
-            let d = (m.matrix3 * vec3a_at(v, to)).normalize_or_zero();
+            let d = unit(m.matrix3 * vec3a_at(v, to));
             let w = v.get(to + 3).copied().unwrap_or(1.0);
             *t = [d.x, d.y, d.z, w];
         }

@@ -20,8 +20,8 @@
 
 use crate::math::{bind_world, inverse_affine, quat_from_axis_angle};
 use crate::model::{
-    Bone, Clip, ClipFlags, Header, Key, Mat4, Material, MeshPart, Model, Skeleton,
-    SkinWeights, Submesh, Track, ValidationFlags, Vertices, IDENTITY,
+    Bone, Clip, ClipFlags, Header, Key, Mat4, Material, MeshPart, Model, Skeleton, SkinWeights,
+    Submesh, Track, ValidationFlags, Vertices, IDENTITY,
 };
 use sha2::{Digest, Sha256};
 
@@ -357,7 +357,11 @@ fn swish() -> Clip {
             DURATION,
             RATE,
             [0.0, 0.0, 1.0],
-            move |phase| amplitude * libm::sin(2.0 * core::f64::consts::PI * phase - lag),
+            // Offset so that every segment is straight at t = 0 (and at the loop
+            // point): the clip starts from the bind pose.
+            move |phase| {
+                amplitude * (libm::sin(2.0 * core::f64::consts::PI * phase - lag) + libm::sin(lag))
+            },
             |_| 1.0,
         ));
     }
@@ -434,7 +438,9 @@ mod tests {
         let g = m.mesh_bind_geo_to_model.unwrap_or(IDENTITY);
         m.indices
             .chunks_exact(3)
-            .map(|t| [t[0], t[1], t[2]].map(|i| transform_point(&g, m.vertices.positions[i as usize])))
+            .map(|t| {
+                [t[0], t[1], t[2]].map(|i| transform_point(&g, m.vertices.positions[i as usize]))
+            })
             .collect()
     }
 

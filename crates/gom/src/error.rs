@@ -255,16 +255,6 @@ pub enum ReadError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// Arithmetic on sizes or offsets would wrap a u32.
-    #[error("field `{field}` of {place} at offset {offset} makes a size overflow 32 bits")]
-    Overflow {
-        /// Offset of the field.
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
-    },
     /// A structural rule of D7–D13 is broken.
     #[error("field `{field}` of {place} at offset {offset}: {reason}")]
     Rule {
@@ -314,7 +304,6 @@ impl ReadError {
             | ReadError::TableMismatch { offset, .. }
             | ReadError::Trailing { offset, .. }
             | ReadError::BadString { offset, .. }
-            | ReadError::Overflow { offset, .. }
             | ReadError::Rule { offset, .. }
             | ReadError::FlagClaim { offset, .. } => *offset,
         }
@@ -338,7 +327,6 @@ impl ReadError {
             | ReadError::TableMismatch { place, .. }
             | ReadError::Trailing { place, .. }
             | ReadError::BadString { place, .. }
-            | ReadError::Overflow { place, .. }
             | ReadError::Rule { place, .. }
             | ReadError::FlagClaim { place, .. } => *place,
         }
@@ -362,7 +350,6 @@ impl ReadError {
             | ReadError::TableMismatch { field, .. }
             | ReadError::Trailing { field, .. }
             | ReadError::BadString { field, .. }
-            | ReadError::Overflow { field, .. }
             | ReadError::Rule { field, .. }
             | ReadError::FlagClaim { field, .. } => field,
         }

@@ -14,7 +14,7 @@ use crate::limits::{
     MAX_VERTICES, QUAT_LENGTH_TOLERANCE, WEIGHT_SUM_TOLERANCE,
 };
 use crate::math::mul;
-use crate::model::{ClipFlags, Key, Mat4, Model, Submesh, ValidationFlags, IDENTITY};
+use crate::model::{Bounds, ClipFlags, Key, Mat4, Model, Submesh, ValidationFlags, IDENTITY};
 
 /// One of the three validation checks behind the header's flags (D3, D13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -481,6 +481,11 @@ fn floats_ok(item: Item, name: &str, field: &'static str, v: &[f32]) -> Result<(
 /// this passes, and a reader accepts what the writer then produces. Validation checks
 /// (the flags) are not structural and never fail this.
 pub fn check_structure(model: &Model) -> Result<(), WriteError> {
+    check_structure_bounds(model).map(|_| ())
+}
+
+/// [`check_structure`], returning the canonical bounds of each mesh it computed.
+pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, WriteError> {
     string_ok(
         Item::Header,
         "",
@@ -523,8 +528,9 @@ pub fn check_structure(model: &Model) -> Result<(), WriteError> {
         }
         floats_ok(it, &m.name, "baseColorFactor", &m.base_color_factor)?;
     }
+    let mut bounds = Vec::with_capacity(model.meshes.len());
     for (i, mesh) in model.meshes.iter().enumerate() {
-        check_mesh(i, mesh, bone_count)?;
+        bounds.push(check_mesh(i, mesh, bone_count)?);
     }
     if model.clips.len() > MAX_CLIPS as usize {
         return Err(limit(
@@ -580,10 +586,10 @@ pub fn check_structure(model: &Model) -> Result<(), WriteError> {
             }
         }
     }
-    Ok(())
+    Ok(bounds)
 }
 
-fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Result<(), WriteError> {
+fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Result<Bounds, WriteError> {
     let it = Item::Mesh(i);
     let n = mesh.name.as_str();
     string_ok(it, n, "name", n)?;
@@ -696,5 +702,5 @@ fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Resul
     if !all.as_flattened().iter().all(|x| x.is_finite()) || !b.sphere_radius.is_finite() {
         return Err(invalid(it, n, "bounds", "the bounds overflow f32"));
     }
-    Ok(())
+    Ok(b)
 }

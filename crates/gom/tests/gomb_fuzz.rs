@@ -108,7 +108,10 @@ fn read_checked(bytes: &[u8]) -> Result<(), ReadError> {
 }
 
 fn files() -> Vec<Vec<u8>> {
-    vec![gomb::write(&minimal_model()).unwrap(), gomb::write(&rich_model(3)).unwrap()]
+    vec![
+        gomb::write(&minimal_model()).unwrap(),
+        gomb::write(&rich_model(3)).unwrap(),
+    ]
 }
 
 #[test]
@@ -116,7 +119,11 @@ fn every_truncation_is_an_error() {
     for f in files() {
         for len in 0..f.len() {
             let cut = &f[..len];
-            assert!(read_checked(cut).is_err(), "a file cut at {len} of {} was accepted", f.len());
+            assert!(
+                read_checked(cut).is_err(),
+                "a file cut at {len} of {} was accepted",
+                f.len()
+            );
         }
         assert!(read_checked(&f).is_ok());
     }
@@ -232,7 +239,13 @@ fn too_many_bones_is_refused_before_allocating() {
         let f = skeleton_claiming(4097, bytes_for);
         let (r, peak) = peak_of(|| gomb::read(&f));
         match r {
-            Err(ReadError::Limit { place: Place::Chunk(FourCc::SKEL), field: "boneCount", value: 4097, limit: 4096, offset }) => {
+            Err(ReadError::Limit {
+                place: Place::Chunk(FourCc::SKEL),
+                field: "boneCount",
+                value: 4097,
+                limit: 4096,
+                offset,
+            }) => {
                 assert_eq!(offset as usize, gomb_support::offset_of(&f, b"SKEL") + 16)
             }
             other => panic!("{other:?}"),
@@ -243,7 +256,11 @@ fn too_many_bones_is_refused_before_allocating() {
     let f = skeleton_claiming(4096, 4096);
     let skel = gomb_support::offset_of(&f, b"SKEL");
     match gomb::read(&f) {
-        Err(ReadError::Rule { field: "parent", offset, .. }) => assert_eq!(offset as usize, skel + 20),
+        Err(ReadError::Rule {
+            field: "parent",
+            offset,
+            ..
+        }) => assert_eq!(offset as usize, skel + 20),
         other => panic!("{other:?}"),
     }
 }
@@ -252,15 +269,25 @@ fn too_many_bones_is_refused_before_allocating() {
 fn too_many_vertices_is_refused_before_allocating() {
     let f = gomb::write(&minimal_model()).unwrap();
     let msh = gomb_support::offset_of(&f, b"MSH0");
-    for (field_at, field, value, limit) in
-        [(8, "vertexCount", 10_000_001u64, 10_000_000u64), (12, "indexCount", 30_000_003, 30_000_000)]
-    {
+    for (field_at, field, value, limit) in [
+        (8, "vertexCount", 10_000_001u64, 10_000_000u64),
+        (12, "indexCount", 30_000_003, 30_000_000),
+    ] {
         let mut g = f.clone();
         wr(&mut g, msh + 16 + field_at, value as u32);
         let (r, peak) = peak_of(|| gomb::read(&g));
         match r {
-            Err(ReadError::Limit { place: Place::Chunk(FourCc::MSH0), field: fd, value: v, limit: l, offset }) => {
-                assert_eq!((fd, v, l, offset as usize), (field, value, limit, msh + 16 + field_at))
+            Err(ReadError::Limit {
+                place: Place::Chunk(FourCc::MSH0),
+                field: fd,
+                value: v,
+                limit: l,
+                offset,
+            }) => {
+                assert_eq!(
+                    (fd, v, l, offset as usize),
+                    (field, value, limit, msh + 16 + field_at)
+                )
             }
             other => panic!("{other:?}"),
         }
@@ -272,7 +299,10 @@ fn too_many_vertices_is_refused_before_allocating() {
     let vb0 = gomb_support::child_offset(&g, msh, 32, b"VB0 ");
     wr(&mut g, vb0 + 16, 10_000_000);
     let (r, peak) = peak_of(|| gomb::read(&g));
-    assert!(matches!(r, Err(ReadError::Truncated { field: "data", .. })), "{r:?}");
+    assert!(
+        matches!(r, Err(ReadError::Truncated { field: "data", .. })),
+        "{r:?}"
+    );
     assert!(peak < 8 * g.len(), "{peak} bytes allocated");
 }
 

@@ -46,7 +46,9 @@ impl B {
     }
 }
 
-const I: [f32; 16] = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
+const I: [f32; 16] = [
+    1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+];
 
 /// The minimal file, written from D3–D9 by hand. Offsets in the comments.
 fn hand_assembled() -> Vec<u8> {
@@ -67,7 +69,9 @@ fn hand_assembled() -> Vec<u8> {
     for off in [0, 9, 14, 18, 26, 30] {
         b.u32(off);
     }
-    b.u32(35).bytes(b"gom test\0root\0mat\0tex.png\0tri\0idle\0").zeros(13);
+    b.u32(35)
+        .bytes(b"gom test\0root\0mat\0tex.png\0tri\0idle\0")
+        .zeros(13);
     assert_eq!(b.0.len(), 608);
 
     // SKEL at 608: one root bone, bind translation (0, 1, 0) in the last row.
@@ -77,7 +81,15 @@ fn hand_assembled() -> Vec<u8> {
     assert_eq!(b.0.len(), 704);
 
     // MATL at 704: name 2, texture 3, factor.
-    b.chunk(b"MATL", 28).u32(1).u32(2).u32(3).f32(1.0).f32(0.5).f32(0.25).f32(1.0).zeros(4);
+    b.chunk(b"MATL", 28)
+        .u32(1)
+        .u32(2)
+        .u32(3)
+        .f32(1.0)
+        .f32(0.5)
+        .f32(0.25)
+        .f32(1.0)
+        .zeros(4);
     assert_eq!(b.0.len(), 752);
 
     // MSH0 at 752: 32 fixed bytes + VB0 176 + IB0 48 + SUB0 32 + IBND 96 + BND0 64.
@@ -91,8 +103,16 @@ fn hand_assembled() -> Vec<u8> {
         .u32(0)
         .u32(0);
     // VB0: stride 12 + 8 + 24 = 44.
-    b.chunk(b"VB0 ", 16 + 3 * 44).u32(3).u32(44).u32(0b100_1001).u32(0);
-    for (p, uv) in [([0., 0., 0.], [0., 1.]), ([1., 0., 0.], [1., 1.]), ([0., 1., 0.], [0., 0.])] {
+    b.chunk(b"VB0 ", 16 + 3 * 44)
+        .u32(3)
+        .u32(44)
+        .u32(0b100_1001)
+        .u32(0);
+    for (p, uv) in [
+        ([0., 0., 0.], [0., 1.]),
+        ([1., 0., 0.], [1., 1.]),
+        ([0., 1., 0.], [0., 0.]),
+    ] {
         for x in p {
             b.f32(x);
         }
@@ -103,7 +123,13 @@ fn hand_assembled() -> Vec<u8> {
     }
     b.zeros(12);
     // IB0: 16-bit indices 0 1 2.
-    b.chunk(b"IB0 ", 22).u32(3).u32(2).u32(0).u32(0).bytes(&[0, 0, 1, 0, 2, 0]).zeros(10);
+    b.chunk(b"IB0 ", 22)
+        .u32(3)
+        .u32(2)
+        .u32(0)
+        .u32(0)
+        .bytes(&[0, 0, 1, 0, 2, 0])
+        .zeros(10);
     // SUB0: material 0, indices [0, 3).
     b.chunk(b"SUB0", 16).u32(1).i32(0).u32(0).u32(3);
     // IBND: the inverse of the bind, translation (0, -1, 0).
@@ -113,22 +139,62 @@ fn hand_assembled() -> Vec<u8> {
     // BND0: box [0,0,0]..[1,1,0]; centre (0.5, 0.5, 0); radius sqrt(0.5) rounded UP
     // to f32: sqrt(0.5) = 0.70710678118..., the nearest f32 0x3F3504F3 is below it.
     b.chunk(b"BND0", 40);
-    b.f32(0.).f32(0.).f32(0.).f32(1.).f32(1.).f32(0.).f32(0.5).f32(0.5).f32(0.);
+    b.f32(0.)
+        .f32(0.)
+        .f32(0.)
+        .f32(1.)
+        .f32(1.)
+        .f32(0.)
+        .f32(0.5)
+        .f32(0.5)
+        .f32(0.);
     b.u32(0x3F35_04F4).zeros(8);
     assert_eq!(b.0.len(), 1216);
 
     // ANIM at 1216: clipCount 1 padded to 16, then CLP0 (24 fixed + 8 + 2 × 44).
     b.chunk(b"ANIM", 160).u32(1).zeros(12);
-    b.chunk(b"CLP0", 120).u32(5).f32(1.0).f32(1.0).i32(-1).u32(0).u32(1);
+    b.chunk(b"CLP0", 120)
+        .u32(5)
+        .f32(1.0)
+        .f32(1.0)
+        .i32(-1)
+        .u32(0)
+        .u32(1);
     b.i32(0).u32(2);
     let s = core::f32::consts::FRAC_1_SQRT_2;
-    b.f32(0.).f32(0.).f32(1.).f32(0.).f32(0.).f32(0.).f32(0.).f32(1.).f32(1.).f32(1.).f32(1.);
-    b.f32(1.).f32(0.).f32(2.).f32(0.).f32(0.).f32(s).f32(0.).f32(s).f32(1.).f32(1.).f32(1.);
+    b.f32(0.)
+        .f32(0.)
+        .f32(1.)
+        .f32(0.)
+        .f32(0.)
+        .f32(0.)
+        .f32(0.)
+        .f32(1.)
+        .f32(1.)
+        .f32(1.)
+        .f32(1.);
+    b.f32(1.)
+        .f32(0.)
+        .f32(2.)
+        .f32(0.)
+        .f32(0.)
+        .f32(s)
+        .f32(0.)
+        .f32(s)
+        .f32(1.)
+        .f32(1.)
+        .f32(1.);
     b.zeros(8);
     assert_eq!(b.0.len(), 1392);
 
     // Chunk table (D5).
-    for (f, o, s) in [(b"STR0", 512, 67), (b"SKEL", 608, 80), (b"MATL", 704, 28), (b"MSH0", 752, 448), (b"ANIM", 1216, 160)] {
+    for (f, o, s) in [
+        (b"STR0", 512, 67),
+        (b"SKEL", 608, 80),
+        (b"MATL", 704, 28),
+        (b"MSH0", 752, 448),
+        (b"ANIM", 1216, 160),
+    ] {
         b.bytes(f).u32(o).u32(s).u32(0);
     }
     b.0
@@ -167,11 +233,20 @@ fn view_exposes_the_file_fields() {
     assert_eq!(v.string(6), None);
     assert_eq!(v.skeleton().bone_count, 1);
     let m = &v.meshes()[0];
-    assert_eq!((m.name, m.stride, m.index_size, m.offset), ("tri", 44, 2, 752));
-    assert_eq!(m.vertex_data.as_ptr() as usize - FIXTURE.as_ptr() as usize, 752 + 48 + 32);
+    assert_eq!(
+        (m.name, m.stride, m.index_size, m.offset),
+        ("tri", 44, 2, 752)
+    );
+    assert_eq!(
+        m.vertex_data.as_ptr() as usize - FIXTURE.as_ptr() as usize,
+        752 + 48 + 32
+    );
     assert_eq!(m.bounds.sphere_radius.to_bits(), 0x3F35_04F4);
     let c = &v.clips()[0];
-    assert_eq!((c.name, c.offset, c.tracks[0].key_count), ("idle", 1216 + 16 + 16, 2));
+    assert_eq!(
+        (c.name, c.offset, c.tracks[0].key_count),
+        ("idle", 1216 + 16 + 16, 2)
+    );
     assert_eq!(c.tracks[0].key(1).translation, [0.0, 2.0, 0.0]);
 }
 
@@ -185,6 +260,8 @@ fn rich_model_round_trips_byte_for_byte() {
     assert_eq!(r.model.meshes.len(), 3);
     assert_eq!(r.model.clips.len(), 3);
     assert_eq!(gomb::write(&r.model).unwrap(), bytes);
+    // The view's own decoding gives the same model as the fused decoding of `read`.
+    assert_eq!(gomb::FileView::parse(&bytes).unwrap().to_model(), r.model);
     let mut back = r.model.clone();
     for mesh in &mut back.meshes {
         mesh.bounds = None;
@@ -201,9 +278,16 @@ fn large_mesh_uses_32_bit_indices_exactly_above_65536_vertices() {
         let last = n as u32 - 1;
         m.meshes.push(gom::MeshPart {
             name: "big".into(),
-            vertices: gom::Vertices { positions, ..Default::default() },
+            vertices: gom::Vertices {
+                positions,
+                ..Default::default()
+            },
             indices: vec![0, 1, last],
-            submeshes: vec![gom::Submesh { material_index: -1, index_start: 0, index_count: 3 }],
+            submeshes: vec![gom::Submesh {
+                material_index: -1,
+                index_start: 0,
+                index_count: 3,
+            }],
             ..Default::default()
         });
         let bytes = gomb::write(&m).unwrap();

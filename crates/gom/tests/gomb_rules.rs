@@ -55,7 +55,11 @@ fn err(f: &[u8]) -> ReadError {
 
 /// Asserts the error's place, field and offset.
 fn at(e: &ReadError, place: Place, field: &str, offset: usize) {
-    assert_eq!((e.place(), e.field(), e.offset()), (place, field, offset as u64), "{e}");
+    assert_eq!(
+        (e.place(), e.field(), e.offset()),
+        (place, field, offset as u64),
+        "{e}"
+    );
 }
 
 const H: Place = Place::Header;
@@ -72,7 +76,10 @@ fn d3_magic() {
     let e = err(&f);
     assert!(matches!(e, ReadError::Value { .. }));
     at(&e, H, "magic", 0);
-    assert!(matches!(err(b"GOMT0001\n"), ReadError::Value { field: "magic", .. }));
+    assert!(matches!(
+        err(b"GOMT0001\n"),
+        ReadError::Value { field: "magic", .. }
+    ));
 }
 
 #[test]
@@ -181,7 +188,9 @@ fn d4_container_size_is_a_multiple_of_16() {
 fn d4_unknown_chunks_are_skipped_and_recorded() {
     let (h, mut chunks) = split(&golden());
     chunks.insert(2, Raw::new(b"XTRA", vec![1, 2, 3]));
-    edit_mesh(&mut chunks, |_, kids| kids.insert(1, Raw::new(b"MYID", vec![9; 20])));
+    edit_mesh(&mut chunks, |_, kids| {
+        kids.insert(1, Raw::new(b"MYID", vec![9; 20]))
+    });
     edit_anim(&mut chunks, |_, kids| kids.push(Raw::new(b"NOTE", vec![])));
     let f = assemble(&h, &chunks, true);
     let r = gomb::read(&f).unwrap();
@@ -190,10 +199,19 @@ fn d4_unknown_chunks_are_skipped_and_recorded() {
     assert_eq!(r.model, want);
     let u = &r.unknown_chunks;
     assert_eq!(u.len(), 3);
-    assert_eq!((u[0].fourcc, u[0].offset, u[0].size, u[0].parent), (*b"XTRA", 704, 3, None));
-    assert_eq!((u[1].fourcc, u[1].size, u[1].parent), (*b"MYID", 20, Some(*b"MSH0")));
+    assert_eq!(
+        (u[0].fourcc, u[0].offset, u[0].size, u[0].parent),
+        (*b"XTRA", 704, 3, None)
+    );
+    assert_eq!(
+        (u[1].fourcc, u[1].size, u[1].parent),
+        (*b"MYID", 20, Some(*b"MSH0"))
+    );
     assert_eq!(&f[u[1].offset as usize..u[1].offset as usize + 4], b"MYID");
-    assert_eq!((u[2].fourcc, u[2].size, u[2].parent), (*b"NOTE", 0, Some(*b"ANIM")));
+    assert_eq!(
+        (u[2].fourcc, u[2].size, u[2].parent),
+        (*b"NOTE", 0, Some(*b"ANIM"))
+    );
 }
 
 #[test]
@@ -235,19 +253,35 @@ fn d4_known_chunks_in_the_wrong_place() {
     at(&e, c(&FourCc::BND0), "fourcc", TABLE);
     // CLP0 outside ANIM.
     let (h, mut chunks) = split(&golden());
-    let clip = split_container(&find(&mut chunks, b"ANIM").payload, 4).1.remove(0);
+    let clip = split_container(&find(&mut chunks, b"ANIM").payload, 4)
+        .1
+        .remove(0);
     chunks.push(clip);
     let e = err(&assemble(&h, &chunks, true));
     assert!(matches!(e, ReadError::Misplaced { .. }));
     at(&e, c(&FourCc::CLP0), "fourcc", TABLE);
     // SKEL inside MSH0, MSH0 inside ANIM.
     let (h, mut chunks) = split(&golden());
-    edit_mesh(&mut chunks, |_, kids| kids.push(Raw::new(b"SKEL", vec![0; 4])));
-    assert!(matches!(err(&assemble(&h, &chunks, true)), ReadError::Misplaced { where_: "inside MSH0", .. }));
+    edit_mesh(&mut chunks, |_, kids| {
+        kids.push(Raw::new(b"SKEL", vec![0; 4]))
+    });
+    assert!(matches!(
+        err(&assemble(&h, &chunks, true)),
+        ReadError::Misplaced {
+            where_: "inside MSH0",
+            ..
+        }
+    ));
     let (h, mut chunks) = split(&golden());
     let mesh = find(&mut chunks, b"MSH0").clone();
     edit_anim(&mut chunks, |_, kids| kids.push(mesh));
-    assert!(matches!(err(&assemble(&h, &chunks, true)), ReadError::Misplaced { where_: "inside ANIM", .. }));
+    assert!(matches!(
+        err(&assemble(&h, &chunks, true)),
+        ReadError::Misplaced {
+            where_: "inside ANIM",
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -260,7 +294,13 @@ fn d4_mesh_children_at_most_once_and_required_present() {
     let e = err(&assemble(&h, &chunks, true));
     assert!(matches!(e, ReadError::Duplicate { field: "MSH0", .. }));
     assert_eq!(e.place(), c(&FourCc::SUB0));
-    for (k, name) in [(0, "VB0 "), (1, "IB0 "), (2, "SUB0"), (3, "IBND"), (4, "BND0")] {
+    for (k, name) in [
+        (0, "VB0 "),
+        (1, "IB0 "),
+        (2, "SUB0"),
+        (3, "IBND"),
+        (4, "BND0"),
+    ] {
         let (h, mut chunks) = split(&golden());
         edit_mesh(&mut chunks, |_, kids| {
             kids.remove(k);
@@ -310,7 +350,10 @@ fn d5_table_placement_and_count() {
     // No table at all is fine (offset 0, count 0)…
     let (h, chunks) = split(&golden());
     let f = assemble(&h, &chunks, false);
-    assert_eq!(gomb::read(&f).unwrap().model, gomb::read(&golden()).unwrap().model);
+    assert_eq!(
+        gomb::read(&f).unwrap().model,
+        gomb::read(&golden()).unwrap().model
+    );
     // …but a count without a table is not.
     let mut g = f.clone();
     wr(&mut g, 68, 5);
@@ -326,12 +369,26 @@ fn d6_strings_end_with_a_nul_inside_the_data_and_are_utf8() {
     let mut f = golden();
     f[last_nul] = b'!';
     let e = err(&f);
-    assert!(matches!(e, ReadError::BadString { index: 5, reason: "has no terminating NUL inside the data", .. }));
+    assert!(matches!(
+        e,
+        ReadError::BadString {
+            index: 5,
+            reason: "has no terminating NUL inside the data",
+            ..
+        }
+    ));
     at(&e, c(&FourCc::STR0), "data", STR0 + 16 + 32 + 30);
     let mut f = golden();
     f[STR0 + 16 + 32 + 9] = 0xFF; // first byte of "root"
     let e = err(&f);
-    assert!(matches!(e, ReadError::BadString { index: 1, reason: "is not valid UTF-8", .. }));
+    assert!(matches!(
+        e,
+        ReadError::BadString {
+            index: 1,
+            reason: "is not valid UTF-8",
+            ..
+        }
+    ));
     at(&e, c(&FourCc::STR0), "data", STR0 + 16 + 32 + 9);
     // An offset outside the data.
     let e = err(&patched(STR0 + 16 + 4 + 4, 35));
@@ -352,7 +409,17 @@ fn d6_shared_suffixes_are_fine_but_not_mid_character() {
     wr(&mut p, 4 + 20, 31); // string 5 starts inside "é"
     s.payload = p;
     let e = err(&assemble(&h, &chunks, true));
-    assert!(matches!(e, ReadError::BadString { index: 5, reason: "is not valid UTF-8", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            ReadError::BadString {
+                index: 5,
+                reason: "is not valid UTF-8",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -434,7 +501,11 @@ fn d7_vb0_agrees_with_msh0() {
 
 #[test]
 fn d7_reserved_fields_of_msh0_vb0_ib0() {
-    for (off, place) in [(MSH0 + 44, FourCc::MSH0), (VB0 + 28, FourCc::VB0), (IB0 + 28, FourCc::IB0)] {
+    for (off, place) in [
+        (MSH0 + 44, FourCc::MSH0),
+        (VB0 + 28, FourCc::VB0),
+        (IB0 + 28, FourCc::IB0),
+    ] {
         let e = err(&patched(off, 1));
         assert!(matches!(e, ReadError::Reserved { .. }));
         at(&e, c(&place), "reserved", off);
@@ -568,7 +639,9 @@ fn d9_clip_fields() {
     // HasRootMotion with a root bone is fine.
     let mut f = patched(CLP0 + 32, 1);
     wr(&mut f, CLP0 + 28, 0);
-    assert!(gomb::read(&f).unwrap().model.clips[0].flags.has_root_motion());
+    assert!(gomb::read(&f).unwrap().model.clips[0]
+        .flags
+        .has_root_motion());
 }
 
 #[test]
@@ -579,7 +652,12 @@ fn d9_tracks() {
     at(&e, c(&FourCc::CLP0), "boneIndex", TRACK);
     // Two tracks of the same bone.
     let mut m = minimal_model();
-    m.skeleton.bones.push(gom::Bone { name: "b".into(), path: "root/b".into(), parent: 0, bind_local: gom::IDENTITY });
+    m.skeleton.bones.push(gom::Bone {
+        name: "b".into(),
+        path: "root/b".into(),
+        parent: 0,
+        bind_local: gom::IDENTITY,
+    });
     m.meshes.clear();
     let t = m.clips[0].tracks[0].clone();
     m.clips[0].tracks.push(gom::Track { bone: 1, ..t });
@@ -620,7 +698,9 @@ fn d9_keys() {
 #[test]
 fn d9_no_bytes_beyond_the_tracks() {
     let (h, mut chunks) = split(&golden());
-    edit_anim(&mut chunks, |_, kids| kids[0].payload.extend_from_slice(&[0; 4]));
+    edit_anim(&mut chunks, |_, kids| {
+        kids[0].payload.extend_from_slice(&[0; 4])
+    });
     let e = err(&assemble(&h, &chunks, true));
     assert!(matches!(e, ReadError::Trailing { count: 4, .. }));
     at(&e, c(&FourCc::CLP0), "tracks", CLP0 + 16 + 120);
@@ -631,19 +711,52 @@ fn d9_no_bytes_beyond_the_tracks() {
 #[test]
 fn d12_limits() {
     let e = err(&patched(ANIM + 16, 1025));
-    assert!(matches!(e, ReadError::Limit { value: 1025, limit: 1024, .. }));
+    assert!(matches!(
+        e,
+        ReadError::Limit {
+            value: 1025,
+            limit: 1024,
+            ..
+        }
+    ));
     at(&e, c(&FourCc::ANIM), "clipCount", ANIM + 16);
     let e = err(&patched(CLP0 + 36, 8193));
-    assert!(matches!(e, ReadError::Limit { value: 8193, limit: 8192, .. }));
+    assert!(matches!(
+        e,
+        ReadError::Limit {
+            value: 8193,
+            limit: 8192,
+            ..
+        }
+    ));
     at(&e, c(&FourCc::CLP0), "trackCount", CLP0 + 36);
     let e = err(&patched(TRACK + 4, 1_000_001));
-    assert!(matches!(e, ReadError::Limit { value: 1_000_001, limit: 1_000_000, .. }));
+    assert!(matches!(
+        e,
+        ReadError::Limit {
+            value: 1_000_001,
+            limit: 1_000_000,
+            ..
+        }
+    ));
     at(&e, c(&FourCc::CLP0), "keyCount", TRACK + 4);
     // Counts below the limits are checked against the bytes present.
     let e = err(&patched(TRACK + 4, 1_000_000));
-    assert!(matches!(e, ReadError::Truncated { field: "keys", .. }), "{e}");
+    assert!(
+        matches!(e, ReadError::Truncated { field: "keys", .. }),
+        "{e}"
+    );
     let e = err(&patched(CLP0 + 36, 8192));
-    assert!(matches!(e, ReadError::Truncated { field: "boneIndex", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            ReadError::Truncated {
+                field: "boneIndex",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -673,13 +786,33 @@ fn d13_findings_with_flag_clear_errors_with_flag_set() {
     type Case = (usize, u32, Check, &'static str);
     let cases: [Case; 4] = [
         // The weights of vertex 0 sum to 0.9.
-        (VDATA + 20 + 8, 0.9f32.to_bits(), Check::Weights, "weightsPass"),
+        (
+            VDATA + 20 + 8,
+            0.9f32.to_bits(),
+            Check::Weights,
+            "weightsPass",
+        ),
         // Weights (0.3, 0.7): not descending (the sum stays 1).
-        (VDATA + 20 + 8, 0.3f32.to_bits(), Check::Weights, "weightsPass"),
+        (
+            VDATA + 20 + 8,
+            0.3f32.to_bits(),
+            Check::Weights,
+            "weightsPass",
+        ),
         // IBND translation y = -2 does not undo the bind translation (0, 1, 0).
-        (IBND + 20 + 52, (-2.0f32).to_bits(), Check::BindPose, "bindPosePass"),
+        (
+            IBND + 20 + 52,
+            (-2.0f32).to_bits(),
+            Check::BindPose,
+            "bindPosePass",
+        ),
         // Material 1 does not exist.
-        (SUB0 + 20, 1, Check::SubmeshMaterials, "submeshMaterialsPass"),
+        (
+            SUB0 + 20,
+            1,
+            Check::SubmeshMaterials,
+            "submeshMaterialsPass",
+        ),
     ];
     for (k, (off, v, check, flag)) in cases.into_iter().enumerate() {
         let mut f = patched(off, v);
@@ -689,7 +822,10 @@ fn d13_findings_with_flag_clear_errors_with_flag_set() {
         }
         // Flag set: the file claims what it is not.
         let e = err(&f);
-        assert!(matches!(e, ReadError::FlagClaim { flag: fl, .. } if fl == flag), "{e}");
+        assert!(
+            matches!(e, ReadError::FlagClaim { flag: fl, .. } if fl == flag),
+            "{e}"
+        );
         at(&e, H, "validationFlags", 60);
         // Flag clear: readable, with the finding.
         wr(&mut f, 60, 7 & !check_bit(check));
@@ -717,13 +853,29 @@ fn d13_submesh_coverage_findings() {
     assert_eq!(rd(&f, 60), 0b011);
     let r = gomb::read(&f).unwrap();
     assert_eq!(r.findings.len(), 1);
-    assert!(r.findings[0].message.contains("cover"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].message.contains("cover"),
+        "{}",
+        r.findings[0].message
+    );
     // An empty submesh.
-    m.meshes[0].submeshes.push(gom::Submesh { material_index: 0, index_start: 3, index_count: 0 });
-    m.meshes[0].submeshes.push(gom::Submesh { material_index: 0, index_start: 3, index_count: 3 });
+    m.meshes[0].submeshes.push(gom::Submesh {
+        material_index: 0,
+        index_start: 3,
+        index_count: 0,
+    });
+    m.meshes[0].submeshes.push(gom::Submesh {
+        material_index: 0,
+        index_start: 3,
+        index_count: 3,
+    });
     let f = gomb::write(&m).unwrap();
     let r = gomb::read(&f).unwrap();
-    assert!(r.findings[0].message.contains("empty"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].message.contains("empty"),
+        "{}",
+        r.findings[0].message
+    );
     // Material −1 is always fine, also without MATL.
     let mut m = minimal_model();
     m.materials.clear();
@@ -737,23 +889,97 @@ fn d13_submesh_coverage_findings() {
 
 #[test]
 fn writer_refuses_what_a_reader_would_reject() {
-    let cases: Vec<(Box<dyn Fn(&mut gom::Model)>, Item, &str)> = vec![
-        (Box::new(|m| m.meshes[0].indices[2] = 3), Item::Mesh(0), "indices"),
-        (Box::new(|m| m.meshes[0].indices.push(0)), Item::Mesh(0), "indices"),
-        (Box::new(|m| m.meshes[0].vertices.positions[1][0] = f32::NAN), Item::Mesh(0), "positions"),
-        (Box::new(|m| m.meshes[0].vertices.uv0.as_mut().unwrap().pop().map(|_| ()).unwrap()), Item::Mesh(0), "uv0"),
-        (Box::new(|m| m.meshes[0].inverse_bind.clear()), Item::Mesh(0), "inverseBind"),
-        (Box::new(|m| m.meshes[0].submeshes[0].index_count = 6), Item::Mesh(0), "indexCount"),
-        (Box::new(|m| m.meshes[0].vertices.skin.as_mut().unwrap()[0].bones[0] = 1), Item::Mesh(0), "skin"),
-        (Box::new(|m| m.skeleton.bones[0].parent = 0), Item::Bone(0), "parent"),
-        (Box::new(|m| m.skeleton.bones[0].name.push('\0')), Item::Bone(0), "name"),
-        (Box::new(|m| m.clips[0].tracks[0].keys[1].time = 2.0), Item::Clip(0), "time"),
-        (Box::new(|m| m.clips[0].tracks[0].keys[1].rotation = [0.0; 4]), Item::Clip(0), "rotation"),
-        (Box::new(|m| m.clips[0].tracks[0].bone = 1), Item::Clip(0), "boneIndex"),
-        (Box::new(|m| m.clips[0].tracks[0].keys.clear()), Item::Clip(0), "keyCount"),
-        (Box::new(|m| m.clips[0].flags = gom::ClipFlags(1)), Item::Clip(0), "flags"),
-        (Box::new(|m| m.clips[0].duration = -1.0), Item::Clip(0), "duration"),
-        (Box::new(|m| m.materials[0].base_color_factor[0] = f32::INFINITY), Item::Material(0), "baseColorFactor"),
+    type Breaker = Box<dyn Fn(&mut gom::Model)>;
+    let cases: Vec<(Breaker, Item, &str)> = vec![
+        (
+            Box::new(|m| m.meshes[0].indices[2] = 3),
+            Item::Mesh(0),
+            "indices",
+        ),
+        (
+            Box::new(|m| m.meshes[0].indices.push(0)),
+            Item::Mesh(0),
+            "indices",
+        ),
+        (
+            Box::new(|m| m.meshes[0].vertices.positions[1][0] = f32::NAN),
+            Item::Mesh(0),
+            "positions",
+        ),
+        (
+            Box::new(|m| {
+                m.meshes[0]
+                    .vertices
+                    .uv0
+                    .as_mut()
+                    .unwrap()
+                    .pop()
+                    .map(|_| ())
+                    .unwrap()
+            }),
+            Item::Mesh(0),
+            "uv0",
+        ),
+        (
+            Box::new(|m| m.meshes[0].inverse_bind.clear()),
+            Item::Mesh(0),
+            "inverseBind",
+        ),
+        (
+            Box::new(|m| m.meshes[0].submeshes[0].index_count = 6),
+            Item::Mesh(0),
+            "indexCount",
+        ),
+        (
+            Box::new(|m| m.meshes[0].vertices.skin.as_mut().unwrap()[0].bones[0] = 1),
+            Item::Mesh(0),
+            "skin",
+        ),
+        (
+            Box::new(|m| m.skeleton.bones[0].parent = 0),
+            Item::Bone(0),
+            "parent",
+        ),
+        (
+            Box::new(|m| m.skeleton.bones[0].name.push('\0')),
+            Item::Bone(0),
+            "name",
+        ),
+        (
+            Box::new(|m| m.clips[0].tracks[0].keys[1].time = 2.0),
+            Item::Clip(0),
+            "time",
+        ),
+        (
+            Box::new(|m| m.clips[0].tracks[0].keys[1].rotation = [0.0; 4]),
+            Item::Clip(0),
+            "rotation",
+        ),
+        (
+            Box::new(|m| m.clips[0].tracks[0].bone = 1),
+            Item::Clip(0),
+            "boneIndex",
+        ),
+        (
+            Box::new(|m| m.clips[0].tracks[0].keys.clear()),
+            Item::Clip(0),
+            "keyCount",
+        ),
+        (
+            Box::new(|m| m.clips[0].flags = gom::ClipFlags(1)),
+            Item::Clip(0),
+            "flags",
+        ),
+        (
+            Box::new(|m| m.clips[0].duration = -1.0),
+            Item::Clip(0),
+            "duration",
+        ),
+        (
+            Box::new(|m| m.materials[0].base_color_factor[0] = f32::INFINITY),
+            Item::Material(0),
+            "baseColorFactor",
+        ),
     ];
     for (k, (break_it, item, field)) in cases.into_iter().enumerate() {
         let mut m = minimal_model();
@@ -768,8 +994,20 @@ fn writer_refuses_what_a_reader_would_reject() {
     }
     let mut m = gom::Model::default();
     m.skeleton.bones = vec![
-        gom::Bone { name: String::new(), path: String::new(), parent: -1, bind_local: gom::IDENTITY };
+        gom::Bone {
+            name: String::new(),
+            path: String::new(),
+            parent: -1,
+            bind_local: gom::IDENTITY
+        };
         4097
     ];
-    assert!(matches!(gomb::write(&m), Err(WriteError::Limit { field: "boneCount", value: 4097, .. })));
+    assert!(matches!(
+        gomb::write(&m),
+        Err(WriteError::Limit {
+            field: "boneCount",
+            value: 4097,
+            ..
+        })
+    ));
 }

@@ -57,7 +57,11 @@ fn fails_at(text: &str, line: u32, column: u32) -> TextError {
     match read(text) {
         Ok(_) => panic!("expected an error at {line}:{column}, the text was accepted:\n{text}"),
         Err(e) => {
-            assert_eq!((e.line, e.column), (line, column), "wrong position for: {e}");
+            assert_eq!(
+                (e.line, e.column),
+                (line, column),
+                "wrong position for: {e}"
+            );
             // The Display form is a sentence naming the position.
             let shown = e.to_string();
             assert!(shown.starts_with(&format!("GOMT error at line {line}, column {column}: ")));
@@ -107,7 +111,13 @@ fn missing_equals_sign() {
 #[test]
 fn missing_comma_between_keys() {
     let e = fails_at(&with_line(4, "  converterVersion = \"test\""), 5, 3);
-    assert!(matches!(e.kind, TextErrorKind::Expected { expected: "`,` or `}`", .. }));
+    assert!(matches!(
+        e.kind,
+        TextErrorKind::Expected {
+            expected: "`,` or `}`",
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -236,7 +246,9 @@ fn unknown_top_level_names_are_skipped() {
 fn errors_inside_skipped_values_are_still_reported() {
     let text = with_line(1, "GOMT0001") + "Extra = [1, 2\n";
     let e = fails_at(&text, 29, 1);
-    assert!(matches!(e.kind, TextErrorKind::Expected { ref found, .. } if found == "the end of the text"));
+    assert!(
+        matches!(e.kind, TextErrorKind::Expected { ref found, .. } if found == "the end of the text")
+    );
 }
 
 #[test]
@@ -253,7 +265,8 @@ fn missing_header_is_reported_at_the_end() {
 
 #[test]
 fn comments_count_as_lines() {
-    let text = with_line(1, "GOMT0001\n# a comment = { not parsed [").replace("Header = {", "Header {");
+    let text =
+        with_line(1, "GOMT0001\n# a comment = { not parsed [").replace("Header = {", "Header {");
     fails_at(&text, 3, 8);
 }
 
@@ -295,7 +308,11 @@ fn trailing_commas_and_comments_are_allowed() {
 
 #[test]
 fn surrogate_pairs_join_and_lone_surrogates_fail() {
-    let m = read(&with_line(17, "    name = \"\\ud83d\\ude00\\t\\\"\\\\\\n\",")).unwrap();
+    let m = read(&with_line(
+        17,
+        "    name = \"\\ud83d\\ude00\\t\\\"\\\\\\n\",",
+    ))
+    .unwrap();
     assert_eq!(m.meshes[0].name, "😀\t\"\\\n");
     let e = fails_at(&with_line(17, "    name = \"\\ud83d\","), 17, 13);
     assert!(matches!(e.kind, TextErrorKind::BadString(_)));

@@ -86,7 +86,10 @@ fn a_million_random_floats_print_shortest_and_read_back_exactly() {
         );
         assert!(s.len() <= 15, "{s} is not compact");
         if checked % 8 == 0 {
-            assert!(!shorter_exists(&s, v), "{s} is not the shortest text for {v:e}");
+            assert!(
+                !shorter_exists(&s, v),
+                "{s} is not the shortest text for {v:e}"
+            );
         }
     }
 }
@@ -124,7 +127,10 @@ fn parsing_rounds_once_to_f32() {
     assert_eq!(factor_of(x).to_bits(), 0x3F80_0001);
     assert_eq!((x.parse::<f64>().unwrap() as f32).to_bits(), 0x3F80_0000);
     // Just below the midpoint rounds down.
-    assert_eq!(factor_of("1.00000005960464477539062499999").to_bits(), 0x3F80_0000);
+    assert_eq!(
+        factor_of("1.00000005960464477539062499999").to_bits(),
+        0x3F80_0000
+    );
 }
 
 #[test]

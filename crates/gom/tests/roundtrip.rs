@@ -15,7 +15,9 @@ fn round_trips(model: &Model) -> Result<(), String> {
     let from_text = gomt::read(&text).map_err(|e| format!("text read: {e}\n{text}"))?;
     let text2 = gomt::write(&from_text).map_err(|e| format!("second text write: {e}"))?;
     if text2 != text {
-        return Err(format!("text → model → text differs:\n{text}\n----\n{text2}"));
+        return Err(format!(
+            "text → model → text differs:\n{text}\n----\n{text2}"
+        ));
     }
     // binary → text → binary
     let bin = gomb::write(model).map_err(|e| format!("binary write: {e}"))?;
@@ -31,7 +33,9 @@ fn round_trips(model: &Model) -> Result<(), String> {
     let text3 = gomt::write(&gomb::read(&bin3).map_err(|e| e.to_string())?.model)
         .map_err(|e| e.to_string())?;
     if text3 != text {
-        return Err(format!("text → binary → text differs:\n{text}\n----\n{text3}"));
+        return Err(format!(
+            "text → binary → text differs:\n{text}\n----\n{text3}"
+        ));
     }
     // Both readers give the same model.
     if back != read.model {

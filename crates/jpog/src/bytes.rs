@@ -38,7 +38,10 @@ impl<'a> Reader<'a> {
             return Err(self.err_at(
                 field,
                 pos,
-                format!("offset {pos} lies beyond the end of the file ({} bytes)", self.data.len()),
+                format!(
+                    "offset {pos} lies beyond the end of the file ({} bytes)",
+                    self.data.len()
+                ),
             ));
         }
         self.pos = pos;
@@ -150,6 +153,11 @@ impl Writer {
         }
     }
 
+    /// Whether this writer only hashes.
+    pub fn is_hasher(&self) -> bool {
+        self.hash.is_some()
+    }
+
     /// The hash (hashing mode) or the hash of the buffer.
     pub fn digest(&self) -> u64 {
         match self.hash {
@@ -176,7 +184,7 @@ impl Writer {
     }
     /// Appends a `u8`.
     pub fn u8(&mut self, v: u8) {
-        self.buf.push(v);
+        self.bytes(&[v]);
     }
     /// Appends a `u16`.
     pub fn u16(&mut self, v: u16) {

@@ -133,11 +133,7 @@ impl Dds {
             });
             off = end;
             if w == 1 && h == 1 && i + 1 < count {
-                return Err(r.err_at(
-                    "dwMipMapCount",
-                    28,
-                    format!("{count} levels go past 1×1"),
-                ));
+                return Err(r.err_at("dwMipMapCount", 28, format!("{count} levels go past 1×1")));
             }
             w = (w / 2).max(1);
             h = (h / 2).max(1);
@@ -160,9 +156,15 @@ impl Dds {
             kind: FileKind::Dds,
             what: format!("{record} mip level {level}"),
         })?;
-        let blocks = data
-            .get(lv.offset..lv.offset + lv.size)
-            .ok_or_else(|| Error::malformed(FileKind::Dds, record, "level data", lv.offset, "is truncated"))?;
+        let blocks = data.get(lv.offset..lv.offset + lv.size).ok_or_else(|| {
+            Error::malformed(
+                FileKind::Dds,
+                record,
+                "level data",
+                lv.offset,
+                "is truncated",
+            )
+        })?;
         let fmt = match self.dxt {
             Dxt::Dxt3 => texpresso::Format::Bc2,
             Dxt::Dxt5 => texpresso::Format::Bc3,
@@ -210,9 +212,21 @@ fn downsample(img: &Image) -> Image {
     }
 }
 
-/// Encodes an image (non-empty) as a complete DDS, with a full mip chain down to 1×1 when
-/// `mipmaps` is set.
-pub fn encode(image: &Image, dxt: Dxt, mipmaps: bool) -> Vec<u8> {
+/// Encodes an image as a complete DDS, with a full mip chain down to 1×1 when `mipmaps` is
+/// set; refuses empty or inconsistent images and sizes beyond 65535.
+pub fn encode(image: &Image, dxt: Dxt, mipmaps: bool) -> Result<Vec<u8>> {
+    let (w, h) = (image.width as usize, image.height as usize);
+    if w == 0 || h == 0 || w > 65535 || h > 65535 || image.rgba.len() != w * h * 4 {
+        return Err(Error::refused(
+            FileKind::Dds,
+            "image",
+            "width/height",
+            format!(
+                "a {w}×{h} image with {} bytes cannot be encoded (1..=65535 pixels each way, 4 bytes a pixel)",
+                image.rgba.len()
+            ),
+        ));
+    }
     let fmt = match dxt {
         Dxt::Dxt3 => texpresso::Format::Bc2,
         Dxt::Dxt5 => texpresso::Format::Bc3,
@@ -260,7 +274,7 @@ pub fn encode(image: &Image, dxt: Dxt, mipmaps: bool) -> Vec<u8> {
         fmt.compress(&lv.rgba, w, h, texpresso::Params::default(), &mut blocks);
         out.extend_from_slice(&blocks);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -269,9 +283,11 @@ mod tests {
 
     #[test]
     fn encode_full_chain_and_parse_back() {
-        let rgba: Vec<u8> = (0..8 * 4).flat_map(|i| [i as u8 * 7, 100, 50, 255]).collect();
+        let rgba: Vec<u8> = (0..8 * 4)
+            .flat_map(|i| [i as u8 * 7, 100, 50, 255])
+            .collect();
         let img = Image::new(8, 4, rgba).unwrap();
-        let dds = encode(&img, Dxt::Dxt5, true);
+        let dds = encode(&img, Dxt::Dxt5, true).unwrap();
         let d = Dds::parse(&dds, "t").unwrap();
         // 8×4 (two blocks), 4×2, 2×1, 1×1 (one block each)
         assert_eq!(d.levels.len(), 4);
@@ -288,7 +304,17 @@ mod tests {
     #[test]
     fn truncated_levels_are_errors() {
         let img = Image::new(4, 4, vec![9; 64]).unwrap();
-        let dds = encode(&img, Dxt::Dxt3, true);
+        let dds = encode(&img, Dxt::Dxt3, true).unwrap();
+        assert!(encode(
+            &Image {
+                width: 0,
+                height: 0,
+                rgba: vec![]
+            },
+            Dxt::Dxt3,
+            true
+        )
+        .is_err());
         assert!(Dds::parse(&dds[..dds.len() - 1], "t").is_err());
     }
 }

@@ -60,7 +60,9 @@ pub enum Error {
         reason: String,
     },
     /// A texture format this crate cannot decode or encode (its bytes are kept).
-    #[error("TML {record}: texture format {format} is not supported (its bytes are kept unchanged)")]
+    #[error(
+        "TML {record}: texture format {format} is not supported (its bytes are kept unchanged)"
+    )]
     UnsupportedFormat {
         /// The texture concerned.
         record: String,

@@ -35,7 +35,10 @@ pub(crate) fn arr<I: IntoIterator<Item = String>>(items: I) -> String {
 
 /// A JSON object from (key, formatted value) pairs.
 pub(crate) fn obj(fields: &[(&str, String)]) -> String {
-    let parts: Vec<String> = fields.iter().map(|(k, v)| format!("{}: {v}", s(k))).collect();
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", s(k)))
+        .collect();
     format!("{{{}}}", parts.join(", "))
 }
 

@@ -14,7 +14,12 @@ pub struct OpenField {
 }
 
 impl OpenField {
-    pub(crate) fn new(record: impl Into<String>, field: &'static str, offset: usize, value: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        record: impl Into<String>,
+        field: &'static str,
+        offset: usize,
+        value: impl Into<String>,
+    ) -> Self {
         OpenField {
             record: record.into(),
             field,

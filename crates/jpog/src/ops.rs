@@ -72,7 +72,10 @@ impl TmlListing {
                 ("height", t.height.to_string()),
                 ("data_size", t.data_size.to_string()),
                 ("flags", t.flags.to_string()),
-                ("materials", json::arr(t.materials.iter().map(|m| json::s(m)))),
+                (
+                    "materials",
+                    json::arr(t.materials.iter().map(|m| json::s(m))),
+                ),
             ])
         }));
         let m = json::arr(self.materials.iter().map(|m| {
@@ -81,7 +84,10 @@ impl TmlListing {
                 ("name", json::s(&m.name)),
                 ("flags", m.flags.to_string()),
                 ("shader", m.shader.to_string()),
-                ("texture_ids", json::arr(m.texture_ids.iter().map(|i| i.to_string()))),
+                (
+                    "texture_ids",
+                    json::arr(m.texture_ids.iter().map(|i| i.to_string())),
+                ),
             ])
         }));
         json::obj(&[("textures", t), ("materials", m)])
@@ -144,7 +150,9 @@ pub fn safe_file_stem(name: &str) -> String {
     while s.contains("..") {
         s = s.replace("..", "_");
     }
-    let s = s.trim_start_matches(['.', ' ']).trim_end_matches(['.', ' ']);
+    let s = s
+        .trim_start_matches(['.', ' '])
+        .trim_end_matches(['.', ' ']);
     let mut s: String = s.chars().take(64).collect();
     let upper = s.to_ascii_uppercase();
     let base = upper.split('.').next().unwrap_or("");
@@ -227,7 +235,10 @@ impl ExtractManifest {
                     ("format", t.format.to_string()),
                     ("width", t.width.to_string()),
                     ("height", t.height.to_string()),
-                    ("materials", json::arr(t.materials.iter().map(|m| json::s(m)))),
+                    (
+                        "materials",
+                        json::arr(t.materials.iter().map(|m| json::s(m))),
+                    ),
                     ("file", json::opt(t.file.as_deref().map(json::s))),
                     ("skipped", json::opt(t.skipped.as_deref().map(json::s))),
                 ])
@@ -316,7 +327,8 @@ pub fn pack_tml(materials: &[PackMaterial], opts: CodecOptions) -> Result<Tml> {
             let i = tml.textures.len();
             let rec = format!("texture {i} (material {:?})", m.name);
             let data = texture::encode(t.format, &t.image, opts, t.dds, &rec)?;
-            let mut header = TextureHeader::new(t.format, t.image.width as u16, t.image.height as u16);
+            let mut header =
+                TextureHeader::new(t.format, t.image.width as u16, t.image.height as u16);
             header.flags = t.flags;
             header.id = (total - 1 - i) as u32;
             ids.push(header.id);
@@ -347,15 +359,24 @@ pub struct ReplaceOptions {
 /// Replaces texture `slot` of material `material` with `image`, re-encoded in the
 /// texture's own format (a DDS keeps its DXT flavour and gets a full mip chain if it had
 /// more than one level). Returns the texture's index.
-pub fn replace_texture(tml: &mut Tml, material: &str, slot: usize, image: &Image, opts: ReplaceOptions) -> Result<usize> {
+pub fn replace_texture(
+    tml: &mut Tml,
+    material: &str,
+    slot: usize,
+    image: &Image,
+    opts: ReplaceOptions,
+) -> Result<usize> {
     let mi = tml.find_material(material).ok_or_else(|| Error::NotFound {
         kind: FileKind::Tml,
         what: format!("material {material:?}"),
     })?;
-    let id = *tml.materials[mi].texture_ids.get(slot).ok_or_else(|| Error::NotFound {
-        kind: FileKind::Tml,
-        what: format!("texture slot {slot} of material {material:?}"),
-    })?;
+    let id = *tml.materials[mi]
+        .texture_ids
+        .get(slot)
+        .ok_or_else(|| Error::NotFound {
+            kind: FileKind::Tml,
+            what: format!("texture slot {slot} of material {material:?}"),
+        })?;
     let ti = tml.texture_index(id).ok_or_else(|| Error::NotFound {
         kind: FileKind::Tml,
         what: format!("texture id {id}"),
@@ -364,11 +385,21 @@ pub fn replace_texture(tml: &mut Tml, material: &str, slot: usize, image: &Image
     let t = &tml.textures[ti];
     let format = t.header.format;
     if !texture::is_supported(format) {
-        return Err(Error::UnsupportedFormat { record: rec, format });
+        return Err(Error::UnsupportedFormat {
+            record: rec,
+            format,
+        });
     }
     let (old_w, old_h, dds) = if format == 6 {
         let d = crate::dds::Dds::parse(&t.data, &rec)?;
-        (d.width, d.height, Some(DdsOptions { dxt: d.dxt, mipmaps: d.levels.len() > 1 }))
+        (
+            d.width,
+            d.height,
+            Some(DdsOptions {
+                dxt: d.dxt,
+                mipmaps: d.levels.len() > 1,
+            }),
+        )
     } else {
         (u32::from(t.header.width), u32::from(t.header.height), None)
     };
@@ -389,7 +420,13 @@ pub fn replace_texture(tml: &mut Tml, material: &str, slot: usize, image: &Image
 }
 
 /// [`replace_texture`] from PNG bytes.
-pub fn replace_texture_png(tml: &mut Tml, material: &str, slot: usize, png: &[u8], opts: ReplaceOptions) -> Result<usize> {
+pub fn replace_texture_png(
+    tml: &mut Tml,
+    material: &str,
+    slot: usize,
+    png: &[u8],
+    opts: ReplaceOptions,
+) -> Result<usize> {
     let img = decode_png(png)?;
     replace_texture(tml, material, slot, &img, opts)
 }
@@ -467,7 +504,11 @@ impl TmdInfo {
             ("raw_base", self.raw_base.to_string()),
             (
                 "nodes",
-                json::arr(self.nodes.iter().map(|(n, p)| json::obj(&[("name", json::s(n)), ("parent", p.to_string())]))),
+                json::arr(
+                    self.nodes.iter().map(|(n, p)| {
+                        json::obj(&[("name", json::s(n)), ("parent", p.to_string())])
+                    }),
+                ),
             ),
             (
                 "animations",

@@ -18,7 +18,8 @@ pub fn encode_png(img: &Image) -> Result<Vec<u8>> {
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         let mut w = enc.write_header().map_err(|e| png_err("encode", e))?;
-        w.write_image_data(&img.rgba).map_err(|e| png_err("encode", e))?;
+        w.write_image_data(&img.rgba)
+            .map_err(|e| png_err("encode", e))?;
         w.finish().map_err(|e| png_err("encode", e))?;
     }
     Ok(out)
@@ -30,12 +31,20 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image> {
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| png_err("decode", e))?;
     let mut buf = vec![0u8; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).map_err(|e| png_err("decode", e))?;
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| png_err("decode", e))?;
     buf.truncate(info.buffer_size());
     let rgba: Vec<u8> = match info.color_type {
         png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
         png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
         png::ColorType::Indexed => return Err(png_err("decode", "palette image was not expanded")),
     };

@@ -41,7 +41,11 @@ pub fn check_acyclic(nodes: &[Node]) -> Result<()> {
             }
             let p = p as usize;
             if p >= nodes.len() {
-                return Err(reference(format!("node {i}"), "parent", format!("{p} is out of range")));
+                return Err(reference(
+                    format!("node {i}"),
+                    "parent",
+                    format!("{p} is out of range"),
+                ));
             }
             i = p;
         }
@@ -102,7 +106,8 @@ pub fn decode_strip(strip: &[u16]) -> StripTriangles {
             out.stitches += 1;
             continue;
         }
-        out.triangles.push(if i % 2 == 0 { [a, b, c] } else { [b, a, c] });
+        out.triangles
+            .push(if i % 2 == 0 { [a, b, c] } else { [b, a, c] });
     }
     out
 }
@@ -317,12 +322,30 @@ impl Tmd {
                 let mut keys = Vec::with_capacity(c.keys.len());
                 for (ki, k) in c.keys.iter().enumerate() {
                     let rec = || format!("animation {ai} channel {ci} key {ki}");
-                    let translation = *tkl.locations.get(usize::from(k.loc_index)).ok_or_else(|| {
-                        reference(rec(), "locIndex", format!("{} but the keyframe library has {} translations", k.loc_index, tkl.locations.len()))
-                    })?;
-                    let rotation = *tkl.rotations.get(usize::from(k.rot_index)).ok_or_else(|| {
-                        reference(rec(), "rotIndex", format!("{} but the keyframe library has {} rotations", k.rot_index, tkl.rotations.len()))
-                    })?;
+                    let translation =
+                        *tkl.locations.get(usize::from(k.loc_index)).ok_or_else(|| {
+                            reference(
+                                rec(),
+                                "locIndex",
+                                format!(
+                                    "{} but the keyframe library has {} translations",
+                                    k.loc_index,
+                                    tkl.locations.len()
+                                ),
+                            )
+                        })?;
+                    let rotation =
+                        *tkl.rotations.get(usize::from(k.rot_index)).ok_or_else(|| {
+                            reference(
+                                rec(),
+                                "rotIndex",
+                                format!(
+                                    "{} but the keyframe library has {} rotations",
+                                    k.rot_index,
+                                    tkl.rotations.len()
+                                ),
+                            )
+                        })?;
                     keys.push(ResolvedKey {
                         time: k.time,
                         loc_index: k.loc_index,

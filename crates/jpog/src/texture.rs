@@ -196,6 +196,20 @@ pub fn encode(
     dds_opts: Option<DdsOptions>,
     record: &str,
 ) -> Result<Vec<u8>> {
+    let need = image.width as usize * image.height as usize * 4;
+    if image.rgba.len() != need {
+        return Err(Error::refused(
+            crate::FileKind::Tml,
+            record,
+            "pixels",
+            format!(
+                "a {}×{} image needs {need} bytes, it has {}",
+                image.width,
+                image.height,
+                image.rgba.len()
+            ),
+        ));
+    }
     if image.width == 0 || image.height == 0 || image.width > 65535 || image.height > 65535 {
         return Err(Error::refused(
             crate::FileKind::Tml,
@@ -247,7 +261,7 @@ pub fn encode(
                 dxt: Dxt::Dxt5,
                 mipmaps: true,
             });
-            Ok(dds::encode(image, o.dxt, o.mipmaps))
+            dds::encode(image, o.dxt, o.mipmaps)
         }
         _ => Err(Error::UnsupportedFormat {
             record: record.to_string(),

@@ -8,8 +8,8 @@ use crate::open::OpenField;
 pub const HEADER_SIZE: usize = 0x38;
 const TKL: FileKind = FileKind::Tkl;
 
-/// A parsed keyframe library.
-#[derive(Debug, Clone, PartialEq)]
+/// A parsed keyframe library. Equality compares the content, not the bytes it came from.
+#[derive(Debug, Clone)]
 pub struct Tkl {
     /// u32 at 0x04 (0 in practice).
     pub zero: u32,
@@ -23,6 +23,18 @@ pub struct Tkl {
     pub scales: Vec<[u8; 4]>,
     /// Bytes after the data, kept verbatim.
     pub trailing: Vec<u8>,
+    original: Option<Vec<u8>>,
+}
+
+impl PartialEq for Tkl {
+    fn eq(&self, o: &Self) -> bool {
+        self.zero == o.zero
+            && self.name_field == o.name_field
+            && self.locations == o.locations
+            && self.rotations == o.rotations
+            && self.scales == o.scales
+            && self.trailing == o.trailing
+    }
 }
 
 impl Tkl {
@@ -30,7 +42,12 @@ impl Tkl {
     pub fn new(name: &str) -> Result<Tkl> {
         let b = name.as_bytes();
         if b.len() > 15 || b.contains(&0) {
-            return Err(Error::refused(TKL, "header", "name", "holds at most 15 bytes and no NUL"));
+            return Err(Error::refused(
+                TKL,
+                "header",
+                "name",
+                "holds at most 15 bytes and no NUL",
+            ));
         }
         let mut name_field = [0u8; 16];
         name_field[..b.len()].copy_from_slice(b);
@@ -41,6 +58,7 @@ impl Tkl {
             rotations: Vec::new(),
             scales: Vec::new(),
             trailing: Vec::new(),
+            original: None,
         })
     }
 
@@ -61,7 +79,11 @@ impl Tkl {
         let loc_count = r.u32("locCount")? as usize;
         let quat_count = r.u32("quatCount")? as usize;
         let scale_count = r.u32("scaleCount")? as usize;
-        for (want, field, at) in [(12, "locSize", 0x28), (16, "quatSize", 0x2C), (4, "scaleSize", 0x30)] {
+        for (want, field, at) in [
+            (12, "locSize", 0x28),
+            (16, "quatSize", 0x2C),
+            (4, "scaleSize", 0x30),
+        ] {
             let v = r.u32(field)?;
             if v != want {
                 return Err(r.err_at(field, at, format!("is {v}, expected {want}")));
@@ -69,7 +91,11 @@ impl Tkl {
         }
         let data_len = r.u32("dataLength")? as usize;
         if u64::from(len44) != data_len as u64 + 44 {
-            return Err(r.err_at("dataLength+44", 8, format!("is {len44}, dataLength is {data_len}")));
+            return Err(r.err_at(
+                "dataLength+44",
+                8,
+                format!("is {len44}, dataLength is {data_len}"),
+            ));
         }
         let need = (loc_count as u64) * 12 + (quat_count as u64) * 16 + (scale_count as u64) * 4;
         if need != data_len as u64 {
@@ -80,7 +106,11 @@ impl Tkl {
             ));
         }
         if data_len > r.left() {
-            return Err(r.err_at("dataLength", 0x34, format!("{data_len} bytes but only {} are left", r.left())));
+            return Err(r.err_at(
+                "dataLength",
+                0x34,
+                format!("{data_len} bytes but only {} are left", r.left()),
+            ));
         }
         r.record = "locations".into();
         let mut locations = Vec::with_capacity(loc_count);
@@ -104,21 +134,41 @@ impl Tkl {
             rotations,
             scales,
             trailing: data[r.pos()..].to_vec(),
+            original: Some(data.to_vec()),
         })
     }
 
-    /// Writes the library (every field is derived or kept, so an unmodified library gives
-    /// back its bytes). Keys are never renumbered: other models share them.
+    /// Writes the library: an unmodified library gives back its bytes; an edited one must
+    /// have a name of at most 15 bytes. Keys are never renumbered: other models share them.
     pub fn write(&self) -> Result<Vec<u8>> {
-        if field_text(&self.name_field).len() > 15 {
-            return Err(Error::refused(TKL, "header", "name", "holds at most 15 bytes and a NUL"));
+        let out = self.serialize()?;
+        if self.original.as_deref() != Some(out.as_slice())
+            && field_text(&self.name_field).len() > 15
+        {
+            return Err(Error::refused(
+                TKL,
+                "header",
+                "name",
+                "holds at most 15 bytes and a NUL",
+            ));
         }
-        let data_len = self.locations.len() as u64 * 12 + self.rotations.len() as u64 * 16 + self.scales.len() as u64 * 4;
+        Ok(out)
+    }
+
+    fn serialize(&self) -> Result<Vec<u8>> {
+        let data_len = self.locations.len() as u64 * 12
+            + self.rotations.len() as u64 * 16
+            + self.scales.len() as u64 * 4;
         let data_len = usize::try_from(data_len).unwrap_or(usize::MAX);
         let mut w = Writer::default();
         w.bytes(b"TPKL");
         w.u32(self.zero);
-        w.u32(to_u32(TKL, data_len.saturating_add(44), "header", "dataLength+44")?);
+        w.u32(to_u32(
+            TKL,
+            data_len.saturating_add(44),
+            "header",
+            "dataLength+44",
+        )?);
         w.bytes(&self.name_field);
         w.u32(to_u32(TKL, self.locations.len(), "header", "locCount")?);
         w.u32(to_u32(TKL, self.rotations.len(), "header", "quatCount")?);
@@ -142,16 +192,28 @@ impl Tkl {
 
     /// Appends a translation and returns its index (existing indices never move).
     pub fn push_location(&mut self, v: [f32; 3]) -> Result<u16> {
-        let i = u16::try_from(self.locations.len())
-            .map_err(|_| Error::refused(TKL, "locations", "locCount", "a key index must fit in 16 bits"))?;
+        let i = u16::try_from(self.locations.len()).map_err(|_| {
+            Error::refused(
+                TKL,
+                "locations",
+                "locCount",
+                "a key index must fit in 16 bits",
+            )
+        })?;
         self.locations.push(v);
         Ok(i)
     }
 
     /// Appends a rotation and returns its index (existing indices never move).
     pub fn push_rotation(&mut self, q: [f32; 4]) -> Result<u16> {
-        let i = u16::try_from(self.rotations.len())
-            .map_err(|_| Error::refused(TKL, "rotations", "quatCount", "a key index must fit in 16 bits"))?;
+        let i = u16::try_from(self.rotations.len()).map_err(|_| {
+            Error::refused(
+                TKL,
+                "rotations",
+                "quatCount",
+                "a key index must fit in 16 bits",
+            )
+        })?;
         self.rotations.push(q);
         Ok(i)
     }
@@ -160,10 +222,20 @@ impl Tkl {
     pub fn open_fields(&self) -> Vec<OpenField> {
         let mut out = vec![OpenField::new("header", "zero", 4, self.zero.to_string())];
         if !self.scales.is_empty() {
-            out.push(OpenField::new("scales", "scale entries", HEADER_SIZE + self.locations.len() * 12 + self.rotations.len() * 16, format!("{} entries", self.scales.len())));
+            out.push(OpenField::new(
+                "scales",
+                "scale entries",
+                HEADER_SIZE + self.locations.len() * 12 + self.rotations.len() * 16,
+                format!("{} entries", self.scales.len()),
+            ));
         }
         if !self.trailing.is_empty() {
-            out.push(OpenField::new("end", "trailing bytes", 0, format!("{} bytes", self.trailing.len())));
+            out.push(OpenField::new(
+                "end",
+                "trailing bytes",
+                0,
+                format!("{} bytes", self.trailing.len()),
+            ));
         }
         out
     }

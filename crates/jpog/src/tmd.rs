@@ -94,7 +94,10 @@ pub fn short_name(name: &str, record: &str) -> Result<(u8, [u8; 15])> {
             TMD,
             record,
             "name",
-            format!("{name:?} has {} bytes; names hold at most {MAX_NAME} and no NUL", b.len()),
+            format!(
+                "{name:?} has {} bytes; names hold at most {MAX_NAME} and no NUL",
+                b.len()
+            ),
         ));
     }
     let mut f = [0u8; 15];
@@ -200,6 +203,38 @@ pub struct Piece {
     pub vertices: Vec<Vertex>,
     /// One triangle strip addressing the mesh's vertex list.
     pub strip: Vec<u16>,
+}
+
+impl Piece {
+    /// Recomputes the derived fields from `mesh_vertices` (the mesh's vertex list) and the
+    /// strip: `verts_required` = largest strip index + 1, the box = centre and half extents
+    /// of the vertices the strip draws. Call after editing geometry.
+    pub fn recompute_derived(&mut self, mesh_vertices: &[Vertex]) {
+        self.verts_required = self
+            .strip
+            .iter()
+            .map(|&s| u32::from(s) + 1)
+            .max()
+            .unwrap_or(0);
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in self
+            .strip
+            .iter()
+            .filter_map(|&s| mesh_vertices.get(usize::from(s)))
+        {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v.position[k]);
+                hi[k] = hi[k].max(v.position[k]);
+            }
+        }
+        if lo[0] <= hi[0] {
+            for k in 0..3 {
+                self.box_center[k] = (lo[k] + hi[k]) * 0.5;
+                self.box_extents[k] = (hi[k] - lo[k]) * 0.5;
+            }
+        }
+    }
 }
 
 /// One mesh: a material and its pieces.
@@ -309,13 +344,19 @@ impl Claims {
     }
 
     fn claim(&mut self, r: &Reader, start: usize, len: usize, field: &'static str) -> Result<()> {
-        let stop = start.checked_add(len).filter(|&e| e <= self.end).ok_or_else(|| {
-            r.err_at(
-                field,
-                start,
-                format!("{len} bytes from here run past the end of the scene block at {}", self.end),
-            )
-        })?;
+        let stop = start
+            .checked_add(len)
+            .filter(|&e| e <= self.end)
+            .ok_or_else(|| {
+                r.err_at(
+                    field,
+                    start,
+                    format!(
+                        "{len} bytes from here run past the end of the scene block at {}",
+                        self.end
+                    ),
+                )
+            })?;
         for i in start..stop {
             let (w, b) = (i / 64, 1u64 << (i % 64));
             if self.bits[w] & b != 0 {
@@ -406,7 +447,10 @@ impl Tmd {
                 r.err_at(
                     "sceneBlockSize",
                     0x1C,
-                    format!("{scene_size} puts the mesh block beyond the file's {} bytes", data.len()),
+                    format!(
+                        "{scene_size} puts the mesh block beyond the file's {} bytes",
+                        data.len()
+                    ),
                 )
             })?;
         let a_off = relocate(&r, ptr_a, raw_base, "ptrA", 0x74)?;
@@ -420,12 +464,24 @@ impl Tmd {
             (0x80, node_raw, anim_raw, Some(a_off))
         };
         claims.claim(&r, 0, header_size, "header")?;
-        let node_off = relocate(&r, node_raw, raw_base, "nodeArrayPtr", if order_off.is_some() { 0x78 } else { 0x74 })?;
+        let node_off = relocate(
+            &r,
+            node_raw,
+            raw_base,
+            "nodeArrayPtr",
+            if order_off.is_some() { 0x78 } else { 0x74 },
+        )?;
         // with no animations the table pointer is not followed (its value is kept)
         let anim_off = if anim_count == 0 {
             relocate(&r, anim_raw, raw_base, "animTablePtr", header_size - 4).ok()
         } else {
-            Some(relocate(&r, anim_raw, raw_base, "animTablePtr", header_size - 4)?)
+            Some(relocate(
+                &r,
+                anim_raw,
+                raw_base,
+                "animTablePtr",
+                header_size - 4,
+            )?)
         };
 
         // node-order table (indexed variant)
@@ -456,7 +512,11 @@ impl Tmd {
             let inverse_bind = r.f32s::<16>("inverseBind")?;
             let name_length = r.u8("nameLength")?;
             if name_length as usize > MAX_NAME {
-                return Err(r.err_at("nameLength", at + 0x90, format!("{name_length} is more than {MAX_NAME}")));
+                return Err(r.err_at(
+                    "nameLength",
+                    at + 0x90,
+                    format!("{name_length} is more than {MAX_NAME}"),
+                ));
             }
             let name_field = r.array::<15>("name")?;
             let parent = r.i16("parent")?;
@@ -504,7 +564,11 @@ impl Tmd {
             r.seek(off, "animation pointer")?;
             let name_length = r.u8("nameLength")?;
             if name_length as usize > MAX_NAME {
-                return Err(r.err_at("nameLength", off, format!("{name_length} is more than {MAX_NAME}")));
+                return Err(r.err_at(
+                    "nameLength",
+                    off,
+                    format!("{name_length} is more than {MAX_NAME}"),
+                ));
             }
             let name_field = r.array::<15>("name")?;
             let overlay = r.u32("overlay")?;
@@ -637,7 +701,11 @@ fn mesh_block(r: &mut Reader, node_count: usize, dry: bool) -> Result<(MeshBlock
                     let q = r.pos();
                     let v = r.u32("palette")?;
                     if v as usize >= node_count {
-                        return Err(r.err_at("palette", q, format!("node {v} but the model has {node_count} nodes")));
+                        return Err(r.err_at(
+                            "palette",
+                            q,
+                            format!("node {v} but the model has {node_count} nodes"),
+                        ));
                     }
                     if !dry {
                         palette.push(v);
@@ -732,8 +800,14 @@ struct Plan {
 }
 
 fn add(a: usize, b: usize) -> Result<usize> {
-    a.checked_add(b)
-        .ok_or_else(|| Error::refused(TMD, "model", "size", "the model is too large for 32-bit offsets"))
+    a.checked_add(b).ok_or_else(|| {
+        Error::refused(
+            TMD,
+            "model",
+            "size",
+            "the model is too large for 32-bit offsets",
+        )
+    })
 }
 
 impl Tmd {
@@ -741,7 +815,12 @@ impl Tmd {
     pub fn new(tkl_name: &str) -> Result<Tmd> {
         let b = tkl_name.as_bytes();
         if b.len() > 15 || b.contains(&0) {
-            return Err(Error::refused(TMD, "header", "tklName", "holds at most 15 bytes and no NUL"));
+            return Err(Error::refused(
+                TMD,
+                "header",
+                "tklName",
+                "holds at most 15 bytes and no NUL",
+            ));
         }
         let mut name = [0u8; 16];
         name[..b.len()].copy_from_slice(b);
@@ -802,19 +881,31 @@ impl Tmd {
         })
     }
 
-    fn raw(&self, off: usize) -> Result<u32> {
+    /// The stored pointer for file offset `off`; `lenient` (hashing only) wraps instead of
+    /// refusing, so that any model that was read can be fingerprinted.
+    fn raw(&self, off: usize, lenient: bool) -> Result<u32> {
+        if lenient {
+            return Ok((off as u64)
+                .wrapping_add(u64::from(self.header.raw_base))
+                .wrapping_sub(SCENE_START as u64) as u32);
+        }
         (off as u64 + u64::from(self.header.raw_base))
             .checked_sub(SCENE_START as u64)
             .and_then(|v| u32::try_from(v).ok())
-            .ok_or_else(|| Error::refused(TMD, "header", "rawBase", "pointers do not fit in 32 bits"))
+            .ok_or_else(|| {
+                Error::refused(TMD, "header", "rawBase", "pointers do not fit in 32 bits")
+            })
     }
 
     /// Lays the model out in the public writers' order into `w`.
     fn emit(&self, w: &mut Writer) -> Result<()> {
         let p = self.plan()?;
         let h = &self.header;
+        let lenient = w.is_hasher();
         let count16 = |n: usize, field: &'static str| {
-            u16::try_from(n).map_err(|_| Error::refused(TMD, "header", field, format!("{n} does not fit in 16 bits")))
+            u16::try_from(n).map_err(|_| {
+                Error::refused(TMD, "header", field, format!("{n} does not fit in 16 bits"))
+            })
         };
         let scene = p.mesh_off - SCENE_START;
         let scene32 = to_u32(TMD, scene, "header", "sceneBlockSize")?;
@@ -840,13 +931,13 @@ impl Tmd {
         w.bytes(&h.reserved_48);
         match &self.node_layout {
             NodeLayout::Direct => {
-                w.u32(self.raw(p.node_off)?);
-                w.u32(self.raw(p.table_off)?);
+                w.u32(self.raw(p.node_off, lenient)?);
+                w.u32(self.raw(p.table_off, lenient)?);
             }
             NodeLayout::Indexed { node_order } => {
-                w.u32(self.raw(p.order_off)?);
-                w.u32(self.raw(p.node_off)?);
-                w.u32(self.raw(p.table_off)?);
+                w.u32(self.raw(p.order_off, lenient)?);
+                w.u32(self.raw(p.node_off, lenient)?);
+                w.u32(self.raw(p.table_off, lenient)?);
                 for &v in node_order {
                     w.i32(v);
                 }
@@ -864,7 +955,7 @@ impl Tmd {
             w.f32s(&n.rest_translation);
         }
         for &off in &p.anim_offs {
-            w.u32(self.raw(off)?);
+            w.u32(self.raw(off, lenient)?);
         }
         for (i, (a, &off)) in self.animations.iter().zip(&p.anim_offs).enumerate() {
             w.u8(a.name_length);
@@ -875,13 +966,18 @@ impl Tmd {
             w.f32(a.duration);
             let mut c_off = off + 32 + a.channels.len() * 4;
             for c in &a.channels {
-                w.u32(self.raw(c_off)?);
+                w.u32(self.raw(c_off, lenient)?);
                 c_off += 4 + c.keys.len() * 8;
             }
             for (k, c) in a.channels.iter().enumerate() {
                 w.u16(c.flags);
                 let kc = u16::try_from(c.keys.len()).map_err(|_| {
-                    Error::refused(TMD, format!("animation {i} channel {k}"), "keyCount", "more than 65535 keys")
+                    Error::refused(
+                        TMD,
+                        format!("animation {i} channel {k}"),
+                        "keyCount",
+                        "more than 65535 keys",
+                    )
                 })?;
                 w.u16(kc);
                 for key in &c.keys {
@@ -895,7 +991,12 @@ impl Tmd {
         w.u32(to_u32(TMD, m.lods.len(), "mesh block", "lodCount")?);
         w.f32(m.lod_distance);
         for (l, lod) in m.lods.iter().enumerate() {
-            w.u32(to_u32(TMD, lod.meshes.len(), &format!("lod {l}"), "meshCount")?);
+            w.u32(to_u32(
+                TMD,
+                lod.meshes.len(),
+                &format!("lod {l}"),
+                "meshCount",
+            )?);
             w.u32(lod.shader_type);
             w.f32s(&lod.sphere);
             for (mi, mesh) in lod.meshes.iter().enumerate() {
@@ -939,7 +1040,12 @@ impl Tmd {
             for m in &lod.meshes {
                 n = add(n, 44)?;
                 for p in &m.pieces {
-                    n = add(n, 40 + p.palette.len() * 4 + p.vertices.len() * VERTEX_SIZE + p.strip.len() * 2)?;
+                    n = add(
+                        n,
+                        40 + p.palette.len() * 4
+                            + p.vertices.len() * VERTEX_SIZE
+                            + p.strip.len() * 2,
+                    )?;
                 }
             }
         }
@@ -961,7 +1067,6 @@ impl Tmd {
             _ => true,
         }
     }
-
 
     /// Writes the model. An unmodified model gives back the bytes it was read from
     /// (gaps and block order included); anything else is laid out again in the public
@@ -988,37 +1093,77 @@ impl Tmd {
     pub fn validate(&self) -> Result<()> {
         let n = self.nodes.len();
         if n > usize::from(u16::MAX) || self.animations.len() > usize::from(u16::MAX) {
-            return Err(Error::refused(TMD, "header", "nodeCount/animationCount", "more than 65535"));
+            return Err(Error::refused(
+                TMD,
+                "header",
+                "nodeCount/animationCount",
+                "more than 65535",
+            ));
         }
         if field_text(&self.header.tkl_name).len() > 15 {
-            return Err(Error::refused(TMD, "header", "tklName", "holds at most 15 bytes and a NUL"));
+            return Err(Error::refused(
+                TMD,
+                "header",
+                "tklName",
+                "holds at most 15 bytes and a NUL",
+            ));
         }
         if let NodeLayout::Indexed { node_order } = &self.node_layout {
             if node_order.len() != n {
-                return Err(Error::refused(TMD, "node order table", "length", format!("{} entries for {n} nodes", node_order.len())));
+                return Err(Error::refused(
+                    TMD,
+                    "node order table",
+                    "length",
+                    format!("{} entries for {n} nodes", node_order.len()),
+                ));
             }
         }
         for (i, node) in self.nodes.iter().enumerate() {
             let rec = format!("node {i}");
             if node.name_length as usize > MAX_NAME {
-                return Err(Error::refused(TMD, rec, "nameLength", format!("is {}, at most {MAX_NAME}", node.name_length)));
+                return Err(Error::refused(
+                    TMD,
+                    rec,
+                    "nameLength",
+                    format!("is {}, at most {MAX_NAME}", node.name_length),
+                ));
             }
             if node.parent < -1 || node.parent as isize >= n as isize {
-                return Err(Error::refused(TMD, rec, "parent", format!("{} is not -1 or a node index", node.parent)));
+                return Err(Error::refused(
+                    TMD,
+                    rec,
+                    "parent",
+                    format!("{} is not -1 or a node index", node.parent),
+                ));
             }
         }
         crate::scene::check_acyclic(&self.nodes)?;
         for (i, a) in self.animations.iter().enumerate() {
             let rec = format!("animation {i}");
             if a.name_length as usize > MAX_NAME {
-                return Err(Error::refused(TMD, rec, "nameLength", format!("is {}, at most {MAX_NAME}", a.name_length)));
+                return Err(Error::refused(
+                    TMD,
+                    rec,
+                    "nameLength",
+                    format!("is {}, at most {MAX_NAME}", a.name_length),
+                ));
             }
             if a.channels.len() != n {
-                return Err(Error::refused(TMD, rec, "channels", format!("{} channels for {n} nodes", a.channels.len())));
+                return Err(Error::refused(
+                    TMD,
+                    rec,
+                    "channels",
+                    format!("{} channels for {n} nodes", a.channels.len()),
+                ));
             }
             for (k, c) in a.channels.iter().enumerate() {
                 if c.keys.len() > usize::from(u16::MAX) {
-                    return Err(Error::refused(TMD, format!("{rec} channel {k}"), "keyCount", "more than 65535 keys"));
+                    return Err(Error::refused(
+                        TMD,
+                        format!("{rec} channel {k}"),
+                        "keyCount",
+                        "more than 65535 keys",
+                    ));
                 }
             }
         }
@@ -1030,21 +1175,46 @@ impl Tmd {
                 for (pi, pc) in mesh.pieces.iter().enumerate() {
                     let rec = format!("lod {l} mesh {mi} piece {pi}");
                     if pi > 0 && !pc.vertices.is_empty() {
-                        return Err(Error::refused(TMD, rec, "vertexCount", "only a mesh's first piece carries vertices"));
+                        return Err(Error::refused(
+                            TMD,
+                            rec,
+                            "vertexCount",
+                            "only a mesh's first piece carries vertices",
+                        ));
                     }
                     if pc.palette.len() > MAX_PALETTE {
-                        return Err(Error::refused(TMD, rec, "paletteCount", format!("{} nodes, at most {MAX_PALETTE}", pc.palette.len())));
+                        return Err(Error::refused(
+                            TMD,
+                            rec,
+                            "paletteCount",
+                            format!("{} nodes, at most {MAX_PALETTE}", pc.palette.len()),
+                        ));
                     }
                     if let Some(&v) = pc.palette.iter().find(|&&v| v as usize >= n) {
-                        return Err(Error::refused(TMD, rec, "palette", format!("node {v} but the model has {n}")));
+                        return Err(Error::refused(
+                            TMD,
+                            rec,
+                            "palette",
+                            format!("node {v} but the model has {n}"),
+                        ));
                     }
                     if pc.strip.len() > MAX_STRIP {
-                        return Err(Error::refused(TMD, rec, "stripIndexCount", format!("{} indices, at most {MAX_STRIP}", pc.strip.len())));
+                        return Err(Error::refused(
+                            TMD,
+                            rec,
+                            "stripIndexCount",
+                            format!("{} indices, at most {MAX_STRIP}", pc.strip.len()),
+                        ));
                     }
                     for &s in &pc.strip {
                         let s = s as usize;
                         let Some(v) = all.get(s) else {
-                            return Err(Error::refused(TMD, rec, "strip", format!("index {s} but the mesh has {vcount} vertices")));
+                            return Err(Error::refused(
+                                TMD,
+                                rec,
+                                "strip",
+                                format!("index {s} but the mesh has {vcount} vertices"),
+                            ));
                         };
                         match owner[s] {
                             Some(o) if o != pi => {
@@ -1054,7 +1224,10 @@ impl Tmd {
                             None => owner[s] = Some(pi),
                         }
                         for k in 0..4 {
-                            if v.weights[k] != 0 && (v.bones[k] % 3 != 0 || usize::from(v.bones[k] / 3) >= pc.palette.len()) {
+                            if v.weights[k] != 0
+                                && (v.bones[k] % 3 != 0
+                                    || usize::from(v.bones[k] / 3) >= pc.palette.len())
+                            {
                                 return Err(Error::refused(TMD, rec, "bones", format!("vertex {s} slot {k} has bone byte {} which is not 3 × a slot of this piece's {}-node palette", v.bones[k], pc.palette.len())));
                             }
                         }
@@ -1078,38 +1251,91 @@ impl Tmd {
         ];
         let tl = crate::bytes::field_bytes(&h.tkl_name).len();
         if tl + 1 < 16 && h.tkl_name[tl + 1..].iter().any(|&b| b != 0) {
-            out.push(OpenField::new("header", "tklName bytes after NUL", 0x0C + tl + 1, hex(&h.tkl_name[tl + 1..])));
+            out.push(OpenField::new(
+                "header",
+                "tklName bytes after NUL",
+                0x0C + tl + 1,
+                hex(&h.tkl_name[tl + 1..]),
+            ));
         }
         if h.reserved_48.iter().any(|&b| b != 0) {
-            out.push(OpenField::new("header", "reserved 0x48", 0x48, hex(&h.reserved_48)));
+            out.push(OpenField::new(
+                "header",
+                "reserved 0x48",
+                0x48,
+                hex(&h.reserved_48),
+            ));
         }
         if let NodeLayout::Indexed { node_order } = &self.node_layout {
-            let at = self.layout.as_ref().and_then(|l| l.node_order_offset).unwrap_or(0x80);
-            out.push(OpenField::new("node order table", "i32[nodeCount]", at, format!("{node_order:?}")));
+            let at = self
+                .layout
+                .as_ref()
+                .and_then(|l| l.node_order_offset)
+                .unwrap_or(0x80);
+            out.push(OpenField::new(
+                "node order table",
+                "i32[nodeCount]",
+                at,
+                format!("{node_order:?}"),
+            ));
         }
         let node_at = self.layout.as_ref().map_or(0x7C, |l| l.node_array_offset);
         for (i, n) in self.nodes.iter().enumerate() {
-            out.push(OpenField::new(format!("node {i}"), "flag", node_at + i * NODE_SIZE + 0xA2, n.flag.to_string()));
+            out.push(OpenField::new(
+                format!("node {i}"),
+                "flag",
+                node_at + i * NODE_SIZE + 0xA2,
+                n.flag.to_string(),
+            ));
         }
         for (i, a) in self.animations.iter().enumerate() {
-            let at = self.layout.as_ref().and_then(|l| l.animation_offsets.get(i).copied()).unwrap_or(0);
-            out.push(OpenField::new(format!("animation {i}"), "unknown", at + 20, a.unknown.to_string()));
+            let at = self
+                .layout
+                .as_ref()
+                .and_then(|l| l.animation_offsets.get(i).copied())
+                .unwrap_or(0);
+            out.push(OpenField::new(
+                format!("animation {i}"),
+                "unknown",
+                at + 20,
+                a.unknown.to_string(),
+            ));
             for (k, c) in a.channels.iter().enumerate() {
                 if c.flags & !1 != 0 {
-                    out.push(OpenField::new(format!("animation {i} channel {k}"), "flags (bit 1 and up)", 0, format!("{:#06x}", c.flags)));
+                    out.push(OpenField::new(
+                        format!("animation {i} channel {k}"),
+                        "flags (bit 1 and up)",
+                        0,
+                        format!("{:#06x}", c.flags),
+                    ));
                 }
             }
         }
         for (l, lod) in self.mesh.lods.iter().enumerate() {
-            out.push(OpenField::new(format!("lod {l}"), "shaderType", 0, lod.shader_type.to_string()));
+            out.push(OpenField::new(
+                format!("lod {l}"),
+                "shaderType",
+                0,
+                lod.shader_type.to_string(),
+            ));
         }
         if let Some(lay) = &self.layout {
             for &(s, e) in &lay.gaps {
-                out.push(OpenField::new("scene block", "unclaimed bytes", s, format!("{} bytes", e - s)));
+                out.push(OpenField::new(
+                    "scene block",
+                    "unclaimed bytes",
+                    s,
+                    format!("{} bytes", e - s),
+                ));
             }
         }
         if !self.trailing.is_empty() {
-            out.push(OpenField::new("end", "trailing bytes", 0, format!("{} bytes", self.trailing.len())));
+            out.push(OpenField::new(
+                "end",
+                "trailing bytes",
+                0,
+                format!("{} bytes", self.trailing.len()),
+            ));
         }
         out
     }

@@ -113,7 +113,10 @@ impl Material {
 
 /// The key the game sorts and searches material names by: lower-cased bytes up to the NUL.
 pub fn sort_key(name: &[u8]) -> Vec<u8> {
-    field_bytes(name).iter().map(u8::to_ascii_lowercase).collect()
+    field_bytes(name)
+        .iter()
+        .map(u8::to_ascii_lowercase)
+        .collect()
 }
 
 /// A parsed material library.
@@ -247,7 +250,11 @@ impl Tml {
         for (i, t) in self.textures.iter().enumerate() {
             let h = &t.header;
             w.u32(h.id);
-            w.u32(count_u32(t.data.len(), &format!("texture {i}"), "dataSize")?);
+            w.u32(count_u32(
+                t.data.len(),
+                &format!("texture {i}"),
+                "dataSize",
+            )?);
             w.u16(h.flags);
             w.i16(h.unknown);
             w.u32(h.unknown2);
@@ -258,7 +265,11 @@ impl Tml {
             w.u32(h.unknown4);
             w.bytes(&t.data);
         }
-        w.u32(count_u32(self.materials.len(), "material table", "materialCount")?);
+        w.u32(count_u32(
+            self.materials.len(),
+            "material table",
+            "materialCount",
+        )?);
         for m in &self.materials {
             w.bytes(&m.name_field);
         }
@@ -266,7 +277,12 @@ impl Tml {
             w.u32(m.name_index);
             w.u16(m.flags);
             let tc = u16::try_from(m.texture_ids.len()).map_err(|_| {
-                Error::refused(FileKind::Tml, format!("material {i}"), "textureCount", "too many textures")
+                Error::refused(
+                    FileKind::Tml,
+                    format!("material {i}"),
+                    "textureCount",
+                    "too many textures",
+                )
             })?;
             w.u16(tc);
             for &id in &m.texture_ids {
@@ -309,7 +325,10 @@ impl Tml {
                     FileKind::Tml,
                     rec,
                     "id",
-                    format!("is {}, the game expects ids in reverse order ({want})", t.header.id),
+                    format!(
+                        "is {}, the game expects ids in reverse order ({want})",
+                        t.header.id
+                    ),
                 ));
             }
             if texture::is_supported(t.header.format) {
@@ -353,7 +372,10 @@ impl Tml {
                     FileKind::Tml,
                     rec,
                     "textureCount",
-                    format!("{} textures, at most {MAX_MATERIAL_TEXTURES}", m.texture_ids.len()),
+                    format!(
+                        "{} textures, at most {MAX_MATERIAL_TEXTURES}",
+                        m.texture_ids.len()
+                    ),
                 ));
             }
             if let Some(&id) = m.texture_ids.iter().find(|&&id| id as usize >= n) {
@@ -381,8 +403,23 @@ impl Tml {
             .position(|m| field_bytes(&m.name_field) == b)
             .or_else(|| {
                 let k = sort_key(b);
-                self.materials.iter().position(|m| sort_key(&m.name_field) == k)
+                self.materials
+                    .iter()
+                    .position(|m| sort_key(&m.name_field) == k)
             })
+    }
+
+    /// File-order indices of the textures of the material called `name` (see
+    /// [`Tml::find_material`]), in the material's order; ids that match no texture are
+    /// left out.
+    pub fn material_textures(&self, name: &str) -> Option<Vec<usize>> {
+        let m = &self.materials[self.find_material(name)?];
+        Some(
+            m.texture_ids
+                .iter()
+                .filter_map(|&id| self.texture_index(id))
+                .collect(),
+        )
     }
 
     /// Decodes texture `index` (file order) to RGBA8.
@@ -392,7 +429,14 @@ impl Tml {
             what: format!("texture {index}"),
         })?;
         let h = &t.header;
-        texture::decode(h.format, h.width, h.height, &t.data, opts, &format!("texture {index}"))
+        texture::decode(
+            h.format,
+            h.width,
+            h.height,
+            &t.data,
+            opts,
+            &format!("texture {index}"),
+        )
     }
 
     /// Renumbers texture ids in reverse file order and rewrites material references to
@@ -423,18 +467,53 @@ impl Tml {
 
     /// The fields whose meaning is open, with their stored values.
     pub fn open_fields(&self) -> Vec<OpenField> {
-        let mut out = vec![OpenField::new("header", "type", 4, self.type_field.to_string())];
+        let mut out = vec![OpenField::new(
+            "header",
+            "type",
+            4,
+            self.type_field.to_string(),
+        )];
         let mut off = 12usize;
         for (i, t) in self.textures.iter().enumerate() {
             let h = &t.header;
             let rec = format!("texture {i}");
-            out.push(OpenField::new(&rec, "flags", off + 8, format!("{:#06x}", h.flags)));
-            out.push(OpenField::new(&rec, "unknown", off + 10, h.unknown.to_string()));
-            out.push(OpenField::new(&rec, "unknown2", off + 12, h.unknown2.to_string()));
-            out.push(OpenField::new(&rec, "unknown3", off + 22, format!("{:#06x}", h.unknown3)));
-            out.push(OpenField::new(&rec, "unknown4", off + 24, format!("{:#010x}", h.unknown4)));
+            out.push(OpenField::new(
+                &rec,
+                "flags",
+                off + 8,
+                format!("{:#06x}", h.flags),
+            ));
+            out.push(OpenField::new(
+                &rec,
+                "unknown",
+                off + 10,
+                h.unknown.to_string(),
+            ));
+            out.push(OpenField::new(
+                &rec,
+                "unknown2",
+                off + 12,
+                h.unknown2.to_string(),
+            ));
+            out.push(OpenField::new(
+                &rec,
+                "unknown3",
+                off + 22,
+                format!("{:#06x}", h.unknown3),
+            ));
+            out.push(OpenField::new(
+                &rec,
+                "unknown4",
+                off + 24,
+                format!("{:#010x}", h.unknown4),
+            ));
             if !texture::is_supported(h.format) {
-                out.push(OpenField::new(&rec, "format", off + 16, format!("{} (unsupported, bytes kept)", h.format)));
+                out.push(OpenField::new(
+                    &rec,
+                    "format",
+                    off + 16,
+                    format!("{} (unsupported, bytes kept)", h.format),
+                ));
             }
             off += TEXTURE_HEADER_SIZE + t.data.len();
         }
@@ -454,12 +533,22 @@ impl Tml {
         let mut rec_at = names_at + self.materials.len() * NAME_FIELD_SIZE;
         for (i, m) in self.materials.iter().enumerate() {
             if m.flags & 0x0FFF != 0 {
-                out.push(OpenField::new(format!("material {i}"), "flags (low bits)", rec_at + 4, format!("{:#06x}", m.flags)));
+                out.push(OpenField::new(
+                    format!("material {i}"),
+                    "flags (low bits)",
+                    rec_at + 4,
+                    format!("{:#06x}", m.flags),
+                ));
             }
             rec_at += 8 + 4 * m.texture_ids.len();
         }
         if !self.trailing.is_empty() {
-            out.push(OpenField::new("end", "trailing bytes", rec_at, format!("{} bytes", self.trailing.len())));
+            out.push(OpenField::new(
+                "end",
+                "trailing bytes",
+                rec_at,
+                format!("{} bytes", self.trailing.len()),
+            ));
         }
         out
     }

@@ -4,6 +4,7 @@ pub mod build;
 pub mod convert;
 pub mod demo;
 pub mod info;
+pub mod pose;
 pub mod validate;
 
 use gom_import::source::ImportOptions;

@@ -304,8 +304,7 @@ impl Buffers<'_> {
                         format!("index {i} is not below the accessor count {count}"),
                     ));
                 }
-                values[i * dims..(i + 1) * dims]
-                    .copy_from_slice(&subst[k * dims..(k + 1) * dims]);
+                values[i * dims..(i + 1) * dims].copy_from_slice(&subst[k * dims..(k + 1) * dims]);
             }
         }
         if values.iter().any(|v| !v.is_finite()) {
@@ -350,7 +349,10 @@ impl Buffers<'_> {
         {
             return Err(self.invalid(
                 format!("accessors[{}]", accessor.index()),
-                format!("{what} must be unsigned integers, found {:?}", data.data_type),
+                format!(
+                    "{what} must be unsigned integers, found {:?}",
+                    data.data_type
+                ),
             ));
         }
         Ok(data)

@@ -35,7 +35,7 @@ pub(crate) fn mirror_tangent(t: [f32; 4]) -> [f32; 4] {
 /// Normalises a quaternion in `f64`; `None` when its length is zero or not finite.
 pub(crate) fn normalize_quat(q: [f64; 4]) -> Option<[f32; 4]> {
     let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if !(len > 1e-12) || !len.is_finite() {
+    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
         return None;
     }
     Some([
@@ -49,10 +49,14 @@ pub(crate) fn normalize_quat(q: [f64; 4]) -> Option<[f32; 4]> {
 /// Normalises a 3-vector in `f64`; `None` when its length is zero.
 pub(crate) fn normalize3(v: [f64; 3]) -> Option<[f32; 3]> {
     let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if !(len > 1e-20) || !len.is_finite() {
+    if len.is_nan() || len <= 1e-20 || !len.is_finite() {
         return None;
     }
-    Some([(v[0] / len) as f32, (v[1] / len) as f32, (v[2] / len) as f32])
+    Some([
+        (v[0] / len) as f32,
+        (v[1] / len) as f32,
+        (v[2] / len) as f32,
+    ])
 }
 
 /// Spherical interpolation along the shorter arc, in `f64` with `libm`.
@@ -81,7 +85,8 @@ pub(crate) fn slerp(a: [f64; 4], b: [f64; 4], u: f64) -> [f64; 4] {
 /// Determinant of the upper 3x3 of `m`, in `f64`.
 pub(crate) fn det3(m: &Mat4) -> f64 {
     let a = |r: usize, c: usize| f64::from(m[r * 4 + c]);
-    a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+    a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
         + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
 }
 
@@ -90,7 +95,13 @@ pub(crate) fn det3(m: &Mat4) -> f64 {
 /// matrices built from TRS; for sheared matrices it gives the nearest rotation.
 pub(crate) fn decompose(m: &Mat4) -> ([f32; 3], [f32; 4], [f32; 3]) {
     let t = [m[12], m[13], m[14]];
-    let row = |r: usize| [f64::from(m[r * 4]), f64::from(m[r * 4 + 1]), f64::from(m[r * 4 + 2])];
+    let row = |r: usize| {
+        [
+            f64::from(m[r * 4]),
+            f64::from(m[r * 4 + 1]),
+            f64::from(m[r * 4 + 2]),
+        ]
+    };
     let len = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     let mut rows = [row(0), row(1), row(2)];
     let mut s = [len(rows[0]), len(rows[1]), len(rows[2])];

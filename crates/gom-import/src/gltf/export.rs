@@ -354,7 +354,9 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
                     if usize::from(b) >= bone_count {
                         return Err(export_err(
                             &object,
-                            format!("vertex {k}: bone {b} is not below the bone count {bone_count}"),
+                            format!(
+                                "vertex {k}: bone {b} is not below the bone count {bone_count}"
+                            ),
                         ));
                     }
                     joints.push(u32::from(b));
@@ -373,11 +375,7 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
             let si = match skins.iter().position(|(ib, _)| *ib == part.inverse_bind) {
                 Some(s) => s,
                 None => {
-                    let flat: Vec<f32> = part
-                        .inverse_bind
-                        .iter()
-                        .flat_map(|m| mirror_mat(m))
-                        .collect();
+                    let flat: Vec<f32> = part.inverse_bind.iter().flat_map(mirror_mat).collect();
                     let ibm = bin.floats(&flat, 16, "MAT4", None, false);
                     let skin_json = json!({
                         "joints": (0..bone_count).collect::<Vec<_>>(),
@@ -398,7 +396,10 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
                 .checked_add(sub.index_count as usize)
                 .filter(|&e| e <= part.indices.len())
                 .ok_or_else(|| {
-                    export_err(format!("{object}.submeshes[{si}]"), "range outside the indices")
+                    export_err(
+                        format!("{object}.submeshes[{si}]"),
+                        "range outside the indices",
+                    )
                 })?;
             let mut idx = Vec::with_capacity(end - start);
             for tri in part.indices[start..end].chunks_exact(3) {
@@ -454,7 +455,10 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
             }
             let times: Vec<f32> = track.keys.iter().map(|k| k.time).collect();
             if times.windows(2).any(|w| w[1] <= w[0]) {
-                return Err(export_err(format!("clips[{ci}]"), "keys not strictly ascending"));
+                return Err(export_err(
+                    format!("clips[{ci}]"),
+                    "keys not strictly ascending",
+                ));
             }
             let input = bin.floats(&times, 1, "SCALAR", None, true);
             let t: Vec<f32> = track
@@ -540,10 +544,7 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
     match &options.format {
         ExportFormat::Glb => {
             if has_bin {
-                root.insert(
-                    "buffers".into(),
-                    json!([{ "byteLength": bin.data.len() }]),
-                );
+                root.insert("buffers".into(), json!([{ "byteLength": bin.data.len() }]));
             }
             let mut text = Value::Object(root).to_string().into_bytes();
             while text.len() % 4 != 0 {

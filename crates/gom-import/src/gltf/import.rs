@@ -10,14 +10,13 @@ use gom::{Mat4, SkinWeights, IDENTITY};
 use sha2::{Digest, Sha256};
 
 use super::accessor::Buffers;
-use crate::optimize::skin::limit_influences;
 use super::anim::{self, Rest};
 use super::convert::{
-    decompose, det3, mirror_mat, mirror_tangent, mirror_vec3, normal_matrix,
-    normalize3,
+    decompose, det3, mirror_mat, mirror_tangent, mirror_vec3, normal_matrix, normalize3,
 };
 use super::source::{self, Resolved};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
+use crate::optimize::skin::limit_influences;
 
 struct Ctx<'a> {
     file: &'a str,
@@ -63,6 +62,34 @@ pub(crate) fn run(
     let mut model = build(&mut ctx, &doc, options)?;
     model.header.source_hash = Sha256::digest(bytes).into();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
+    let report = &mut ctx.report.report;
+    report.source = file.to_string();
+    report.bones = model.skeleton.bones.len();
+    report.meshes = model
+        .meshes
+        .iter()
+        .map(|m| crate::report::MeshReport {
+            name: m.name.clone(),
+            vertices: m.vertices.len(),
+            triangles: m.indices.len() / 3,
+            submeshes: m.submeshes.len(),
+            skinned: m.is_skinned(),
+        })
+        .collect();
+    report.clips = model
+        .clips
+        .iter()
+        .map(|c| {
+            let keys = c.tracks.iter().map(|t| t.keys.len() as u64).sum();
+            crate::report::ClipReport {
+                name: c.name.clone(),
+                duration: c.duration,
+                tracks: c.tracks.len(),
+                keys_before: keys,
+                keys_after: keys,
+            }
+        })
+        .collect();
     Ok((model, ctx.report))
 }
 
@@ -111,7 +138,11 @@ fn validate(root: gltf::json::Root, file: &str) -> Result<gltf::Document, GltfEr
         let path = path().to_string();
         let position_bounds = path.contains("attributes[\"POSITION\"]")
             && (path.ends_with(".min") || path.ends_with(".max"));
-        if !position_bounds {
+        // KHR_mesh_quantization only widens the accessor types allowed; the reader
+        // decodes every component type, so the extension is supported.
+        let quantization =
+            path.starts_with("extensionsRequired") && path.contains("KHR_mesh_quantization");
+        if !position_bounds && !quantization {
             problems.push((path, error.to_string()));
         }
     });
@@ -169,9 +200,7 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
         }
     }
     if order.len() != n {
-        let cyclic = (0..n)
-            .find(|i| !order.contains(i))
-            .unwrap_or_default();
+        let cyclic = (0..n).find(|i| !order.contains(i)).unwrap_or_default();
         return Err(ctx.invalid(
             format!("nodes[{cyclic}]"),
             "is part of a cycle in the node hierarchy",
@@ -402,7 +431,9 @@ fn materials(ctx: &mut Ctx<'_>, doc: &gltf::Document) -> Result<Vec<gom::Materia
                                     Resolved::File(_) => unreachable_file(ctx, &object)?,
                                 }
                             } else {
-                                out.push(material(mi, &m, Some(uri.to_string())));
+                                // A relative URI names a file: keep its path, decoded.
+                                let path = source::percent_decode(uri);
+                                out.push(material(mi, &m, Some(path)));
                                 continue;
                             }
                         }
@@ -521,9 +552,9 @@ fn mesh_parts(
             .collect();
         key.sort();
         let format = p.vertices.format();
-        let slot = groups.iter().position(|(g, _)| {
-            g.vertices.format() == format && g.inverse_bind == p.inverse_bind
-        });
+        let slot = groups
+            .iter()
+            .position(|(g, _)| g.vertices.format() == format && g.inverse_bind == p.inverse_bind);
         let slot = match slot {
             Some(s) => s,
             None => {
@@ -616,7 +647,10 @@ fn attribute(
     if data.count() != count {
         return Err(ctx.invalid(
             format!("accessors[{}]", acc.index()),
-            format!("{what} has {} elements but POSITION has {count}", data.count()),
+            format!(
+                "{what} has {} elements but POSITION has {count}",
+                data.count()
+            ),
         ));
     }
     Ok(data)
@@ -650,9 +684,9 @@ fn primitive(
         ));
     }
     let Some(pos_acc) = prim.get(&Semantic::Positions) else {
-        ctx.report.report
-            .warnings
-            .push(format!("{object}: no POSITION attribute; primitive skipped"));
+        ctx.report.report.warnings.push(format!(
+            "{object}: no POSITION attribute; primitive skipped"
+        ));
         return Ok(None);
     };
     let pos = ctx
@@ -739,12 +773,19 @@ fn primitive(
     };
     for (sem, _) in prim.attributes() {
         let ignored = match &sem {
-            Semantic::TexCoords(s) | Semantic::Colors(s) => *s >= if matches!(sem, Semantic::TexCoords(_)) { 2 } else { 1 },
+            Semantic::TexCoords(s) | Semantic::Colors(s) => {
+                *s >= if matches!(sem, Semantic::TexCoords(_)) {
+                    2
+                } else {
+                    1
+                }
+            }
             Semantic::Extras(_) => true,
             _ => false,
         };
         if ignored {
-            ctx.report.report
+            ctx.report
+                .report
                 .warnings
                 .push(format!("{object}: attribute {sem:?} ignored"));
         }
@@ -793,7 +834,8 @@ fn primitive(
         }
     };
     if tris.is_empty() {
-        ctx.report.report
+        ctx.report
+            .report
             .warnings
             .push(format!("{object}: no triangles; primitive skipped"));
         return Ok(None);
@@ -867,7 +909,10 @@ fn primitive(
             if jd.count() != count {
                 return Err(ctx.invalid(
                     format!("accessors[{}]", ja.index()),
-                    format!("JOINTS has {} elements but POSITION has {count}", jd.count()),
+                    format!(
+                        "JOINTS has {} elements but POSITION has {count}",
+                        jd.count()
+                    ),
                 ));
             }
             for (v, inf) in influences.iter_mut().enumerate() {
@@ -936,10 +981,7 @@ fn primitive(
                     .zip(&c)
                     .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
             });
-            let identity = c
-                .iter()
-                .zip(&IDENTITY)
-                .all(|(x, y)| (x - y).abs() <= 1e-6);
+            let identity = c.iter().zip(&IDENTITY).all(|(x, y)| (x - y).abs() <= 1e-6);
             if uniform && !identity {
                 bake(&c, &mut positions, &mut normals, &mut tangents);
                 flip = det3(&c) < 0.0;

@@ -42,7 +42,7 @@ mod source;
 use std::path::Path;
 
 pub use error::GltfError;
-pub use export::{export, Exported, ExportFormat, GltfExportOptions};
+pub use export::{export, ExportFormat, Exported, GltfExportOptions};
 
 /// Options of the glTF importer.
 #[derive(Debug, Clone, PartialEq)]

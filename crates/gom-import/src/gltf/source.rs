@@ -81,9 +81,7 @@ pub(crate) fn split<'a>(bytes: &'a [u8], file: &str) -> Result<Container<'a>, Gl
                     format!("BIN chunk at position {chunk_index}; it must follow the JSON chunk"),
                 ))
             }
-            _ if chunk_index == 0 => {
-                return Err(err(at + 4, "the first chunk is not JSON".into()))
-            }
+            _ if chunk_index == 0 => return Err(err(at + 4, "the first chunk is not JSON".into())),
             _ => {} // unknown chunks are skipped (glTF 2.0, GLB)
         }
         chunk_index += 1;
@@ -119,7 +117,9 @@ pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
             continue;
         }
         if padding {
-            return Err(format!("base64 data continues after padding at character {i}"));
+            return Err(format!(
+                "base64 data continues after padding at character {i}"
+            ));
         }
         let v = b64_value(c).ok_or_else(|| format!("invalid base64 character at {i}"))?;
         acc = (acc << 6) | v;
@@ -134,7 +134,7 @@ pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Decodes `%XX` escapes of a relative URI.
-fn percent_decode(uri: &str) -> String {
+pub(crate) fn percent_decode(uri: &str) -> String {
     let b = uri.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -210,9 +210,8 @@ pub(crate) fn load_buffers(
                 .to_vec(),
             gltf::buffer::Source::Uri(uri) => match resolve(uri, base).map_err(invalid)? {
                 Resolved::Data(b, _) => b,
-                Resolved::File(path) => std::fs::read(&path).map_err(|e| {
-                    invalid(format!("cannot read {}: {e}", path.display()))
-                })?,
+                Resolved::File(path) => std::fs::read(&path)
+                    .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?,
             },
         };
         if bytes.len() < buffer.length() {

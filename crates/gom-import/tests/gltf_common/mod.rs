@@ -11,7 +11,10 @@ use gom::math::{from_trs, mul, transform_point};
 
 /// `../shared/data/gltf`, or `None` (the caller prints that it skips).
 pub fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/gltf"));
+    let d = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/gltf"
+    ));
     d.is_dir().then(|| d.to_path_buf())
 }
 
@@ -215,14 +218,19 @@ pub fn reference_triangles(path: &Path, animation: Option<usize>, t: f32) -> Vec
                         })
                         .collect()
                 }
-                _ => pos.iter().map(|p| globals[node.index()].transform_point3(*p)).collect(),
+                _ => pos
+                    .iter()
+                    .map(|p| globals[node.index()].transform_point3(*p))
+                    .collect(),
             };
             let idx: Vec<usize> = match r.read_indices() {
                 Some(i) => i.into_u32().map(|x| x as usize).collect(),
                 None => (0..pos.len()).collect(),
             };
             let tris: Vec<[usize; 3]> = match prim.mode() {
-                gltf::mesh::Mode::Triangles => idx.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
+                gltf::mesh::Mode::Triangles => {
+                    idx.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+                }
                 gltf::mesh::Mode::TriangleStrip => (0..idx.len().saturating_sub(2))
                     .map(|i| {
                         if i % 2 == 0 {
@@ -269,7 +277,12 @@ fn slerp(a: [f32; 4], b: [f32; 4], u: f32) -> [f32; 4] {
     };
     let q: Vec<f64> = (0..4).map(|i| wa * a[i] + wb * b[i]).collect();
     let l = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    [(q[0] / l) as f32, (q[1] / l) as f32, (q[2] / l) as f32, (q[3] / l) as f32]
+    [
+        (q[0] / l) as f32,
+        (q[1] / l) as f32,
+        (q[2] / l) as f32,
+        (q[3] / l) as f32,
+    ]
 }
 
 /// The local matrix of a track at time `t` (D9).
@@ -403,7 +416,10 @@ pub fn same_triangles(a: &[Tri], b: &[Tri], tol: f32) -> Result<(), String> {
 
 /// Runs the validator on `file`; `None` when node or the package is not available.
 pub fn validate_with_khronos(file: &Path) -> Option<serde_json::Value> {
-    let script = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/gltf_validator.mjs"));
+    let script = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/gltf_validator.mjs"
+    ));
     let out = Command::new("node").arg(script).arg(file).output().ok()?;
     if out.status.code() == Some(3) || !out.status.success() {
         eprintln!(

@@ -2,12 +2,13 @@
 
 use super::cursor::{check_known, le32, lef32, Chunk, Chunks, Cur};
 use super::str0::Strings;
+use super::to_model::{decode_indices, push_vertex, Decoded, Layout};
 use super::view::{mat_at, misplaced, MeshView, SkeletonView, StringBudget};
 use super::UnknownChunk;
 use crate::bounds::{to_model_space, Containment};
 use crate::error::{FourCc, Place, ReadError};
 use crate::limits::{MAX_INDICES, MAX_VERTICES};
-use crate::model::{Bounds, Mat4, Submesh, VertexFormat};
+use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
 use crate::validate::{
     bind_pose_rule, bind_world_of, finite_bits, mark_used, push_findings, skin_structure,
     submesh_structure, submeshes_rule, tangent_w_ok, weights_rule, Finding, Tally,
@@ -102,6 +103,7 @@ pub(crate) fn parse_mesh<'a>(
     ctx: &mut MeshCtx<'_, 'a>,
     unknown: &mut Vec<UnknownChunk>,
     findings: &mut Vec<Finding>,
+    decoded: Option<&mut Vec<Decoded>>,
 ) -> Result<MeshView<'a>, ReadError> {
     let place = c.place();
     if c.size % 16 != 0 {
@@ -364,6 +366,8 @@ pub(crate) fn parse_mesh<'a>(
         ctx.used.clear();
         ctx.used.resize(bone_count as usize, false);
     }
+    let layout = Layout::of(fmt);
+    let mut streams = decoded.as_ref().map(|_| layout.streams(vertex_count as usize));
     check_vertices(
         VertexCheck {
             fmt,
@@ -377,6 +381,7 @@ pub(crate) fn parse_mesh<'a>(
         },
         &mut ctx.used,
         &mut weights,
+        streams.as_mut().map(|v| (v, &layout)),
     )?;
 
     // Indices below vertexCount.
@@ -400,6 +405,9 @@ pub(crate) fn parse_mesh<'a>(
         );
     }
     push_findings(findings, index, name, bind, weights, subs);
+    if let (Some(out), Some(v)) = (decoded, streams) {
+        out.push((v, decode_indices(index_data, index_size)));
+    }
 
     Ok(MeshView {
         name,
@@ -434,6 +442,7 @@ fn check_vertices(
     vc: VertexCheck<'_>,
     used: &mut [bool],
     weights: &mut Tally,
+    mut out: Option<(&mut Vertices, &Layout)>,
 ) -> Result<(), ReadError> {
     let f = vc.fmt;
     let vb0 = Place::Chunk(FourCc::VB0);
@@ -533,6 +542,9 @@ fn check_vertices(
                 weights.fail(|| format!("vertex {v}: {reason}"));
             }
             mark_used(used, bones, w);
+        }
+        if let Some((o, l)) = out.as_mut() {
+            push_vertex(o, l, vx);
         }
     }
     Ok(())

@@ -53,8 +53,9 @@ pub struct Read {
 
 /// Reads a GOMB file strictly: [`FileView::parse`] then [`FileView::to_model`].
 pub fn read(bytes: &[u8]) -> Result<Read, ReadError> {
-    let view = FileView::parse(bytes)?;
-    let model = view.to_model();
+    let mut decoded = Vec::new();
+    let view = FileView::parse_decoding(bytes, Some(&mut decoded))?;
+    let model = to_model::to_model(&view, decoded);
     let FileView {
         unknown, findings, ..
     } = view;

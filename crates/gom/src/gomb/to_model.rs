@@ -18,7 +18,10 @@ pub(crate) fn decode_key(b: &[u8]) -> Key {
     }
 }
 
-pub(crate) fn to_model(v: &FileView<'_>) -> Model {
+/// The model of `v`; `decoded` holds, mesh by mesh, streams already decoded (the
+/// others are decoded here).
+pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
+    let mut decoded = decoded.into_iter();
     let sk = &v.skeleton;
     let bones = (0..sk.bone_count as usize)
         .map(|i| Bone {
@@ -28,7 +31,7 @@ pub(crate) fn to_model(v: &FileView<'_>) -> Model {
             bind_local: sk.bind_local(i),
         })
         .collect();
-    let meshes = v.meshes.iter().map(mesh).collect();
+    let meshes = v.meshes.iter().map(|m| mesh(m, decoded.next())).collect();
     let clips = v
         .clips
         .iter()
@@ -71,77 +74,125 @@ fn keys(data: &[u8]) -> Vec<Key> {
 }
 
 #[inline(always)]
+fn f2(b: &[u8]) -> [f32; 2] {
+    [lef32(b), lef32(&b[4..])]
+}
+
+#[inline(always)]
 fn f3(b: &[u8]) -> [f32; 3] {
     [lef32(b), lef32(&b[4..]), lef32(&b[8..])]
 }
 
-/// One attribute stream: `n` values read at byte `off` of each vertex.
-fn stream<T>(m: &MeshView<'_>, off: usize, read: impl Fn(&[u8]) -> T) -> Vec<T> {
-    let stride = m.stride as usize;
-    let mut out = Vec::with_capacity(m.vertex_count as usize);
-    out.extend(
-        m.vertex_data
-            .chunks_exact(stride)
-            .map(|vx| read(&vx[off..])),
-    );
-    out
+#[inline(always)]
+fn f4(b: &[u8]) -> [f32; 4] {
+    [lef32(b), lef32(&b[4..]), lef32(&b[8..]), lef32(&b[12..])]
 }
 
-fn mesh(m: &MeshView<'_>) -> MeshPart {
-    let f = m.vertex_format;
-    let mut off = 0usize;
-    let mut next = |bit: u32, size: usize| {
-        if f.contains(bit) {
-            let o = off;
-            off += size;
-            Some(o)
-        } else {
-            None
+/// Byte offsets of the attributes of one vertex format inside a vertex (D7).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    pub normal: Option<usize>,
+    pub tangent: Option<usize>,
+    pub uv0: Option<usize>,
+    pub uv1: Option<usize>,
+    pub color: Option<usize>,
+    pub skin: Option<usize>,
+}
+
+impl Layout {
+    pub fn of(f: VertexFormat) -> Layout {
+        let mut off = 12usize;
+        let mut next = |bit: u32, size: usize| {
+            if f.contains(bit) {
+                let o = off;
+                off += size;
+                Some(o)
+            } else {
+                None
+            }
+        };
+        Layout {
+            normal: next(VertexFormat::NORMAL, 12),
+            tangent: next(VertexFormat::TANGENT, 16),
+            uv0: next(VertexFormat::UV0, 8),
+            uv1: next(VertexFormat::UV1, 8),
+            color: next(VertexFormat::COLOR0, 4),
+            skin: next(VertexFormat::SKIN, 24),
         }
-    };
-    let p = next(VertexFormat::POSITION, 12);
-    let n = next(VertexFormat::NORMAL, 12);
-    let t = next(VertexFormat::TANGENT, 16);
-    let uv0 = next(VertexFormat::UV0, 8);
-    let uv1 = next(VertexFormat::UV1, 8);
-    let c = next(VertexFormat::COLOR0, 4);
-    let s = next(VertexFormat::SKIN, 24);
-    let vertices = Vertices {
-        positions: p.map(|o| stream(m, o, f3)).unwrap_or_default(),
-        normals: n.map(|o| stream(m, o, f3)),
-        tangents: t.map(|o| {
-            stream(m, o, |b| {
-                [lef32(b), lef32(&b[4..]), lef32(&b[8..]), lef32(&b[12..])]
-            })
-        }),
-        uv0: uv0.map(|o| stream(m, o, |b| [lef32(b), lef32(&b[4..])])),
-        uv1: uv1.map(|o| stream(m, o, |b| [lef32(b), lef32(&b[4..])])),
-        colors: c.map(|o| stream(m, o, |b| [b[0], b[1], b[2], b[3]])),
-        skin: s.map(|o| {
-            stream(m, o, |b| SkinWeights {
-                bones: [
-                    u16::from_le_bytes([b[0], b[1]]),
-                    u16::from_le_bytes([b[2], b[3]]),
-                    u16::from_le_bytes([b[4], b[5]]),
-                    u16::from_le_bytes([b[6], b[7]]),
-                ],
-                weights: [
-                    lef32(&b[8..]),
-                    lef32(&b[12..]),
-                    lef32(&b[16..]),
-                    lef32(&b[20..]),
-                ],
-            })
-        }),
-    };
-    let indices = if m.index_size == 2 {
-        m.index_data
-            .chunks_exact(2)
-            .map(|s| u32::from(u16::from_le_bytes([s[0], s[1]])))
-            .collect()
+    }
+
+    /// Empty streams for `n` vertices of this layout, capacity reserved.
+    pub fn streams(&self, n: usize) -> Vertices {
+        fn s<T>(o: Option<usize>, n: usize) -> Option<Vec<T>> {
+            o.map(|_| Vec::with_capacity(n))
+        }
+        Vertices {
+            positions: Vec::with_capacity(n),
+            normals: s(self.normal, n),
+            tangents: s(self.tangent, n),
+            uv0: s(self.uv0, n),
+            uv1: s(self.uv1, n),
+            colors: s(self.color, n),
+            skin: s(self.skin, n),
+        }
+    }
+}
+
+/// Appends vertex `vx` (one stride of VB0 data) to the streams of `out`, which were
+/// made by [`Layout::streams`] for the same layout.
+#[inline(always)]
+pub(crate) fn push_vertex(out: &mut Vertices, l: &Layout, vx: &[u8]) {
+    out.positions.push(f3(vx));
+    if let (Some(o), Some(v)) = (l.normal, out.normals.as_mut()) {
+        v.push(f3(&vx[o..]));
+    }
+    if let (Some(o), Some(v)) = (l.tangent, out.tangents.as_mut()) {
+        v.push(f4(&vx[o..]));
+    }
+    if let (Some(o), Some(v)) = (l.uv0, out.uv0.as_mut()) {
+        v.push(f2(&vx[o..]));
+    }
+    if let (Some(o), Some(v)) = (l.uv1, out.uv1.as_mut()) {
+        v.push(f2(&vx[o..]));
+    }
+    if let (Some(o), Some(v)) = (l.color, out.colors.as_mut()) {
+        v.push([vx[o], vx[o + 1], vx[o + 2], vx[o + 3]]);
+    }
+    if let (Some(o), Some(v)) = (l.skin, out.skin.as_mut()) {
+        let b = &vx[o..o + 24];
+        v.push(SkinWeights {
+            bones: [
+                u16::from_le_bytes([b[0], b[1]]),
+                u16::from_le_bytes([b[2], b[3]]),
+                u16::from_le_bytes([b[4], b[5]]),
+                u16::from_le_bytes([b[6], b[7]]),
+            ],
+            weights: f4(&b[8..]),
+        });
+    }
+}
+
+/// The index list of IB0 data.
+pub(crate) fn decode_indices(data: &[u8], size: u32) -> Vec<u32> {
+    if size == 2 {
+        data.chunks_exact(2).map(|s| u32::from(u16::from_le_bytes([s[0], s[1]]))).collect()
     } else {
-        m.index_data.chunks_exact(4).map(le32).collect()
-    };
+        data.chunks_exact(4).map(le32).collect()
+    }
+}
+
+/// A mesh's vertex streams and index list, decoded while the mesh was checked.
+pub(crate) type Decoded = (Vertices, Vec<u32>);
+
+fn mesh(m: &MeshView<'_>, decoded: Option<Decoded>) -> MeshPart {
+    let (vertices, indices) = decoded.unwrap_or_else(|| {
+        let l = Layout::of(m.vertex_format);
+        let mut v = l.streams(m.vertex_count as usize);
+        for vx in m.vertex_data.chunks_exact(m.stride as usize) {
+            push_vertex(&mut v, &l, vx);
+        }
+        (v, decode_indices(m.index_data, m.index_size))
+    });
     MeshPart {
         name: m.name.to_owned(),
         vertices,

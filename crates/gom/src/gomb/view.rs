@@ -233,6 +233,15 @@ impl<'a> FileView<'a> {
     /// Checks `bytes` against every structural rule of D3–D13 and returns the view,
     /// with the findings of the validation checks whose flags are clear.
     pub fn parse(bytes: &'a [u8]) -> Result<FileView<'a>, ReadError> {
+        Self::parse_decoding(bytes, None)
+    }
+
+    /// [`FileView::parse`], also decoding each mesh's streams into `decoded` during the
+    /// checking pass (so that [`super::read`] walks the vertex data once).
+    pub(crate) fn parse_decoding(
+        bytes: &'a [u8],
+        mut decoded: Option<&mut Vec<super::to_model::Decoded>>,
+    ) -> Result<FileView<'a>, ReadError> {
         let h = parse_header(bytes)?;
         let top_chunks = || Chunks::new(bytes, HEADER_SIZE, h.chunks_end, Place::Header);
         let mut top = TopLevel::default();
@@ -341,6 +350,7 @@ impl<'a> FileView<'a> {
                         &mut ctx,
                         &mut unknown,
                         &mut findings,
+                        decoded.as_deref_mut(),
                     )?;
                     meshes.push(m);
                 }
@@ -440,6 +450,6 @@ impl<'a> FileView<'a> {
 
     /// Copies the file into a [`Model`].
     pub fn to_model(&self) -> Model {
-        super::to_model::to_model(self)
+        super::to_model::to_model(self, Vec::new())
     }
 }

@@ -7,10 +7,9 @@ use super::header::{
     OFF_FORMAT_VERSION, OFF_HEADER_SIZE, OFF_MATRIX_CONVENTION, OFF_SOURCE_HASH, OFF_TABLE_COUNT,
     OFF_TABLE_OFFSET, OFF_VALIDATION_FLAGS,
 };
-use crate::bounds::compute_bounds;
 use crate::error::{FourCc, Item, WriteError};
-use crate::model::{Mat4, MeshPart, Model};
-use crate::validate::{check_structure, flags_for};
+use crate::model::{Bounds, Mat4, MeshPart, Model};
+use crate::validate::{check_structure_bounds, flags_for};
 
 /// The STR0 table under construction: strings numbered in order of first use.
 #[derive(Default)]
@@ -147,7 +146,7 @@ fn mesh_size(m: &MeshPart) -> u64 {
 /// Validation flags are set exactly when their checks pass; bounds are recomputed.
 /// Refuses (with the mesh, clip or field named) anything a reader would reject.
 pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
-    check_structure(model)?;
+    let bounds = check_structure_bounds(model)?;
     let flags = flags_for(model);
 
     // Strings in order of first use in the canonical walk (D6).
@@ -250,8 +249,8 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
         o.end();
     }
 
-    for m in &model.meshes {
-        write_mesh(&mut o, m, st.id(&m.name), bones.len() as u32);
+    for (m, b) in model.meshes.iter().zip(&bounds) {
+        write_mesh(&mut o, m, b, st.id(&m.name), bones.len() as u32);
     }
 
     // ANIM (D9), only when there are clips.
@@ -302,7 +301,7 @@ fn put(dst: &mut [u8], at: usize, v: f32) {
     dst[at..at + 4].copy_from_slice(&(v + 0.0).to_le_bytes());
 }
 
-fn write_mesh(o: &mut Out, m: &MeshPart, name_id: u32, skeleton_bones: u32) {
+fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bones: u32) {
     let v = &m.vertices;
     let fmt = v.format();
     let vc = v.len();
@@ -426,7 +425,6 @@ fn write_mesh(o: &mut Out, m: &MeshPart, name_id: u32, skeleton_bones: u32) {
     o.end();
 
     // BND0, always recomputed (D7).
-    let b = compute_bounds(m);
     o.begin(FourCc::BND0);
     o.f32s(&b.aabb_min);
     o.f32s(&b.aabb_max);

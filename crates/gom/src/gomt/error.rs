@@ -83,4 +83,3 @@ pub enum TextErrorKind {
     #[error("{0}")]
     Structure(String),
 }
-

@@ -328,14 +328,12 @@ impl<'a> Lexer<'a> {
                             run = i;
                             continue;
                         }
-                        _ => {
-                            return Err(self.error_at(
-                                i,
-                                TextErrorKind::BadString(
-                                    "unknown escape; GOMT strings allow \\\" \\\\ \\n \\t and \\uXXXX",
-                                ),
-                            ))
-                        }
+                        _ => return Err(self.error_at(
+                            i,
+                            TextErrorKind::BadString(
+                                "unknown escape; GOMT strings allow \\\" \\\\ \\n \\t and \\uXXXX",
+                            ),
+                        )),
                     }
                     i += 2;
                     run = i;
@@ -365,7 +363,8 @@ impl<'a> Lexer<'a> {
             Some(v)
         };
         let bad = |kind: &'static str| self.error_at(at, TextErrorKind::BadString(kind));
-        let hi = hex4(at + 2).ok_or_else(|| bad("\\u must be followed by four hexadecimal digits"))?;
+        let hi =
+            hex4(at + 2).ok_or_else(|| bad("\\u must be followed by four hexadecimal digits"))?;
         let (code, len) = if (0xD800..0xDC00).contains(&hi) {
             let lo = if self.bytes.get(at + 6..at + 8) == Some(b"\\u") {
                 hex4(at + 8)
@@ -386,7 +385,9 @@ impl<'a> Lexer<'a> {
         }
         match char::from_u32(code) {
             Some(c) => Ok((c, len)),
-            None => Err(bad("the escape names no Unicode scalar value (lone surrogate)")),
+            None => Err(bad(
+                "the escape names no Unicode scalar value (lone surrogate)",
+            )),
         }
     }
 

@@ -11,7 +11,10 @@ pub const MATRIX_CONVENTION: &str = "MC_ROW_MAJOR_ROW_VECTOR_RIGHT_MUL";
 pub const VALIDATION_FLAGS: [(&str, u32); 3] = [
     ("bindPosePass", ValidationFlags::BIND_POSE_PASS),
     ("weightsPass", ValidationFlags::WEIGHTS_PASS),
-    ("submeshMaterialsPass", ValidationFlags::SUBMESH_MATERIALS_PASS),
+    (
+        "submeshMaterialsPass",
+        ValidationFlags::SUBMESH_MATERIALS_PASS,
+    ),
 ];
 
 /// Clip flag names with their bits.

@@ -220,13 +220,7 @@ fn table<'a>(
 
 /// Fails when `set` (the key was already given), else returns.
 #[inline]
-fn once(
-    p: &Lexer,
-    set: bool,
-    table: &'static str,
-    key: &str,
-    at: usize,
-) -> Result<(), TextError> {
+fn once(p: &Lexer, set: bool, table: &'static str, key: &str, at: usize) -> Result<(), TextError> {
     if set {
         Err(p.error_at(
             at,
@@ -371,7 +365,9 @@ fn parse_header(
                     if bits & bit != 0 {
                         return Err(p.error_at(
                             sat,
-                            TextErrorKind::InvalidValue(format!("the flag \"{s}\" is listed twice")),
+                            TextErrorKind::InvalidValue(format!(
+                                "the flag \"{s}\" is listed twice"
+                            )),
                         ));
                     }
                     bits |= bit;
@@ -759,7 +755,9 @@ fn parse_mesh(
                     if keys & bit != 0 {
                         return Err(p.error_at(
                             sat,
-                            TextErrorKind::InvalidValue(format!("the vertex key \"{s}\" is listed twice")),
+                            TextErrorKind::InvalidValue(format!(
+                                "the vertex key \"{s}\" is listed twice"
+                            )),
                         ));
                     }
                     keys |= bit;
@@ -778,15 +776,18 @@ fn parse_mesh(
             "vertices" => {
                 once(p, streams.is_some(), T, key, kat)?;
                 let mut s = Streams::default();
-                array(p, "`[` starting the vertex list", |p| parse_vertex(p, &mut s))?;
+                array(p, "`[` starting the vertex list", |p| {
+                    parse_vertex(p, &mut s)
+                })?;
                 streams = Some(s);
             }
             "indices" => {
                 once(p, indices.is_some(), T, key, kat)?;
                 let mut v = Vec::new();
                 array(p, "`[` starting the index list", |p| {
-                    v.push(p.int("a vertex index", 0, i64::from(u32::MAX), "0 to 4294967295")?
-                        as u32);
+                    v.push(
+                        p.int("a vertex index", 0, i64::from(u32::MAX), "0 to 4294967295")? as u32,
+                    );
                     Ok(())
                 })?;
                 indices = Some(v);
@@ -977,7 +978,9 @@ fn parse_clip(
                     if bits & bit != 0 {
                         return Err(p.error_at(
                             sat,
-                            TextErrorKind::InvalidValue(format!("the flag \"{s}\" is listed twice")),
+                            TextErrorKind::InvalidValue(format!(
+                                "the flag \"{s}\" is listed twice"
+                            )),
                         ));
                     }
                     bits |= bit;
@@ -1017,8 +1020,8 @@ fn parse_track(p: &mut Lexer) -> Result<Track, TextError> {
         match key {
             "bone" => {
                 once(p, bone.is_some(), T, key, kat)?;
-                bone = Some(p.int("a bone index", 0, i64::from(i32::MAX), "0 to 2147483647")?
-                    as u32);
+                bone =
+                    Some(p.int("a bone index", 0, i64::from(i32::MAX), "0 to 2147483647")? as u32);
             }
             "keys" => {
                 once(p, keys.is_some(), T, key, kat)?;
@@ -1063,7 +1066,13 @@ fn parse_key(p: &mut Lexer) -> Result<Key, TextError> {
     })?;
     for (bit, name) in [(1, "time"), (2, "t"), (4, "r"), (8, "s")] {
         if seen & bit == 0 {
-            return Err(p.error_at(at, TextErrorKind::MissingKey { table: T, key: name }));
+            return Err(p.error_at(
+                at,
+                TextErrorKind::MissingKey {
+                    table: T,
+                    key: name,
+                },
+            ));
         }
     }
     Ok(k)

@@ -99,11 +99,13 @@ fn bones() -> impl Strategy<Value = Vec<Bone>> {
                 } else {
                     (-1i32..i as i32).boxed()
                 };
-                (parent, name(), name(), affine()).prop_map(|(parent, name, path, bind_local)| Bone {
-                    name,
-                    path,
-                    parent,
-                    bind_local,
+                (parent, name(), name(), affine()).prop_map(|(parent, name, path, bind_local)| {
+                    Bone {
+                        name,
+                        path,
+                        parent,
+                        bind_local,
+                    }
                 })
             })
             .collect();
@@ -112,10 +114,12 @@ fn bones() -> impl Strategy<Value = Vec<Bone>> {
 }
 
 fn material() -> impl Strategy<Value = Material> {
-    (name(), proptest::option::of(name()), arr::<4, _>(odd_f32())).prop_map(|(name, t, f)| Material {
-        name,
-        base_color_texture: t,
-        base_color_factor: f,
+    (name(), proptest::option::of(name()), arr::<4, _>(odd_f32())).prop_map(|(name, t, f)| {
+        Material {
+            name,
+            base_color_texture: t,
+            base_color_factor: f,
+        }
     })
 }
 
@@ -126,7 +130,10 @@ fn skin(bone_count: usize) -> BoxedStrategy<SkinWeights> {
         return Just(SkinWeights::default()).boxed();
     }
     let valid = (
-        proptest::sample::subsequence((0..bone_count as u16).collect::<Vec<_>>(), 1..=bone_count.min(4)),
+        proptest::sample::subsequence(
+            (0..bone_count as u16).collect::<Vec<_>>(),
+            1..=bone_count.min(4),
+        ),
         proptest::collection::vec(1u32..16, 4),
     )
         .prop_map(|(picked, parts)| {
@@ -172,7 +179,9 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
     (
         0usize..8,
         any::<[bool; 6]>(),
-        proptest::option::of(affine().prop_filter("moderate", |m| m.iter().all(|x| x.abs() < 100.0))),
+        proptest::option::of(
+            affine().prop_filter("moderate", |m| m.iter().all(|x| x.abs() < 100.0)),
+        ),
         name(),
         any::<bool>(),
     )
@@ -180,7 +189,8 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
             let skinned = has[5];
             let n = proptest::collection::vec(arr::<3, _>(odd_f32()), vc);
             let t = proptest::collection::vec(
-                (arr::<3, _>(odd_f32()), any::<bool>()).prop_map(|(v, s)| [v[0], v[1], v[2], if s { 1.0 } else { -1.0 }]),
+                (arr::<3, _>(odd_f32()), any::<bool>())
+                    .prop_map(|(v, s)| [v[0], v[1], v[2], if s { 1.0 } else { -1.0 }]),
                 vc,
             );
             let uv = proptest::collection::vec(arr::<2, _>(odd_f32()), vc);
@@ -205,51 +215,67 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
             } else {
                 proptest::collection::vec(affine(), bone_count).boxed()
             };
-            (p, n, t, uv, uv1, c, sk, tris, ibnd, proptest::collection::vec(any::<u8>(), 0..6)).prop_flat_map(
-                move |(p, n, t, uv, uv1, c, sk, indices, ibnd, cuts)| {
-                    let ic = indices.len() as u32;
-                    // Split [0, ic) into contiguous triangle-aligned submeshes.
-                    let tri_count = ic / 3;
-                    let mut bounds: Vec<u32> = cuts
-                        .iter()
-                        .filter(|_| tri_count > 0)
-                        .map(|c| u32::from(*c) % (tri_count + 1))
-                        .collect();
-                    bounds.push(0);
-                    bounds.push(tri_count);
-                    bounds.sort_unstable();
-                    bounds.dedup();
-                    let ranges: Vec<(u32, u32)> = bounds.windows(2).map(|w| (w[0] * 3, (w[1] - w[0]) * 3)).collect();
-                    let mats = proptest::collection::vec(-1i32..materials as i32 + 1, ranges.len());
-                    let vertices = Vertices {
-                        positions: p,
-                        normals: has[0].then_some(n),
-                        tangents: has[1].then_some(t),
-                        uv0: has[2].then_some(uv),
-                        uv1: has[3].then_some(uv1),
-                        colors: has[4].then_some(c),
-                        skin: skinned.then_some(sk),
-                    };
-                    let name = name.clone();
-                    mats.prop_map(move |mats| MeshPart {
-                        name: name.clone(),
-                        vertices: vertices.clone(),
-                        indices: indices.clone(),
-                        submeshes: ranges
-                            .iter()
-                            .zip(mats)
-                            .map(|(&(s, c), m)| Submesh {
-                                material_index: m,
-                                index_start: s,
-                                index_count: c,
-                            })
-                            .collect(),
-                        inverse_bind: ibnd.clone(),
-                        mesh_bind_geo_to_model: gbtm,
-                        bounds: None,
-                    })
-                },
+            (
+                p,
+                n,
+                t,
+                uv,
+                uv1,
+                c,
+                sk,
+                tris,
+                ibnd,
+                proptest::collection::vec(any::<u8>(), 0..6),
             )
+                .prop_flat_map(
+                    move |(p, n, t, uv, uv1, c, sk, indices, ibnd, cuts)| {
+                        let ic = indices.len() as u32;
+                        // Split [0, ic) into contiguous triangle-aligned submeshes.
+                        let tri_count = ic / 3;
+                        let mut bounds: Vec<u32> = cuts
+                            .iter()
+                            .filter(|_| tri_count > 0)
+                            .map(|c| u32::from(*c) % (tri_count + 1))
+                            .collect();
+                        bounds.push(0);
+                        bounds.push(tri_count);
+                        bounds.sort_unstable();
+                        bounds.dedup();
+                        let ranges: Vec<(u32, u32)> = bounds
+                            .windows(2)
+                            .map(|w| (w[0] * 3, (w[1] - w[0]) * 3))
+                            .collect();
+                        let mats =
+                            proptest::collection::vec(-1i32..materials as i32 + 1, ranges.len());
+                        let vertices = Vertices {
+                            positions: p,
+                            normals: has[0].then_some(n),
+                            tangents: has[1].then_some(t),
+                            uv0: has[2].then_some(uv),
+                            uv1: has[3].then_some(uv1),
+                            colors: has[4].then_some(c),
+                            skin: skinned.then_some(sk),
+                        };
+                        let name = name.clone();
+                        mats.prop_map(move |mats| MeshPart {
+                            name: name.clone(),
+                            vertices: vertices.clone(),
+                            indices: indices.clone(),
+                            submeshes: ranges
+                                .iter()
+                                .zip(mats)
+                                .map(|(&(s, c), m)| Submesh {
+                                    material_index: m,
+                                    index_start: s,
+                                    index_count: c,
+                                })
+                                .collect(),
+                            inverse_bind: ibnd.clone(),
+                            mesh_bind_geo_to_model: gbtm,
+                            bounds: None,
+                        })
+                    },
+                )
         })
 }
 
@@ -270,32 +296,40 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
     )
         .prop_flat_map(move |(name, duration, rate, track_bones, root, motion)| {
             let root = root.filter(|&r| (r as usize) < bone_count).unwrap_or(-1);
-            let flags = if motion && root >= 0 { ClipFlags::HAS_ROOT_MOTION } else { 0 };
+            let flags = if motion && root >= 0 {
+                ClipFlags::HAS_ROOT_MOTION
+            } else {
+                0
+            };
             let tracks: Vec<_> = track_bones
                 .into_iter()
                 .map(|bone| {
                     let times = proptest::collection::vec(0.0f32..=1.0, 1..5).prop_map(move |fr| {
-                        let mut t: Vec<f32> = fr.iter().map(|f| (f * duration).min(duration)).collect();
+                        let mut t: Vec<f32> =
+                            fr.iter().map(|f| (f * duration).min(duration)).collect();
                         t.sort_by(f32::total_cmp);
                         t.dedup();
                         t
                     });
                     times.prop_flat_map(move |times| {
                         let n = times.len();
-                        proptest::collection::vec((arr::<3, _>(odd_f32()), unit_quat(), arr::<3, _>(odd_f32())), n)
-                            .prop_map(move |v| Track {
-                                bone,
-                                keys: times
-                                    .iter()
-                                    .zip(v)
-                                    .map(|(&time, (translation, rotation, scale))| Key {
-                                        time,
-                                        translation,
-                                        rotation,
-                                        scale,
-                                    })
-                                    .collect(),
-                            })
+                        proptest::collection::vec(
+                            (arr::<3, _>(odd_f32()), unit_quat(), arr::<3, _>(odd_f32())),
+                            n,
+                        )
+                        .prop_map(move |v| Track {
+                            bone,
+                            keys: times
+                                .iter()
+                                .zip(v)
+                                .map(|(&time, (translation, rotation, scale))| Key {
+                                    time,
+                                    translation,
+                                    rotation,
+                                    scale,
+                                })
+                                .collect(),
+                        })
                     })
                 })
                 .collect();
@@ -313,8 +347,13 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
 
 /// Structurally valid models (see the module documentation).
 pub fn model() -> impl Strategy<Value = Model> {
-    (bones(), proptest::collection::vec(material(), 0..3), any::<[u8; 32]>(), name()).prop_flat_map(
-        |(bones, materials, hash, version)| {
+    (
+        bones(),
+        proptest::collection::vec(material(), 0..3),
+        any::<[u8; 32]>(),
+        name(),
+    )
+        .prop_flat_map(|(bones, materials, hash, version)| {
             let bone_count = bones.len();
             let meshes = proptest::collection::vec(mesh(bones.clone(), materials.len()), 0..3);
             let clips = proptest::collection::vec(clip(bone_count), 0..3);
@@ -324,11 +363,12 @@ pub fn model() -> impl Strategy<Value = Model> {
                     converter_version: version.clone(),
                     validation_flags: ValidationFlags(0),
                 },
-                skeleton: Skeleton { bones: bones.clone() },
+                skeleton: Skeleton {
+                    bones: bones.clone(),
+                },
                 materials: materials.clone(),
                 meshes,
                 clips,
             })
-        },
-    )
+        })
 }

@@ -4,8 +4,8 @@
 
 use gom::math::{from_trs, inverse_affine, quat_from_axis_angle};
 use gom::{
-    Bone, Clip, ClipFlags, Header, Key, Material, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track,
-    Vertices, IDENTITY,
+    Bone, Clip, ClipFlags, Header, Key, Material, MeshPart, Model, Skeleton, SkinWeights, Submesh,
+    Track, Vertices, IDENTITY,
 };
 
 /// The source hash used by the test models: bytes 0, 1, …, 31.
@@ -20,7 +20,10 @@ pub fn minimal_model() -> Model {
     bind[13] = 1.0; // translation (0, 1, 0)
     let mut inv = IDENTITY;
     inv[13] = -1.0;
-    let one = SkinWeights { bones: [0; 4], weights: [1.0, 0.0, 0.0, 0.0] };
+    let one = SkinWeights {
+        bones: [0; 4],
+        weights: [1.0, 0.0, 0.0, 0.0],
+    };
     let s = core::f32::consts::FRAC_1_SQRT_2;
     Model {
         header: Header {
@@ -29,7 +32,12 @@ pub fn minimal_model() -> Model {
             validation_flags: Default::default(),
         },
         skeleton: Skeleton {
-            bones: vec![Bone { name: "root".into(), path: "root".into(), parent: -1, bind_local: bind }],
+            bones: vec![Bone {
+                name: "root".into(),
+                path: "root".into(),
+                parent: -1,
+                bind_local: bind,
+            }],
         },
         materials: vec![Material {
             name: "mat".into(),
@@ -45,7 +53,11 @@ pub fn minimal_model() -> Model {
                 ..Default::default()
             },
             indices: vec![0, 1, 2],
-            submeshes: vec![Submesh { material_index: 0, index_start: 0, index_count: 3 }],
+            submeshes: vec![Submesh {
+                material_index: 0,
+                index_start: 0,
+                index_count: 3,
+            }],
             inverse_bind: vec![inv],
             mesh_bind_geo_to_model: None,
             bounds: None,
@@ -59,8 +71,18 @@ pub fn minimal_model() -> Model {
             tracks: vec![Track {
                 bone: 0,
                 keys: vec![
-                    Key { time: 0.0, translation: [0.0, 1.0, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] },
-                    Key { time: 1.0, translation: [0.0, 2.0, 0.0], rotation: [0.0, s, 0.0, s], scale: [1.0; 3] },
+                    Key {
+                        time: 0.0,
+                        translation: [0.0, 1.0, 0.0],
+                        rotation: [0.0, 0.0, 0.0, 1.0],
+                        scale: [1.0; 3],
+                    },
+                    Key {
+                        time: 1.0,
+                        translation: [0.0, 2.0, 0.0],
+                        rotation: [0.0, s, 0.0, s],
+                        scale: [1.0; 3],
+                    },
                 ],
             }],
         }],
@@ -92,10 +114,19 @@ impl Rng {
 pub fn skeleton(n: usize, rng: &mut Rng) -> Skeleton {
     let mut bones = Vec::new();
     for i in 0..n {
-        let parent = if i == 0 { -1 } else { rng.below(i as u64) as i32 };
+        let parent = if i == 0 {
+            -1
+        } else {
+            rng.below(i as u64) as i32
+        };
         let q = quat_from_axis_angle([0.0, 1.0, 0.0], rng.f(-1.0, 1.0));
         let bind_local = from_trs([rng.f(-1.0, 1.0), rng.f(0.0, 1.0), 0.0], q, [1.0; 3]);
-        bones.push(Bone { name: format!("b{i}"), path: format!("root/b{i}"), parent, bind_local });
+        bones.push(Bone {
+            name: format!("b{i}"),
+            path: format!("root/b{i}"),
+            parent,
+            bind_local,
+        });
     }
     Skeleton { bones }
 }
@@ -106,19 +137,33 @@ pub fn rich_model(seed: u64) -> Model {
     let mut rng = Rng(seed | 1);
     let skeleton = skeleton(6, &mut rng);
     let world = gom::math::bind_world(&skeleton.bones);
-    let inverse_bind: Vec<_> = world.iter().map(|w| inverse_affine(w).unwrap_or(IDENTITY)).collect();
+    let inverse_bind: Vec<_> = world
+        .iter()
+        .map(|w| inverse_affine(w).unwrap_or(IDENTITY))
+        .collect();
     let grid = |w: usize, h: usize, rng: &mut Rng| {
         let mut p = Vec::new();
         for y in 0..h {
             for x in 0..w {
-                p.push([x as f32 * 0.25 + rng.f(0.0, 0.01), y as f32 * 0.5, rng.f(-0.1, 0.1)]);
+                p.push([
+                    x as f32 * 0.25 + rng.f(0.0, 0.01),
+                    y as f32 * 0.5,
+                    rng.f(-0.1, 0.1),
+                ]);
             }
         }
         let mut idx = Vec::new();
         for y in 0..h as u32 - 1 {
             for x in 0..w as u32 - 1 {
                 let a = y * w as u32 + x;
-                idx.extend_from_slice(&[a, a + 1, a + w as u32, a + 1, a + w as u32 + 1, a + w as u32]);
+                idx.extend_from_slice(&[
+                    a,
+                    a + 1,
+                    a + w as u32,
+                    a + 1,
+                    a + w as u32 + 1,
+                    a + w as u32,
+                ]);
             }
         }
         (p, idx)
@@ -130,10 +175,16 @@ pub fn rich_model(seed: u64) -> Model {
             let a = (v % 6) as u16;
             let b = ((v + 1) % 6) as u16;
             if v % 3 == 0 {
-                SkinWeights { bones: [a, 0, 0, 0], weights: [1.0, 0.0, 0.0, 0.0] }
+                SkinWeights {
+                    bones: [a, 0, 0, 0],
+                    weights: [1.0, 0.0, 0.0, 0.0],
+                }
             } else {
                 let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                SkinWeights { bones: [lo, hi, 0, 0], weights: [0.5, 0.5, 0.0, 0.0] }
+                SkinWeights {
+                    bones: [lo, hi, 0, 0],
+                    weights: [0.5, 0.5, 0.0, 0.0],
+                }
             }
         })
         .collect();
@@ -141,26 +192,46 @@ pub fn rich_model(seed: u64) -> Model {
         name: "body".into(),
         vertices: Vertices {
             normals: Some(vec![[0.0, 0.0, -1.0]; n0]),
-            tangents: Some((0..n0).map(|v| [1.0, 0.0, 0.0, if v % 2 == 0 { 1.0 } else { -1.0 }]).collect()),
+            tangents: Some(
+                (0..n0)
+                    .map(|v| [1.0, 0.0, 0.0, if v % 2 == 0 { 1.0 } else { -1.0 }])
+                    .collect(),
+            ),
             uv0: Some((0..n0).map(|v| [v as f32 / n0 as f32, 0.5]).collect()),
             uv1: Some(vec![[0.25, 0.75]; n0]),
             colors: Some((0..n0).map(|v| [v as u8, 255, 0, 128]).collect()),
             skin: Some(skin),
             positions: p0,
         },
-        submeshes: vec![Submesh { material_index: 0, index_start: 0, index_count: i0.len() as u32 }],
+        submeshes: vec![Submesh {
+            material_index: 0,
+            index_start: 0,
+            index_count: i0.len() as u32,
+        }],
         indices: i0,
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
     };
     let (p1, i1) = grid(3, 3, &mut rng);
-    let mut g = from_trs([1.0, 2.0, 3.0], quat_from_axis_angle([0.0, 0.0, 1.0], 0.3), [2.0; 3]);
+    let mut g = from_trs(
+        [1.0, 2.0, 3.0],
+        quat_from_axis_angle([0.0, 0.0, 1.0], 0.3),
+        [2.0; 3],
+    );
     g[0] += 0.0;
     let prop = MeshPart {
         name: "prop".into(),
-        vertices: Vertices { normals: Some(vec![[0.0, 1.0, 0.0]; p1.len()]), positions: p1, ..Default::default() },
-        submeshes: vec![Submesh { material_index: -1, index_start: 0, index_count: i1.len() as u32 }],
+        vertices: Vertices {
+            normals: Some(vec![[0.0, 1.0, 0.0]; p1.len()]),
+            positions: p1,
+            ..Default::default()
+        },
+        submeshes: vec![Submesh {
+            material_index: -1,
+            index_start: 0,
+            index_count: i1.len() as u32,
+        }],
         indices: i1,
         inverse_bind: Vec::new(),
         mesh_bind_geo_to_model: Some(g),
@@ -170,10 +241,22 @@ pub fn rich_model(seed: u64) -> Model {
     let half = (i2.len() / 6 * 3) as u32;
     let deco = MeshPart {
         name: "deco".into(),
-        vertices: Vertices { colors: Some(vec![[1, 2, 3, 4]; p2.len()]), positions: p2, ..Default::default() },
+        vertices: Vertices {
+            colors: Some(vec![[1, 2, 3, 4]; p2.len()]),
+            positions: p2,
+            ..Default::default()
+        },
         submeshes: vec![
-            Submesh { material_index: 1, index_start: 0, index_count: half },
-            Submesh { material_index: 0, index_start: half, index_count: i2.len() as u32 - half },
+            Submesh {
+                material_index: 1,
+                index_start: 0,
+                index_count: half,
+            },
+            Submesh {
+                material_index: 0,
+                index_start: half,
+                index_count: i2.len() as u32 - half,
+            },
         ],
         indices: i2,
         inverse_bind: Vec::new(),
@@ -207,11 +290,23 @@ pub fn rich_model(seed: u64) -> Model {
         });
     }
     Model {
-        header: Header { source_hash: test_hash(), converter_version: "gom test".into(), validation_flags: Default::default() },
+        header: Header {
+            source_hash: test_hash(),
+            converter_version: "gom test".into(),
+            validation_flags: Default::default(),
+        },
         skeleton,
         materials: vec![
-            Material { name: "skin".into(), base_color_texture: Some("skin.png".into()), base_color_factor: [1.0; 4] },
-            Material { name: "metal".into(), base_color_texture: None, base_color_factor: [0.5, 0.5, 0.5, 1.0] },
+            Material {
+                name: "skin".into(),
+                base_color_texture: Some("skin.png".into()),
+                base_color_factor: [1.0; 4],
+            },
+            Material {
+                name: "metal".into(),
+                base_color_texture: None,
+                base_color_factor: [0.5, 0.5, 0.5, 1.0],
+            },
         ],
         meshes: vec![skinned, prop, deco],
         clips,
@@ -233,7 +328,12 @@ pub struct Raw {
 
 impl Raw {
     pub fn new(fourcc: &[u8; 4], payload: Vec<u8>) -> Raw {
-        Raw { fourcc: *fourcc, version: 1, flags: 0, payload }
+        Raw {
+            fourcc: *fourcc,
+            version: 1,
+            flags: 0,
+            payload,
+        }
     }
     /// Header, payload and zero padding to 16.
     pub fn bytes(&self) -> Vec<u8> {

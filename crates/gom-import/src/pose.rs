@@ -1,0 +1,161 @@
+//! A whole model posed at one moment of one clip, and written as Wavefront OBJ.
+//!
+//! This is the library side of `gom pose`: sample with the runtime, skin every mesh
+//! part on the CPU, and keep the result in model space (D1: the instance's world
+//! matrix is never applied).
+
+use gom::Model;
+use gom_runtime::{
+    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
+    SkinTargets,
+};
+use std::fmt::Write;
+
+/// Which moment to pose a model at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoseAt {
+    /// The clip's name, or `None` for the bind pose.
+    pub clip: Option<String>,
+    /// Time in seconds from the clip's start.
+    pub time: f32,
+    /// Wrap times past the clip's end (`fmod`, D9) instead of holding the last key.
+    pub looped: bool,
+}
+
+/// One mesh part, skinned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PosedMesh {
+    /// The mesh part's name.
+    pub name: String,
+    /// Skinned positions in model space.
+    pub positions: Vec<[f32; 3]>,
+    /// Skinned normals, when the mesh has normals.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Texture coordinates (unchanged by skinning).
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// The triangle list.
+    pub indices: Vec<u32>,
+}
+
+/// Errors posing a model.
+#[derive(Debug, thiserror::Error)]
+pub enum PoseError {
+    /// The model has no clip of that name.
+    #[error("no clip named \"{name}\" (the model has: {available})")]
+    NoSuchClip {
+        /// The name asked for.
+        name: String,
+        /// The clip names the model has, comma-separated.
+        available: String,
+    },
+    /// The runtime refused the model or the pose.
+    #[error(transparent)]
+    Runtime(#[from] gom_runtime::Error),
+}
+
+/// Poses every mesh part of `model` at `at` and skins it.
+pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseError> {
+    let asset = Asset::from_model(model)?;
+    let mut model_pose = ModelPose::bind(&asset.skeleton);
+    if let Some(name) = &at.clip {
+        let clip = asset.clip(name).ok_or_else(|| PoseError::NoSuchClip {
+            name: name.clone(),
+            available: model
+                .clips
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+        let mut local = LocalPose::default();
+        let mut ctx = SamplingContext::new();
+        let playback = if at.looped {
+            Playback::Loop
+        } else {
+            Playback::Once
+        };
+        sample(clip, &asset.skeleton, at.time, playback, &mut ctx, &mut local)?;
+        local_to_model(&asset.skeleton, &local, &mut model_pose)?;
+    }
+    let mut palette = Palette::new();
+    let mut out = Vec::with_capacity(model.meshes.len());
+    for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
+        palette.compute(mesh, &model_pose)?;
+        let n = mesh.vertex_count();
+        let mut positions = vec![[0.0f32; 3]; n];
+        let mut normals = part.vertices.normals.as_ref().map(|_| vec![[0.0f32; 3]; n]);
+        skin(
+            mesh,
+            &palette,
+            SkinTargets {
+                positions: Some(&mut positions),
+                normals: normals.as_deref_mut(),
+                ..Default::default()
+            },
+        )?;
+        out.push(PosedMesh {
+            name: part.name.clone(),
+            positions,
+            normals,
+            uvs: part.vertices.uv0.clone(),
+            indices: part.indices.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// Writes posed meshes as Wavefront OBJ text: one group (`g`) per mesh part, with
+/// positions, normals and UVs. Coordinates are GOM model space as they are
+/// (left-handed, +Y up, metres); UVs are written with OBJ's bottom-left origin
+/// (`v = 1 - v`, D2). Faces keep GOM's vertex order.
+pub fn write_obj(meshes: &[PosedMesh]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}", gom::CONVERTER_VERSION);
+    let mut base = 1usize;
+    for m in meshes {
+        let _ = writeln!(s, "g {}", obj_name(&m.name));
+        for p in &m.positions {
+            let _ = writeln!(s, "v {} {} {}", p[0], p[1], p[2]);
+        }
+        if let Some(uvs) = &m.uvs {
+            for t in uvs {
+                let _ = writeln!(s, "vt {} {}", t[0], 1.0 - t[1]);
+            }
+        }
+        if let Some(normals) = &m.normals {
+            for n in normals {
+                let _ = writeln!(s, "vn {} {} {}", n[0], n[1], n[2]);
+            }
+        }
+        for tri in m.indices.chunks_exact(3) {
+            let _ = write!(s, "f");
+            for &i in tri {
+                let i = i as usize + base;
+                match (m.uvs.is_some(), m.normals.is_some()) {
+                    (true, true) => write!(s, " {i}/{i}/{i}"),
+                    (true, false) => write!(s, " {i}/{i}"),
+                    (false, true) => write!(s, " {i}//{i}"),
+                    (false, false) => write!(s, " {i}"),
+                }
+                .ok();
+            }
+            s.push('\n');
+        }
+        base += m.positions.len();
+    }
+    s
+}
+
+/// An OBJ group name: whitespace and control characters would split or break the
+/// line, so they become `_`; an empty name becomes `mesh`.
+fn obj_name(name: &str) -> String {
+    let n: String = name
+        .chars()
+        .map(|c| if c.is_whitespace() || c.is_control() { '_' } else { c })
+        .collect();
+    if n.is_empty() {
+        "mesh".into()
+    } else {
+        n
+    }
+}

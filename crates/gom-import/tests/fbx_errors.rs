@@ -1,0 +1,69 @@
+//! Malformed input gives a clean `FbxError` naming the file and carrying ufbx's
+//! description, never a panic.
+
+use std::path::PathBuf;
+
+use gom_import::fbx::{convert, FbxError, FbxOptions};
+
+fn data_dir() -> Option<PathBuf> {
+    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    if d.is_dir() {
+        Some(d)
+    } else {
+        eprintln!("skipping: {} is absent", d.display());
+        None
+    }
+}
+
+fn expect_load_error(bytes: &[u8], name: &str) -> String {
+    match convert(bytes, name, &FbxOptions::default()) {
+        Err(FbxError::Load { file, description }) => {
+            assert_eq!(file, name);
+            assert!(!description.is_empty(), "{name}: empty description");
+            description
+        }
+        Err(other) => panic!("{name}: unexpected error {other}"),
+        Ok(_) => panic!("{name}: malformed input converted"),
+    }
+}
+
+#[test]
+fn fbx_truncated_files_are_clean_errors() {
+    let Some(dir) = data_dir() else { return };
+    for name in ["maya_game_sausage_7500_binary_wiggle.fbx", "maya_game_sausage_7500_ascii_wiggle.fbx", "blender_279_sausage_7400_binary.fbx"] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let ascii = name.contains("ascii");
+        for cut in [0, 10, 23, 27, 100, bytes.len() / 3, bytes.len() / 2] {
+            let label = format!("{name}[..{cut}]");
+            if ascii && (27..=100).contains(&cut) {
+                // An ASCII file cut right after its leading comment block is an empty
+                // document to ufbx, and one cut inside its header block an unfinished
+                // one it reads leniently: either a clean error or an empty model.
+                if let Ok((model, _)) = convert(&bytes[..cut], &label, &FbxOptions::default()) {
+                    assert!(model.meshes.is_empty() && model.skeleton.bones.is_empty(), "{label}");
+                    continue;
+                }
+            }
+            let d = expect_load_error(&bytes[..cut], &label);
+            eprintln!("{label}: {d}");
+        }
+        // Cutting the last bytes may leave a complete scene (the footer is optional
+        // to ufbx): either way, no panic.
+        for cut in [bytes.len() - 1, bytes.len() - 200] {
+            let _ = convert(&bytes[..cut], name, &FbxOptions::default());
+        }
+    }
+}
+
+#[test]
+fn fbx_non_fbx_input_is_a_clean_error() {
+    let d = expect_load_error(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "triangle.obj");
+    eprintln!("obj text: {d}");
+    expect_load_error(b"GOMB0001\0\0\0\0", "model.gomb");
+    expect_load_error(&[0xFFu8; 4096], "ff.bin");
+    // A binary FBX header followed by garbage.
+    let mut fake = b"Kaydara FBX Binary  \x00\x1a\x00".to_vec();
+    fake.extend_from_slice(&7400u32.to_le_bytes());
+    fake.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    expect_load_error(&fake, "garbage.fbx");
+}
