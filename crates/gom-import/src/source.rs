@@ -209,30 +209,147 @@ pub fn import_bytes(
                 ..Imported::default()
             })
         }
-        other => Err(ImportError::new(
-            path,
-            format!("{other:?} import is not available in this build"),
-        )),
+        SourceFormat::Fbx => {
+            let fbx_options = crate::fbx::FbxOptions {
+                sample_rate: options.sample_rate,
+                key_tolerance: crate::optimize::keys::KeyTolerance {
+                    tolerance: options.key_tolerance,
+                    ..Default::default()
+                },
+                reduce_keys: options.key_tolerance > 0.0,
+                optimize_meshes: options.optimize_meshes,
+                ..Default::default()
+            };
+            let name = path.display().to_string();
+            let (model, report) = crate::fbx::convert(bytes, &name, &fbx_options)
+                .map_err(|e| ImportError::new(path, e))?;
+            Ok(imported(model, &report, Vec::new()))
+        }
+        SourceFormat::Gltf | SourceFormat::Glb => {
+            let gltf_options = crate::gltf::GltfOptions {
+                sample_rate: options.sample_rate,
+            };
+            let name = path.display().to_string();
+            let base = path.parent().filter(|p| !p.as_os_str().is_empty());
+            let base = base.unwrap_or(Path::new("."));
+            let (model, report) =
+                crate::gltf::import_slice(bytes, &name, Some(base), &gltf_options)
+                    .map_err(|e| ImportError::new(path, e))?;
+            let side_files = report
+                .images
+                .iter()
+                .map(|i| SideFile {
+                    relative_path: PathBuf::from(&i.file_name),
+                    bytes: i.bytes.clone(),
+                })
+                .collect();
+            let mut warnings_report = report.report.clone();
+            for m in &report.morph_targets {
+                warnings_report.warn(format!("morph targets ignored: {m}"));
+            }
+            Ok(imported(model, &warnings_report, side_files))
+        }
+        SourceFormat::Tmd => {
+            let header = &bytes[..bytes.len().min(0x1C)];
+            let found = crate::jpog::find_companions(
+                path,
+                header,
+                options.tkl.as_deref(),
+                options.tml.as_deref(),
+            );
+            let read = |p: &Path| {
+                std::fs::read(p)
+                    .map(|b| (b, p.display().to_string()))
+                    .map_err(|e| ImportError::new(p, e))
+            };
+            let tkl = found.tkl.as_deref().map(read).transpose()?;
+            let tml = found.tml.as_deref().map(read).transpose()?;
+            let jpog_options = crate::jpog::JpogOptions {
+                lod: options.lod,
+                ..Default::default()
+            };
+            let converted = crate::jpog::convert(
+                bytes,
+                &path.display().to_string(),
+                tkl.as_ref().map(|(b, n)| (b.as_slice(), n.as_str())),
+                tml.as_ref().map(|(b, n)| (b.as_slice(), n.as_str())),
+                &jpog_options,
+            )
+            .map_err(|e| ImportError::new(path, e))?;
+            let report = &converted.report.report;
+            let mut out = imported(converted.model, report, converted.side_files);
+            out.report = converted.report.to_json();
+            Ok(out)
+        }
     }
 }
 
-/// Encodes `model` in `format`.
-pub fn export(model: &gom::Model, format: OutputFormat) -> Result<Vec<u8>, String> {
+fn imported(model: gom::Model, report: &crate::report::Report, side_files: Vec<SideFile>) -> Imported {
+    let mut warnings: Vec<String> = report.loader_warnings.clone();
+    warnings.extend(report.warnings.iter().cloned());
+    Imported {
+        model,
+        warnings,
+        report: report.to_json(),
+        side_files,
+    }
+}
+
+/// Encodes `model` in `format` for an output file named `output_name` (a `.gltf`
+/// refers to its buffer as `<stem>.bin`, returned as a side file).
+pub fn export(
+    model: &gom::Model,
+    format: OutputFormat,
+    output_name: &Path,
+) -> Result<(Vec<u8>, Vec<SideFile>), String> {
     match format {
-        OutputFormat::Gomb => gom::gomb::write(model).map_err(|e| e.to_string()),
+        OutputFormat::Gomb => gom::gomb::write(model)
+            .map(|b| (b, Vec::new()))
+            .map_err(|e| e.to_string()),
         OutputFormat::Gomt => gom::gomt::write(model)
-            .map(String::into_bytes)
+            .map(|t| (t.into_bytes(), Vec::new()))
             .map_err(|e| e.to_string()),
         OutputFormat::Glb | OutputFormat::Gltf => {
-            Err(format!("{format:?} export is not available in this build"))
+            let stem = output_name
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".to_string());
+            let bin_name = format!("{stem}.bin");
+            let container = if format == OutputFormat::Glb {
+                crate::gltf::ExportFormat::Glb
+            } else {
+                crate::gltf::ExportFormat::Gltf {
+                    bin_uri: bin_name.clone(),
+                }
+            };
+            let options = crate::gltf::GltfExportOptions { format: container };
+            match crate::gltf::export(model, &options).map_err(|e| e.to_string())? {
+                crate::gltf::Exported::Glb(bytes) => Ok((bytes, Vec::new())),
+                crate::gltf::Exported::Gltf { json, bin } => Ok((
+                    json.into_bytes(),
+                    vec![SideFile {
+                        relative_path: PathBuf::from(bin_name),
+                        bytes: bin,
+                    }],
+                )),
+            }
         }
     }
 }
 
 /// The companion files a source's conversion reads besides the source itself.
 pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
-    let _ = (path, options);
-    Vec::new()
+    if SourceFormat::of_path(path) != Some(SourceFormat::Tmd) {
+        return Vec::new();
+    }
+    let header = crate::jpog::read_header(path);
+    let found = crate::jpog::find_companions(
+        path,
+        &header,
+        options.tkl.as_deref(),
+        options.tml.as_deref(),
+    );
+    found.tkl.into_iter().chain(found.tml).collect()
 }
 
 /// Imports `path` and encodes it in `format`: one step of a batch build.
@@ -242,10 +359,13 @@ pub fn convert_path(
     format: OutputFormat,
 ) -> Result<crate::build::Converted, String> {
     let imported = import_path(path, options).map_err(|e| e.to_string())?;
-    let bytes = export(&imported.model, format).map_err(|e| format!("{}: {e}", path.display()))?;
+    let out_name = path.with_extension(format.extension());
+    let (bytes, mut side_files) = export(&imported.model, format, &out_name)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    side_files.extend(imported.side_files);
     Ok(crate::build::Converted {
         bytes,
-        side_files: imported.side_files,
+        side_files,
         warnings: imported.warnings,
     })
 }

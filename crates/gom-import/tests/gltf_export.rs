@@ -254,3 +254,21 @@ fn gltf_to_gom_to_gltf_to_gom_keeps_everything() {
         }
     }
 }
+
+#[test]
+fn models_gltf_cannot_hold_are_refused_with_the_object_named() {
+    let demo = gom::demo::build();
+    let mut nan = demo.clone();
+    nan.meshes[1].vertices.positions[3][1] = f32::NAN;
+    let e = export(&nan, &GltfExportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("meshes[1]"), "{e}");
+    let mut cyclic = demo.clone();
+    cyclic.skeleton.bones[0].parent = 2;
+    let e = export(&cyclic, &GltfExportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("skeleton.bones[0]"), "{e}");
+    let mut out_of_range = demo;
+    let n = out_of_range.meshes[0].vertices.len() as u32;
+    out_of_range.meshes[0].indices[4] = n;
+    let e = export(&out_of_range, &GltfExportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("meshes[0]"), "{e}");
+}

@@ -153,12 +153,24 @@ fn texture_sheet_fits_images_in_square_cells_keeping_their_aspect() {
             assert_eq!(p, want, "({x},{y})");
         }
     }
-    // Name and size lines below the cell.
-    let lit = sheet
-        .data()
-        .chunks_exact(4)
-        .skip(sheet.width() as usize * 12)
-        .filter(|p| *p == LABEL_COLOR)
-        .count();
-    assert!(lit > 20);
+    // With room for text: the name on the first line under the cell, the size on the
+    // second (label strip of two 13-pixel lines; text 3 pixels below each line's top).
+    let sheet = texture_sheet(
+        &[("bricks", &img)],
+        &TextureSheetOptions {
+            cell: 64,
+            columns: None,
+        },
+    )
+    .unwrap();
+    assert_eq!((sheet.width(), sheet.height()), (72, 4 + 64 + 26 + 4));
+    let lit_rows = |y0: i64| {
+        (y0..y0 + 7)
+            .flat_map(|y| (0..72).map(move |x| (x, y)))
+            .filter(|&(x, y)| sheet.pixel(x, y) == Some(LABEL_COLOR))
+            .count()
+    };
+    assert!(lit_rows(4 + 64 + 3) > 20, "name line");
+    assert!(lit_rows(4 + 64 + 13) > 10, "size line");
+    assert_eq!(lit_rows(4 + 64 + 13 + 7), 0);
 }

@@ -167,6 +167,21 @@ fn bench(c: &mut Criterion) {
         });
         g.finish();
 
+        let mut g = c.benchmark_group("sampling_same_segment");
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let mut ctx = SamplingContext::new();
+            let mut pose = LocalPose::default();
+            let mut k = 0u32;
+            b.iter(|| {
+                k = (k + 1) & 15;
+                let t = 0.7 + k as f32 * 0.001;
+                sample(clip, skel, black_box(t), Playback::Loop, &mut ctx, &mut pose).ok();
+                black_box(&pose);
+            })
+        });
+        g.finish();
+
         let mut ctx = SamplingContext::new();
         let mut local = LocalPose::default();
         sample(clip, skel, 0.7, Playback::Loop, &mut ctx, &mut local).expect("sample");

@@ -1,6 +1,6 @@
 //! CPU skinning into caller-provided buffers (D1).
 
-use glam::{Affine3A, Mat3A, Vec3A};
+use glam::{Affine3A, Mat3A, Vec3A, Vec4};
 
 use crate::mesh::{skin_of, vec3a_at, Mesh};
 use crate::palette::Palette;
@@ -181,7 +181,30 @@ fn unit(v: Vec3A) -> Vec3A {
     }
 }
 
-/// The hot path: positions and normals of a skinned mesh.
+/// One vertex: skinned position and the normal before renormalisation.
+#[inline(always)]
+fn skin_one<const RIGID: bool>(
+    v: &[f32],
+    so: usize,
+    no: usize,
+    pal: &[Affine3A],
+    nrm: &[Mat3A],
+    last: usize,
+) -> (Vec3A, Vec3A) {
+    let (b, w) = influences(v, so, last);
+    let m = blend_affine_at(&b, &w, pal);
+    let p = m.transform_point3a(vec3a_at(v, 0));
+    let nm = if RIGID {
+        m.matrix3
+    } else {
+        blend_normal_at(&b, &w, nrm)
+    };
+    (p, nm * vec3a_at(v, no))
+}
+
+/// The hot path: positions and normals of a skinned mesh. Vertices go four at a
+/// time so that the four normalisations (square root and division, long latency)
+/// overlap instead of waiting on each other.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn skin_pn<const RIGID: bool>(
@@ -195,20 +218,39 @@ fn skin_pn<const RIGID: bool>(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) {
-    for ((v, p), n) in words
-        .chunks_exact(stride)
-        .zip(positions.iter_mut())
-        .zip(normals.iter_mut())
+    let one = |v: &[f32]| skin_one::<RIGID>(v, so, no, pal, nrm, last);
+    let block = stride * 4;
+    let mut vb = words.chunks_exact(block);
+    let mut pb = positions.chunks_exact_mut(4);
+    let mut nb = normals.chunks_exact_mut(4);
+    for ((v, p), n) in (&mut vb).zip(&mut pb).zip(&mut nb) {
+        let (p0, n0) = one(&v[..stride]);
+        let (p1, n1) = one(&v[stride..2 * stride]);
+        let (p2, n2) = one(&v[2 * stride..3 * stride]);
+        let (p3, n3) = one(&v[3 * stride..]);
+        let l2 = Vec4::new(n0.dot(n0), n1.dot(n1), n2.dot(n2), n3.dot(n3));
+        let inv = Vec4::select(
+            l2.cmpgt(Vec4::ZERO),
+            Vec4::ONE / crate::sampling::sqrt4(l2),
+            Vec4::ZERO,
+        );
+        p[0] = p0.to_array();
+        p[1] = p1.to_array();
+        p[2] = p2.to_array();
+        p[3] = p3.to_array();
+        n[0] = (n0 * inv.x).to_array();
+        n[1] = (n1 * inv.y).to_array();
+        n[2] = (n2 * inv.z).to_array();
+        n[3] = (n3 * inv.w).to_array();
+    }
+    let rest = vb.remainder().chunks_exact(stride);
+    for ((v, p), n) in rest
+        .zip(pb.into_remainder())
+        .zip(nb.into_remainder())
     {
-        let (b, w) = influences(v, so, last);
-        let m = blend_affine_at(&b, &w, pal);
-        *p = m.transform_point3a(vec3a_at(v, 0)).to_array();
-        let nm = if RIGID {
-            m.matrix3
-        } else {
-            blend_normal_at(&b, &w, nrm)
-        };
-        *n = unit(nm * vec3a_at(v, no)).to_array();
+        let (pv, nv) = one(v);
+        *p = pv.to_array();
+        *n = unit(nv).to_array();
     }
 }
 

@@ -1011,3 +1011,20 @@ fn writer_refuses_what_a_reader_would_reject() {
         })
     ));
 }
+
+#[test]
+fn d6_offsets_in_any_order() {
+    // Swap the offsets of strings 1 ("root") and 2 ("mat"): the bone is now named
+    // "mat" and the material "root"; the table is walked in offset order.
+    let mut f = patched(STR0 + 16 + 8, 14);
+    wr(&mut f, STR0 + 16 + 12, 9);
+    let m = gomb::read(&f).unwrap().model;
+    assert_eq!((m.skeleton.bones[0].name.as_str(), m.materials[0].name.as_str()), ("mat", "root"));
+    // Unsorted, and one of them starts inside a character of another string.
+    let (h, mut chunks) = split(&golden());
+    let s = find(&mut chunks, b"STR0");
+    s.payload[4 + 24 + 4 + 26..4 + 24 + 4 + 29].copy_from_slice("é\0".as_bytes());
+    wr(&mut s.payload, 4 + 4, 27); // string 1 → the second byte of "é"
+    let e = err(&assemble(&h, &chunks, true));
+    assert!(matches!(e, ReadError::BadString { index: 1, reason: "is not valid UTF-8", .. }), "{e}");
+}

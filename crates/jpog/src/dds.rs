@@ -156,20 +156,25 @@ impl Dds {
             kind: FileKind::Dds,
             what: format!("{record} mip level {level}"),
         })?;
-        let blocks = data.get(lv.offset..lv.offset + lv.size).ok_or_else(|| {
-            Error::malformed(
-                FileKind::Dds,
-                record,
-                "level data",
-                lv.offset,
-                "is truncated",
-            )
-        })?;
+        let (w, h) = (lv.width as usize, lv.height as usize);
+        let blocks = lv
+            .offset
+            .checked_add(lv.size)
+            .and_then(|end| data.get(lv.offset..end))
+            .filter(|b| level_size(lv.width, lv.height) == Some(b.len()) && w > 0 && h > 0)
+            .ok_or_else(|| {
+                Error::malformed(
+                    FileKind::Dds,
+                    record,
+                    "level data",
+                    lv.offset,
+                    format!("does not hold the {w}×{h} level's blocks"),
+                )
+            })?;
         let fmt = match self.dxt {
             Dxt::Dxt3 => texpresso::Format::Bc2,
             Dxt::Dxt5 => texpresso::Format::Bc3,
         };
-        let (w, h) = (lv.width as usize, lv.height as usize);
         let mut out = vec![0u8; w * h * 4];
         let bw = w.div_ceil(4);
         for (bi, block) in blocks.chunks_exact(16).enumerate() {

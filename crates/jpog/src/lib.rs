@@ -1,4 +1,5 @@
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 //! Readers and writers for the asset formats of Jurassic Park: Operation Genesis (2003):
 //! material libraries (`.tml`), models (`.tmd`), keyframe libraries (`.tkl`) and their
 //! texture codecs. Unmodified files are written back byte for byte; edited ones are laid

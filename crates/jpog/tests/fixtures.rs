@@ -750,3 +750,25 @@ fn a_model_built_from_scratch_reads_back() {
     assert_eq!(g.vertices[2].nodes[0], Some(1));
     assert_eq!(back.write().unwrap(), bytes);
 }
+
+#[test]
+fn tml_rename_and_normalize_keep_references() {
+    let mut t = tml();
+    // rename "alpha" so that it sorts last, and move the first texture to the end
+    t.materials[0].name_field = jpog::tml::Material::name_field_from("zz_top").unwrap();
+    let moved = t.textures.remove(0);
+    t.textures.push(moved);
+    assert!(t.validate().is_err());
+    t.normalize();
+    t.validate().unwrap();
+    let back = Tml::read(&t.write().unwrap()).unwrap();
+    let names: Vec<String> = back.materials.iter().map(|m| m.name()).collect();
+    assert_eq!(names, ["beta1", "Beta_2", "Zed", "zz_top"]);
+    // "zz_top" still uses the 2×1 RGBA texture, now last in the file with id 0
+    assert_eq!(back.materials[3].texture_ids, vec![0]);
+    assert_eq!(back.material_textures("zz_top"), Some(vec![4]));
+    assert_eq!(back.textures[4].data, vec![10, 20, 30, 40, 50, 60, 70, 80]);
+    // "beta1" still points at the 5551 texture
+    let i = back.material_textures("beta1").unwrap()[0];
+    assert_eq!(back.textures[i].header.format, 2);
+}

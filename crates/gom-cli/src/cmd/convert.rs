@@ -36,7 +36,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         })?,
     };
     let imported = source::import_path(&args.input, &args.import.options())?;
-    let bytes = source::export(&imported.model, format)
+    let (bytes, exported_side_files) = source::export(&imported.model, format, &args.output)
         .map_err(|e| format!("{}: {e}", args.output.display()))?;
     let dir = args
         .output
@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .filter(|p| !p.as_os_str().is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
-    for side in &imported.side_files {
+    for side in imported.side_files.iter().chain(&exported_side_files) {
         gom_import::build::write_atomic(&dir.join(&side.relative_path), &side.bytes)?;
     }
     gom_import::build::write_atomic(&args.output, &bytes)?;

@@ -21,11 +21,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut ok = true;
     for (name, kind) in [("demo.gom", OutputFormat::Gomb), ("demo.gomt", OutputFormat::Gomt)] {
         let path = args.outdir.join(name);
-        let bytes = export(&model, kind)?;
+        let (bytes, _) = export(&model, kind, &path)?;
         write_atomic(&path, &bytes)?;
         let read = input::load(&path)?;
         // A second path: what was read must encode to the very same bytes.
-        let again = export(&read.model, kind)?;
+        let (again, _) = export(&read.model, kind, &path)?;
         let verdict = if read.findings.is_empty() && again == bytes {
             "valid, reads back to the same bytes"
         } else {
@@ -34,6 +34,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         };
         println!("wrote {} ({} bytes): {verdict}", path.display(), bytes.len());
     }
+    // glTF for every viewer: read back through the glTF importer as a check.
+    let glb_path = args.outdir.join("demo.glb");
+    let (glb, _) = export(&model, OutputFormat::Glb, &glb_path)?;
+    write_atomic(&glb_path, &glb)?;
+    let back = gom_import::gltf::import(&glb_path, &Default::default())
+        .map_err(|e| format!("{}: {e}", glb_path.display()))?;
+    let glb_findings = gom::validate::validate(&back.0);
+    let verdict = if glb_findings.is_empty() {
+        "reads back as a valid model"
+    } else {
+        ok = false;
+        "INVALID when read back"
+    };
+    println!(
+        "wrote {} ({} bytes): {verdict}",
+        glb_path.display(),
+        glb.len()
+    );
     let keys: usize = model
         .clips
         .iter()

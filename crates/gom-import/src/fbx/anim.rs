@@ -75,12 +75,12 @@ pub(crate) fn sample_stacks(scene: &ufbx::Scene, options: &FbxOptions, report: &
                     report.warn(msg);
                 }
             }
-            if layer.additive || layer.weight_is_animated {
-                report.warn(format!(
-                    "animation stack \"{}\": layer \"{}\" is additive or has animated weight; it is baked as ufbx evaluates it",
-                    &*stack.element.name, &*layer.element.name
-                ));
-            }
+        }
+        if stack.layers.count > 1 {
+            report.warn(format!(
+                "animation stack \"{}\": {} layers, baked into one clip as ufbx blends them",
+                &*stack.element.name, stack.layers.count
+            ));
         }
         out.push(SampledStack { name: stack.element.name.to_string(), times, duration, locals });
     }

@@ -206,6 +206,66 @@ fn transform_json(node: &mut Map<String, Value>, gltf_row: &Mat4, force_trs: boo
     }
 }
 
+/// Refuses NaN and infinities, which JSON and glTF cannot hold.
+fn check_finite(model: &gom::Model) -> Result<(), GltfError> {
+    let bad = |object: String| export_err(object, "holds a NaN or infinite number");
+    for (i, b) in model.skeleton.bones.iter().enumerate() {
+        if b.bind_local.iter().any(|v| !v.is_finite()) {
+            return Err(bad(format!("skeleton.bones[{i}]")));
+        }
+    }
+    for (i, m) in model.materials.iter().enumerate() {
+        if m.base_color_factor.iter().any(|v| !v.is_finite()) {
+            return Err(bad(format!("materials[{i}]")));
+        }
+    }
+    for (i, m) in model.meshes.iter().enumerate() {
+        let v = &m.vertices;
+        let mut floats = v
+            .positions
+            .iter()
+            .flatten()
+            .chain(v.normals.iter().flatten().flatten())
+            .chain(v.tangents.iter().flatten().flatten())
+            .chain(v.uv0.iter().flatten().flatten())
+            .chain(v.uv1.iter().flatten().flatten())
+            .chain(v.skin.iter().flatten().flat_map(|s| s.weights.iter()))
+            .chain(m.inverse_bind.iter().flatten())
+            .chain(m.mesh_bind_geo_to_model.iter().flatten());
+        if floats.any(|x| !x.is_finite()) {
+            return Err(bad(format!("meshes[{i}]")));
+        }
+        let n = v.len();
+        let lengths = [
+            v.normals.as_ref().map(Vec::len),
+            v.tangents.as_ref().map(Vec::len),
+            v.uv0.as_ref().map(Vec::len),
+            v.uv1.as_ref().map(Vec::len),
+            v.colors.as_ref().map(Vec::len),
+            v.skin.as_ref().map(Vec::len),
+        ];
+        if lengths.iter().flatten().any(|&l| l != n) {
+            return Err(export_err(
+                format!("meshes[{i}]"),
+                "a vertex stream's length differs from the position count",
+            ));
+        }
+    }
+    for (i, c) in model.clips.iter().enumerate() {
+        let keys = c.tracks.iter().flat_map(|t| t.keys.iter());
+        let mut floats = keys.flat_map(|k| {
+            std::iter::once(k.time)
+                .chain(k.translation)
+                .chain(k.rotation)
+                .chain(k.scale)
+        });
+        if floats.any(|x| !x.is_finite()) {
+            return Err(bad(format!("clips[{i}]")));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `model` as glTF 2.0 (right-handed, LINEAR animation samplers).
 pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exported, GltfError> {
     let bones = &model.skeleton.bones;
@@ -218,6 +278,7 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
             ));
         }
     }
+    check_finite(model)?;
     let mut bin = Bin::default();
     let mut animated = vec![false; bone_count];
     for c in &model.clips {

@@ -18,10 +18,21 @@ use super::source::{self, Resolved};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
 use crate::optimize::skin::limit_influences;
 
+/// The most keys all clips together may hold (each clip is further limited to
+/// GOM's 1,000,000).
+const MAX_TOTAL_KEYS: usize = 16_000_000;
+
+/// GOM's clip limit (draft §11.1).
+const MAX_CLIPS: usize = 1024;
+
+/// The most vertices all mesh parts together may hold (each part is further limited
+/// to GOM's 10,000,000): a small file instancing a large mesh many times must not
+/// exhaust memory.
+const MAX_TOTAL_VERTICES: usize = 30_000_000;
+
 struct Ctx<'a> {
     file: &'a str,
     stem: &'a str,
-    base: Option<&'a Path>,
     buffers: Buffers<'a>,
     report: GltfReport,
 }
@@ -55,7 +66,6 @@ pub(crate) fn run(
     let mut ctx = Ctx {
         file,
         stem,
-        base,
         buffers: Buffers { file, data },
         report: GltfReport::default(),
     };
@@ -200,7 +210,11 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
         }
     }
     if order.len() != n {
-        let cyclic = (0..n).find(|i| !order.contains(i)).unwrap_or_default();
+        let mut seen = vec![false; n];
+        for &i in &order {
+            seen[i] = true;
+        }
+        let cyclic = (0..n).find(|&i| !seen[i]).unwrap_or_default();
         return Err(ctx.invalid(
             format!("nodes[{cyclic}]"),
             "is part of a cycle in the node hierarchy",
@@ -360,6 +374,7 @@ fn build(
     let materials = materials(ctx, doc)?;
 
     let mut meshes = Vec::new();
+    let (mut total_vertices, mut parts_before) = (0usize, 0usize);
     for &i in &nodes.order {
         let node = &all[i];
         let Some(mesh) = node.mesh() else { continue };
@@ -382,9 +397,27 @@ fn build(
             &default_ibnd,
             &mut meshes,
         )?;
+        total_vertices += meshes[parts_before..]
+            .iter()
+            .map(|m| m.vertices.len())
+            .sum::<usize>();
+        parts_before = meshes.len();
+        if total_vertices > MAX_TOTAL_VERTICES {
+            return Err(ctx.invalid(
+                format!("nodes[{i}]"),
+                format!("the scene expands to more than {MAX_TOTAL_VERTICES} vertices"),
+            ));
+        }
     }
 
+    if doc.animations().len() > MAX_CLIPS {
+        return Err(ctx.invalid(
+            "animations",
+            format!("more than {MAX_CLIPS} animations (GOM's clip limit)"),
+        ));
+    }
     let mut clips = Vec::new();
+    let mut total_keys = 0usize;
     for a in doc.animations() {
         clips.push(anim::clip(
             &ctx.buffers,
@@ -394,6 +427,15 @@ fn build(
             options.sample_rate,
             &mut ctx.report,
         )?);
+        total_keys += clips.last().map_or(0, |c: &gom::Clip| {
+            c.tracks.iter().map(|t| t.keys.len()).sum()
+        });
+        if total_keys > MAX_TOTAL_KEYS {
+            return Err(ctx.invalid(
+                format!("animations[{}]", a.index()),
+                format!("the clips hold more than {MAX_TOTAL_KEYS} keys in total"),
+            ));
+        }
     }
 
     Ok(gom::Model {
@@ -409,84 +451,78 @@ fn materials(ctx: &mut Ctx<'_>, doc: &gltf::Document) -> Result<Vec<gom::Materia
     let mut out = Vec::new();
     let mut extracted: BTreeMap<usize, String> = BTreeMap::new();
     for (mi, m) in doc.materials().enumerate() {
-        let pbr = m.pbr_metallic_roughness();
-        let texture = match pbr.base_color_texture() {
+        let texture = match m.pbr_metallic_roughness().base_color_texture() {
             None => None,
             Some(info) => {
-                let image = info.texture().source();
-                let ii = image.index();
-                if let Some(name) = extracted.get(&ii) {
-                    Some(name.clone())
-                } else {
-                    let object = format!("images[{ii}]");
-                    let (bytes, mime) = match image.source() {
-                        gltf::image::Source::Uri { uri, mime_type } => {
-                            if uri.starts_with("data:") {
-                                match source::resolve(uri, ctx.base)
-                                    .map_err(|e| ctx.invalid(&object, e))?
-                                {
-                                    Resolved::Data(b, m) => {
-                                        (b, mime_type.map(str::to_string).unwrap_or(m))
-                                    }
-                                    Resolved::File(_) => unreachable_file(ctx, &object)?,
-                                }
-                            } else {
-                                // A relative URI names a file: keep its path, decoded.
-                                let path = source::percent_decode(uri);
-                                out.push(material(mi, &m, Some(path)));
-                                continue;
-                            }
-                        }
-                        gltf::image::Source::View { view, mime_type } => {
-                            let buffer = ctx.buffers.data.get(view.buffer().index());
-                            let end = view.offset().checked_add(view.length());
-                            let bytes = match (buffer, end) {
-                                (Some(b), Some(end)) if end <= b.len() => {
-                                    b[view.offset()..end].to_vec()
-                                }
-                                _ => {
-                                    return Err(ctx.invalid(
-                                        format!("bufferViews[{}]", view.index()),
-                                        "lies outside its buffer",
-                                    ))
-                                }
-                            };
-                            (bytes, mime_type.to_string())
-                        }
-                    };
-                    let ext = match mime.as_str() {
-                        "image/png" => "png",
-                        "image/jpeg" => "jpg",
-                        _ if bytes.starts_with(b"\x89PNG") => "png",
-                        _ if bytes.starts_with(&[0xFF, 0xD8]) => "jpg",
-                        _ => "bin",
-                    };
-                    let name = format!("{}_image{ii}.{ext}", ctx.stem);
-                    ctx.report.images.push(ExtractedImage {
-                        file_name: name.clone(),
-                        mime_type: mime,
-                        bytes,
-                    });
-                    extracted.insert(ii, name.clone());
-                    Some(name)
+                if info.tex_coord() != 0 {
+                    ctx.report.report.warnings.push(format!(
+                        "materials[{mi}]: base colour texture uses TEXCOORD_{}; GOM materials assume uv0",
+                        info.tex_coord()
+                    ));
                 }
+                Some(texture_name(ctx, &info.texture().source(), &mut extracted)?)
             }
         };
-        if let Some(info) = pbr.base_color_texture() {
-            if info.tex_coord() != 0 {
-                ctx.report.report.warnings.push(format!(
-                    "materials[{mi}]: base colour texture uses TEXCOORD_{}; GOM materials assume uv0",
-                    info.tex_coord()
-                ));
-            }
-        }
         out.push(material(mi, &m, texture));
     }
     Ok(out)
 }
 
-fn unreachable_file(ctx: &Ctx<'_>, object: &str) -> Result<(Vec<u8>, String), GltfError> {
-    Err(ctx.invalid(object, "a data URI resolved to a file"))
+/// The name a material uses for `image`: a relative URI as a decoded path; an
+/// embedded image (buffer view or data URI) as `<stem>_image<index>.<ext>`, added
+/// once to the report's images for the caller to write beside the output.
+fn texture_name(
+    ctx: &mut Ctx<'_>,
+    image: &gltf::Image<'_>,
+    extracted: &mut BTreeMap<usize, String>,
+) -> Result<String, GltfError> {
+    let ii = image.index();
+    if let Some(name) = extracted.get(&ii) {
+        return Ok(name.clone());
+    }
+    let (bytes, mime) = match image.source() {
+        gltf::image::Source::Uri { uri, mime_type } => {
+            if !uri.starts_with("data:") {
+                return Ok(source::percent_decode(uri));
+            }
+            match source::resolve(uri, None) {
+                Ok(Resolved::Data(b, m)) => (b, mime_type.map(str::to_string).unwrap_or(m)),
+                Ok(Resolved::File(_)) => {
+                    return Err(ctx.invalid(format!("images[{ii}]"), "not a data URI"))
+                }
+                Err(e) => return Err(ctx.invalid(format!("images[{ii}]"), e)),
+            }
+        }
+        gltf::image::Source::View { view, mime_type } => {
+            let buffer = ctx.buffers.data.get(view.buffer().index());
+            let end = view.offset().checked_add(view.length());
+            let bytes = match (buffer, end) {
+                (Some(b), Some(end)) if end <= b.len() => b[view.offset()..end].to_vec(),
+                _ => {
+                    return Err(ctx.invalid(
+                        format!("bufferViews[{}]", view.index()),
+                        "lies outside its buffer",
+                    ))
+                }
+            };
+            (bytes, mime_type.to_string())
+        }
+    };
+    let ext = match mime.as_str() {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        _ if bytes.starts_with(b"\x89PNG") => "png",
+        _ if bytes.starts_with(&[0xFF, 0xD8]) => "jpg",
+        _ => "bin",
+    };
+    let name = format!("{}_image{ii}.{ext}", ctx.stem);
+    ctx.report.images.push(ExtractedImage {
+        file_name: name.clone(),
+        mime_type: mime,
+        bytes,
+    });
+    extracted.insert(ii, name.clone());
+    Ok(name)
 }
 
 fn material(index: usize, m: &gltf::Material<'_>, texture: Option<String>) -> gom::Material {

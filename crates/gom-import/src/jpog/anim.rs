@@ -125,13 +125,23 @@ pub(crate) fn convert(
     flag3: ChannelFlag3Reading,
     report: &mut Report,
 ) -> Result<(Vec<Clip>, AnimNotes), JpogImportError> {
-    let ctx = Ctx { file, tkl_file, tkl };
+    let ctx = Ctx {
+        file,
+        tkl_file,
+        tkl,
+    };
     let mut notes = AnimNotes::default();
     let mut clips: Vec<Clip> = Vec::with_capacity(tmd.animations.len());
     for (ai, a) in tmd.animations.iter().enumerate() {
         let arec = format!("animation {ai} \"{}\"", a.name());
         if !(a.duration.is_finite() && a.duration >= 0.0) {
-            return Err(ctx.invalid(arec, format!("duration {} is not a finite, non-negative number of seconds", a.duration)));
+            return Err(ctx.invalid(
+                arec,
+                format!(
+                    "duration {} is not a finite, non-negative number of seconds",
+                    a.duration
+                ),
+            ));
         }
         let mut duration = a.duration;
         let mut tracks = Vec::new();
@@ -139,7 +149,9 @@ pub(crate) fn convert(
         let mut max_keys = 0usize;
         let mut dropped_keys = 0usize;
         for (bone, &node) in skeleton.bone_node.iter().enumerate() {
-            let Some(ch) = a.channels.get(node) else { continue };
+            let Some(ch) = a.channels.get(node) else {
+                continue;
+            };
             if ch.keys.is_empty() {
                 continue;
             }
@@ -152,11 +164,23 @@ pub(crate) fn convert(
             for (ki, k) in ch.keys.iter().enumerate() {
                 let rec = format!("{arec} channel {node} key {ki}");
                 if !(k.time.is_finite() && k.time >= 0.0) {
-                    return Err(ctx.invalid(rec, format!("time {} is not a finite, non-negative number of seconds", k.time)));
+                    return Err(ctx.invalid(
+                        rec,
+                        format!(
+                            "time {} is not a finite, non-negative number of seconds",
+                            k.time
+                        ),
+                    ));
                 }
                 if let Some(prev) = keys.last() {
                     if k.time < prev.time {
-                        return Err(ctx.invalid(rec, format!("time {} comes before the previous key's {}", k.time, prev.time)));
+                        return Err(ctx.invalid(
+                            rec,
+                            format!(
+                                "time {} comes before the previous key's {}",
+                                k.time, prev.time
+                            ),
+                        ));
                     }
                     if k.time == prev.time {
                         dropped_keys += 1;
@@ -169,8 +193,16 @@ pub(crate) fn convert(
                     skeleton.rest_translation[node]
                 };
                 let rotation = if rotation_used {
-                    let q = unit(ctx.rotation(&rec, k.rot_index)?, &mut notes.normalised_rotations)
-                        .ok_or_else(|| ctx.invalid(rec.clone(), format!("rotation {} has no length", k.rot_index)))?;
+                    let q = unit(
+                        ctx.rotation(&rec, k.rot_index)?,
+                        &mut notes.normalised_rotations,
+                    )
+                    .ok_or_else(|| {
+                        ctx.invalid(
+                            rec.clone(),
+                            format!("rotation {} has no length", k.rot_index),
+                        )
+                    })?;
                     basis.quat(q)
                 } else {
                     skeleton.rest_rotation[node]
@@ -199,7 +231,9 @@ pub(crate) fn convert(
             ));
         }
         if dropped_keys > 0 {
-            report.warn(format!("{arec}: {dropped_keys} key(s) repeat the previous key's time and were dropped"));
+            report.warn(format!(
+                "{arec}: {dropped_keys} key(s) repeat the previous key's time and were dropped"
+            ));
         }
         if a.overlay != 0 {
             report.warn(format!(
@@ -216,7 +250,9 @@ pub(crate) fn convert(
             while clips.iter().any(|c| c.name == format!("{name}#{k}")) {
                 k += 1;
             }
-            report.warn(format!("{arec}: another animation has the same name; this clip is named \"{name}#{k}\""));
+            report.warn(format!(
+                "{arec}: another animation has the same name; this clip is named \"{name}#{k}\""
+            ));
             name = format!("{name}#{k}");
         }
         if a.is_looping() {

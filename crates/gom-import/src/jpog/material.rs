@@ -32,7 +32,16 @@ impl Materials {
             return i as i32;
         }
         let base_color_texture = tml.and_then(|(tml, names, tml_file)| {
-            texture_for(tml, names, tml_file, name, codec, with_files, &mut self.side_files, report)
+            texture_for(
+                tml,
+                names,
+                tml_file,
+                name,
+                codec,
+                with_files,
+                &mut self.side_files,
+                report,
+            )
         });
         self.list.push(Material {
             name: name.to_string(),
@@ -56,11 +65,15 @@ fn texture_for(
     report: &mut Report,
 ) -> Option<String> {
     let Some(mi) = tml.find_material(material) else {
-        report.warn(format!("material \"{material}\" is not in {tml_file}: no texture"));
+        report.warn(format!(
+            "material \"{material}\" is not in {tml_file}: no texture"
+        ));
         return None;
     };
     let Some(&id) = tml.materials[mi].texture_ids.first() else {
-        report.warn(format!("material \"{material}\" of {tml_file} has no texture"));
+        report.warn(format!(
+            "material \"{material}\" of {tml_file} has no texture"
+        ));
         return None;
     };
     let Some(ti) = tml.texture_index(id) else {
@@ -68,21 +81,28 @@ fn texture_for(
         return None;
     };
     let file = names.get(ti)?.clone();
-    if !with_files {
+    if side_files
+        .iter()
+        .any(|s| s.relative_path.as_os_str() == file.as_str())
+    {
         return Some(file);
     }
-    if side_files.iter().any(|s| s.relative_path.as_os_str() == file.as_str()) {
-        return Some(file);
-    }
-    let png = tml
-        .decode_texture(ti, codec)
-        .and_then(|img| encode_png(&img));
+    // `gom tml extract` writes only the textures it can decode: name only those
+    let png = tml.decode_texture(ti, codec).and_then(|img| {
+        if with_files {
+            encode_png(&img).map(Some)
+        } else {
+            Ok(None)
+        }
+    });
     match png {
         Ok(bytes) => {
-            side_files.push(SideFile {
-                relative_path: file.clone().into(),
-                bytes,
-            });
+            if let Some(bytes) = bytes {
+                side_files.push(SideFile {
+                    relative_path: file.clone().into(),
+                    bytes,
+                });
+            }
             Some(file)
         }
         Err(e) => {

@@ -60,9 +60,21 @@ fn inverse64(m: &[f64; 16]) -> Option<[f64; 16]> {
     }
     let d = 1.0 / det;
     let i = [
-        [c00 * d, (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) * d, (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) * d],
-        [c01 * d, (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) * d, (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) * d],
-        [c02 * d, (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) * d, (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * d],
+        [
+            c00 * d,
+            (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) * d,
+            (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) * d,
+        ],
+        [
+            c01 * d,
+            (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) * d,
+            (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) * d,
+        ],
+        [
+            c02 * d,
+            (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) * d,
+            (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * d,
+        ],
     ];
     let mut r = [0.0f64; 16];
     for row in 0..3 {
@@ -146,7 +158,10 @@ pub(crate) fn build(
         return Err(JpogImportError::Invalid {
             file: file.to_string(),
             record: "header".into(),
-            problem: format!("{} nodes, more than the {MAX_BONES} bones GOM v1 allows", nodes.len()),
+            problem: format!(
+                "{} nodes, more than the {MAX_BONES} bones GOM v1 allows",
+                nodes.len()
+            ),
         });
     }
     let order = bone_order(nodes);
@@ -163,7 +178,11 @@ pub(crate) fn build(
         let record = format!("node {} \"{}\"", n.index, n.name);
         let m = check_matrix(file, &record, "bind", &flat(&n.bind), report)?;
         bind.push(basis.mat4(&m));
-        if n.rest_translation.iter().chain(n.rest_rotation.iter()).any(|v| !v.is_finite()) {
+        if n.rest_translation
+            .iter()
+            .chain(n.rest_rotation.iter())
+            .any(|v| !v.is_finite())
+        {
             return Err(JpogImportError::Invalid {
                 file: file.to_string(),
                 record,
@@ -214,7 +233,13 @@ pub(crate) fn build(
         }
         taken.insert(path.clone());
         paths.push(path.clone());
-        let ib = check_matrix(file, &record, "inverse bind", &flat(&n.inverse_bind), report)?;
+        let ib = check_matrix(
+            file,
+            &record,
+            "inverse bind",
+            &flat(&n.inverse_bind),
+            report,
+        )?;
         let ib = basis.mat4(&ib);
         if !gom::validate::bind_pair_ok(&ib, &bind[ni]) {
             mismatched.push(n.name.clone());
@@ -249,7 +274,12 @@ mod tests {
     use super::*;
 
     fn node(index: usize, parent: Option<usize>) -> SkeletonNode {
-        let id = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+        let id = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ];
         SkeletonNode {
             index,
             name: format!("n{index}"),
@@ -265,7 +295,13 @@ mod tests {
     #[test]
     fn parents_come_first_depth_first_in_file_order() {
         // file order: 0 child of 3, 1 root, 2 child of 0, 3 root, 4 child of 3
-        let nodes = vec![node(0, Some(3)), node(1, None), node(2, Some(0)), node(3, None), node(4, Some(3))];
+        let nodes = vec![
+            node(0, Some(3)),
+            node(1, None),
+            node(2, Some(0)),
+            node(3, None),
+            node(4, Some(3)),
+        ];
         // roots 1, 3 in file order; under 3: 0 (then its child 2), then 4
         assert_eq!(bone_order(&nodes), vec![1, 3, 0, 2, 4]);
     }
@@ -275,7 +311,13 @@ mod tests {
         let mut nodes = vec![node(0, None), node(1, Some(0)), node(2, Some(0))];
         nodes[2].name = "n1".into();
         let mut r = Report::default();
-        let s = build("t", &nodes, &super::super::axes::Handedness::Right.basis(), &mut r).unwrap();
+        let s = build(
+            "t",
+            &nodes,
+            &super::super::axes::Handedness::Right.basis(),
+            &mut r,
+        )
+        .unwrap();
         let paths: Vec<&str> = s.bones.iter().map(|b| b.path.as_str()).collect();
         assert_eq!(paths, ["n0", "n0/n1", "n0/n1#2"]);
     }

@@ -1,0 +1,83 @@
+mod common;
+fn torus(rings: u32, sides: u32) -> Model {
+    let (big, small) = (1.0f32, 0.35f32);
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut uvs = Vec::new();
+    for i in 0..=rings {
+        let a = i as f32 / rings as f32 * core::f32::consts::TAU;
+        let (sa, ca) = (libm::sinf(a), libm::cosf(a));
+        for j in 0..=sides {
+            let b = j as f32 / sides as f32 * core::f32::consts::TAU;
+            let (sb, cb) = (libm::sinf(b), libm::cosf(b));
+            let n = [ca * cb, sb, sa * cb];
+            positions.push([ca * (big + small * cb), small * sb, sa * (big + small * cb)]);
+            normals.push(n);
+            uvs.push([i as f32 / rings as f32 * 8.0, j as f32 / sides as f32 * 2.0]);
+        }
+    }
+    let mut indices = Vec::new();
+    let row = sides + 1;
+    for i in 0..rings {
+        for j in 0..sides {
+            let (a, b, c, d) = (
+                i * row + j,
+                (i + 1) * row + j,
+                (i + 1) * row + j + 1,
+                i * row + j + 1,
+            );
+            indices.extend([a, b, c, a, c, d]);
+        }
+    }
+    let count = indices.len() as u32;
+    Model {
+        materials: vec![Material {
+            name: "skin".into(),
+            base_color_texture: Some("checker.png".into()),
+            base_color_factor: [0.9, 0.8, 0.7, 1.0],
+        }],
+        meshes: vec![MeshPart {
+            name: "torus".into(),
+            vertices: Vertices {
+                positions,
+                normals: Some(normals),
+                uv0: Some(uvs),
+                ..Default::default()
+            },
+            indices,
+            submeshes: vec![Submesh {
+                material_index: 0,
+                index_start: 0,
+                index_count: count,
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+fn checker(size: u32) -> Image {
+    let mut data = Vec::with_capacity((size * size * 4) as usize);
+    for y in 0..size {
+        for x in 0..size {
+            let v = if ((x / 16) + (y / 16)) % 2 == 0 {
+                230
+            } else {
+                60
+            };
+            data.extend([v, v, v, 255]);
+        }
+    }
+    Image::from_rgba8(size, size, data).expect("valid checker")
+}
+use gom::{Material, MeshPart, Model, Submesh, Vertices};
+use gom_render::*;
+#[test]
+fn dump() {
+    let model = torus(160, 160);
+    let mut textures = std::collections::BTreeMap::new();
+    textures.insert(0, checker(256));
+    for v in [View::ThreeQuarter, View::Top] {
+    let o = RenderOptions { size: (512, 512), view: v, skeleton_overlay: false, textures: TextureSource::ByMaterial { images: &textures, filter: Filter::Bilinear }, ..Default::default() };
+    save_png(&render(&model, &o).unwrap(), std::path::Path::new(&format!("/tmp/gr/torus_{v:?}.png"))).unwrap();
+    }
+}
