@@ -188,8 +188,9 @@ struct Job {
     bytes: u64,
 }
 
-/// Lists the model files under `src` (sorted, relative paths with `/`).
-pub fn find_sources(src: &Path) -> Result<Vec<PathBuf>, BuildError> {
+/// Lists the model files under `src`, sorted, leaving out everything under `skip`
+/// (the output folder, when it lies inside the source folder).
+pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, BuildError> {
     let mut out = Vec::new();
     let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -212,7 +213,12 @@ pub fn find_sources(src: &Path) -> Result<Vec<PathBuf>, BuildError> {
                 source: e,
             })?;
             if ft.is_dir() {
-                stack.push(path);
+                let skipped = skip.is_some_and(|s| {
+                    std::fs::canonicalize(&path).ok() == std::fs::canonicalize(s).ok()
+                });
+                if !skipped {
+                    stack.push(path);
+                }
             } else if SourceFormat::of_path(&path).is_some() {
                 out.push(path);
             }
@@ -353,11 +359,11 @@ where
     D: Fn(&Path) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
-    let sources = find_sources(src)?;
     std::fs::create_dir_all(out).map_err(|e| BuildError::Io {
         path: out.to_path_buf(),
         source: e,
     })?;
+    let sources = find_sources(src, Some(out))?;
     let old = load_manifest(out);
     let jobs: Vec<Job> = sources
         .iter()

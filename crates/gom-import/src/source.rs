@@ -339,8 +339,10 @@ pub fn export(
 
 /// The companion files a source's conversion reads besides the source itself.
 pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
-    if SourceFormat::of_path(path) != Some(SourceFormat::Tmd) {
-        return Vec::new();
+    match SourceFormat::of_path(path) {
+        Some(SourceFormat::Tmd) => {}
+        Some(SourceFormat::Gltf) => return gltf_external_files(path),
+        _ => return Vec::new(),
     }
     let header = crate::jpog::read_header(path);
     let found = crate::jpog::find_companions(
@@ -350,6 +352,29 @@ pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
         options.tml.as_deref(),
     );
     found.tkl.into_iter().chain(found.tml).collect()
+}
+
+/// The relative files (buffers, images) a `.gltf` refers to by URI, sorted. Data URIs
+/// and absolute or remote URIs are not files beside the model and are left out.
+fn gltf_external_files(path: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<PathBuf> = ["buffers", "images"]
+        .iter()
+        .filter_map(|k| doc.get(*k).and_then(|v| v.as_array()))
+        .flatten()
+        .filter_map(|item| item.get("uri").and_then(|u| u.as_str()))
+        .filter(|uri| !uri.starts_with("data:") && !uri.contains("://") && !uri.starts_with('/'))
+        .map(|uri| base.join(uri))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Imports `path` and encodes it in `format`: one step of a batch build.

@@ -642,3 +642,19 @@ fn quantized_attributes_and_morph_targets() {
     assert_eq!(report.morph_targets, ["meshes[0].primitives[0]: 1 targets"]);
     assert!(report.report.warnings.iter().any(|w| w.contains("morph")));
 }
+
+#[test]
+fn companions_list_the_external_buffers() {
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/gltf"
+    ));
+    if !dir.is_dir() {
+        eprintln!("skipping: ../shared/data/gltf is absent");
+        return;
+    }
+    let c = gom_import::gltf::companions(&dir.join("InterpolationTest.gltf"));
+    assert_eq!(c, [dir.join("interpolation.bin")]);
+    assert!(gom_import::gltf::companions(&dir.join("SimpleSkin.gltf")).is_empty());
+    assert!(gom_import::gltf::companions(&dir.join("no such file.gltf")).is_empty());
+}

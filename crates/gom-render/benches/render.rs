@@ -7,8 +7,9 @@ use gom::{Material, MeshPart, Model, Submesh, Vertices};
 use gom_render::{render, Filter, Image, RenderOptions, TextureSource, View};
 
 /// A torus of `rings` × `sides` quads (2 triangles each) with normals and UVs, wound
-/// clockwise seen from outside (D2). Angles come from `libm` so the model is the same
-/// everywhere.
+/// clockwise seen from outside (D2): with ∂a along the ring and ∂b around the tube,
+/// ∂b × ∂a points out, so each triangle goes a, c, b (then a, d, c). Angles come from
+/// `libm` so the model is the same everywhere.
 fn torus(rings: u32, sides: u32) -> Model {
     let (big, small) = (1.0f32, 0.35f32);
     let mut positions = Vec::new();
@@ -36,7 +37,7 @@ fn torus(rings: u32, sides: u32) -> Model {
                 (i + 1) * row + j + 1,
                 i * row + j + 1,
             );
-            indices.extend([a, b, c, a, c, d]);
+            indices.extend([a, c, b, a, d, c]);
         }
     }
     let count = indices.len() as u32;

@@ -64,6 +64,17 @@ pub enum Projection {
     Orthographic,
 }
 
+impl Projection {
+    /// Parses `perspective` or `orthographic` (also `persp`, `ortho`).
+    pub fn parse(s: &str) -> Option<Projection> {
+        match s.to_ascii_lowercase().as_str() {
+            "perspective" | "persp" => Some(Projection::Perspective),
+            "orthographic" | "ortho" => Some(Projection::Orthographic),
+            _ => None,
+        }
+    }
+}
+
 /// Tangent of half the field of view across the shorter image side.
 pub const HALF_FOV_TAN: f32 = 0.5;
 /// The framed box fills 1/`MARGIN` of the image across its tighter axis.

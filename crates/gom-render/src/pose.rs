@@ -237,3 +237,133 @@ pub(crate) fn pose_bounds(meshes: &[PosedMesh], pose: &Pose, joints: bool) -> Aa
     }
     b
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Skeleton, SkinWeights, Track, Vertices};
+
+    fn translation(t: [f32; 3]) -> Mat4 {
+        let mut m = gom::IDENTITY;
+        m[12..15].copy_from_slice(&t);
+        m
+    }
+
+    /// Bone 0 at the origin, bone 1 at (1, 0, 0); one vertex at (1.5, 2, −0.25) with
+    /// normal +X bound to bone 1; a clip turning bone 1 by −90° about +Z at t = 1.
+    fn arm() -> Model {
+        let h = core::f32::consts::FRAC_1_SQRT_2;
+        let bone = |name: &str, parent, t| Bone {
+            name: name.into(),
+            path: name.into(),
+            parent,
+            bind_local: translation(t),
+        };
+        let key = |time, rotation| Key {
+            time,
+            translation: [1.0, 0.0, 0.0],
+            rotation,
+            scale: [1.0; 3],
+        };
+        Model {
+            skeleton: Skeleton {
+                bones: vec![bone("root", -1, [0.0; 3]), bone("arm", 0, [1.0, 0.0, 0.0])],
+            },
+            meshes: vec![MeshPart {
+                vertices: Vertices {
+                    positions: vec![[1.5, 2.0, -0.25]],
+                    normals: Some(vec![[1.0, 0.0, 0.0]]),
+                    skin: Some(vec![SkinWeights {
+                        bones: [1, 0, 0, 0],
+                        weights: [1.0, 0.0, 0.0, 0.0],
+                    }]),
+                    ..Default::default()
+                },
+                inverse_bind: vec![gom::IDENTITY, translation([-1.0, 0.0, 0.0])],
+                ..Default::default()
+            }],
+            clips: vec![Clip {
+                name: "swing".into(),
+                duration: 1.0,
+                sample_rate: 1.0,
+                root_bone_index: -1,
+                flags: ClipFlags(0),
+                tracks: vec![Track {
+                    bone: 1,
+                    keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],
+                }],
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn near(a: [f32; 3], b: [f32; 3]) -> bool {
+        (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5)
+    }
+
+    #[test]
+    fn bind_pose_leaves_vertices_where_they_are() {
+        let model = arm();
+        let posed = pose_meshes(&model, &Pose::bind(&model));
+        assert!(near(posed[0].positions[0], [1.5, 2.0, -0.25]));
+        assert!(near(posed[0].normals.as_ref().unwrap()[0], [1.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn a_skinned_vertex_follows_its_bone_through_the_clip() {
+        // −90° about +Z maps +X to −Y and +Y to +X (row-vector rotation matrix). The
+        // vertex's offset from the joint, (0.5, 2, −0.25), becomes (2, −0.5, −0.25), so
+        // it lands at (3, −0.5, −0.25); the normal +X becomes −Y.
+        let model = arm();
+        let mut sampler = ClipSampler::new(&model, "swing").unwrap();
+        let pose = sampler.sample(1.0).unwrap();
+        assert!(near(pose.joint(1).unwrap(), [1.0, 0.0, 0.0]));
+        let posed = pose_meshes(&model, &pose);
+        assert!(
+            near(posed[0].positions[0], [3.0, -0.5, -0.25]),
+            "{:?}",
+            posed[0].positions
+        );
+        assert!(near(
+            posed[0].normals.as_ref().unwrap()[0],
+            [0.0, -1.0, 0.0]
+        ));
+        // Past the last key the last key holds.
+        let held = pose_meshes(&model, &sampler.sample(5.0).unwrap());
+        assert!(near(held[0].positions[0], [3.0, -0.5, -0.25]));
+    }
+
+    #[test]
+    fn gbtm_applies_before_the_palette_and_alone_for_static_meshes() {
+        let mut model = arm();
+        // G moves geometry up by 1: the vertex given at (1.5, 1, −0.25) sits at
+        // (1.5, 2, −0.25) at bind time.
+        model.meshes[0].vertices.positions[0] = [1.5, 1.0, -0.25];
+        model.meshes[0].mesh_bind_geo_to_model = Some(translation([0.0, 1.0, 0.0]));
+        let pose = ClipSampler::new(&model, "swing")
+            .unwrap()
+            .sample(1.0)
+            .unwrap();
+        let posed = pose_meshes(&model, &pose);
+        assert!(near(posed[0].positions[0], [3.0, -0.5, -0.25]));
+        // Static: the skin removed, only G applies whatever the pose.
+        model.meshes[0].vertices.skin = None;
+        let posed = pose_meshes(&model, &pose);
+        assert!(near(posed[0].positions[0], [1.5, 2.0, -0.25]));
+    }
+
+    #[test]
+    fn a_mirroring_gbtm_keeps_normals_pointing_out() {
+        // G = diag(1, 1, −1) mirrors Z: a normal −Z must become +Z (the inverse
+        // transpose of a mirror is the mirror itself).
+        let mut model = arm();
+        model.meshes[0].vertices.skin = None;
+        model.meshes[0].vertices.normals = Some(vec![[0.0, 0.0, -1.0]]);
+        let mut g = gom::IDENTITY;
+        g[10] = -1.0;
+        model.meshes[0].mesh_bind_geo_to_model = Some(g);
+        let posed = pose_meshes(&model, &Pose::bind(&model));
+        assert!(near(posed[0].normals.as_ref().unwrap()[0], [0.0, 0.0, 1.0]));
+        assert!(near(posed[0].positions[0], [1.5, 2.0, 0.25]));
+    }
+}

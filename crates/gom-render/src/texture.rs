@@ -12,6 +12,17 @@ pub enum Filter {
     Bilinear,
 }
 
+impl Filter {
+    /// Parses `nearest` or `bilinear`.
+    pub fn parse(s: &str) -> Option<Filter> {
+        match s.to_ascii_lowercase().as_str() {
+            "nearest" => Some(Filter::Nearest),
+            "bilinear" | "linear" => Some(Filter::Bilinear),
+            _ => None,
+        }
+    }
+}
+
 fn texel(image: &Image, x: i64, y: i64) -> [f32; 4] {
     let w = i64::from(image.width());
     let h = i64::from(image.height());

@@ -37,6 +37,8 @@ use crate::transform::{SoaTransform, Transform};
 use crate::Error;
 
 const NO_TRACK: u32 = u32::MAX;
+pub static BSEARCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub static FINDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The key pair surrounding a time in one track.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,6 +57,7 @@ impl Segment {
     #[inline]
     pub fn find(keys: &[Key], t: f32, hint: usize) -> Segment {
         let t = if t.is_nan() { 0.0 } else { t };
+        FINDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let n = keys.len();
         let (first, last) = match (keys.first(), keys.last()) {
             (Some(f), Some(l)) => (f.time, l.time),
@@ -99,6 +102,7 @@ impl Segment {
             }
         }
         if !found {
+            BSEARCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             // Keys are strictly ascending: the last key with time <= t.
             i = keys
                 .partition_point(|k| k.time <= t)
@@ -199,8 +203,19 @@ impl Group {
     /// and transposed four at a time into the SoA layout.
     #[inline]
     fn load(&mut self, lanes: &[Lane; 4]) {
-        let r0 = lanes.map(|l| key_rows(l.keys, l.seg.k0));
-        let r1 = lanes.map(|l| key_rows(l.keys, l.seg.k1));
+        let [l0, l1, l2, l3] = lanes;
+        let r0 = [
+            key_rows(l0.keys, l0.seg.k0),
+            key_rows(l1.keys, l1.seg.k0),
+            key_rows(l2.keys, l2.seg.k0),
+            key_rows(l3.keys, l3.seg.k0),
+        ];
+        let r1 = [
+            key_rows(l0.keys, l0.seg.k1),
+            key_rows(l1.keys, l1.seg.k1),
+            key_rows(l2.keys, l2.seg.k1),
+            key_rows(l3.keys, l3.seg.k1),
+        ];
         let soa = |r: &[[Vec4; 3]; 4], i: usize| {
             Mat4::from_cols(r[0][i], r[1][i], r[2][i], r[3][i]).transpose()
         };
@@ -208,10 +223,10 @@ impl Group {
         let (a0, b0, c0) = (soa(&r0, 0), soa(&r0, 1), soa(&r0, 2));
         let (a1, b1, c1) = (soa(&r1, 0), soa(&r1, 1), soa(&r1, 2));
         let held = BVec4A::new(
-            lanes[0].seg.k0 == lanes[0].seg.k1,
-            lanes[1].seg.k0 == lanes[1].seg.k1,
-            lanes[2].seg.k0 == lanes[2].seg.k1,
-            lanes[3].seg.k0 == lanes[3].seg.k1,
+            l0.seg.k0 == l0.seg.k1,
+            l1.seg.k0 == l1.seg.k1,
+            l2.seg.k0 == l2.seg.k1,
+            l3.seg.k0 == l3.seg.k1,
         );
         self.t0 = Vec4::select(held, Vec4::ZERO, a0.x_axis);
         self.dt = Vec4::select(held, Vec4::INFINITY, a1.x_axis - a0.x_axis);
@@ -233,10 +248,8 @@ impl Group {
         let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
         self.q0 = q0;
         self.q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
-        let lo = lanes.map(|l| l.seg.lo);
-        let hi = lanes.map(|l| l.seg.hi);
-        self.lo = lo[0].max(lo[1]).max(lo[2].max(lo[3]));
-        self.hi = hi[0].min(hi[1]).min(hi[2].min(hi[3]));
+        self.lo = l0.seg.lo.max(l1.seg.lo).max(l2.seg.lo.max(l3.seg.lo));
+        self.hi = l0.seg.hi.min(l1.seg.hi).min(l2.seg.hi.min(l3.seg.hi));
     }
 
     /// Computes the rotation angles of the loaded key pairs (a long dependency chain:
@@ -454,36 +467,43 @@ fn refill(
     segs: &mut [Segment],
     bind_keys: &[Key],
 ) {
-    let lanes: [Lane; 4] = std::array::from_fn(|l| {
-        let b = gi * 4 + l;
-        let keys = track_of
-            .get(b)
-            .and_then(|&ti| tracks.get(ti as usize))
-            .map(|tr| &tr.keys[..]);
-        let Some(seg) = segs.get_mut(b) else {
-            return Lane {
-                keys: std::slice::from_ref(&IDENTITY_KEY),
-                seg: CONSTANT,
-            };
-        };
-        match keys {
-            Some(keys) => {
-                if !(t >= seg.lo && t < seg.hi) {
-                    *seg = Segment::find(keys, t, seg.k0);
-                }
-                Lane { keys, seg: *seg }
+    let base = gi * 4;
+    let (Some(segs), Some(track_of), Some(bind_keys)) = (
+        segs.get_mut(base..base + 4),
+        track_of.get(base..base + 4),
+        bind_keys.get(base..base + 4),
+    ) else {
+        return;
+    };
+    let id = Lane {
+        keys: std::slice::from_ref(&IDENTITY_KEY),
+        seg: CONSTANT,
+    };
+    let mut lanes = [id; 4];
+    for l in 0..4 {
+        let seg = &mut segs[l];
+        match tracks.get(track_of[l] as usize) {
+            Some(track) => {
+                let keys = &track.keys[..];
+                let current = *seg;
+                let next = if t >= current.lo && t < current.hi {
+                    current
+                } else {
+                    let n = Segment::find(keys, t, current.k0);
+                    *seg = n;
+                    n
+                };
+                lanes[l] = Lane { keys, seg: next };
             }
             None => {
                 *seg = CONSTANT;
-                Lane {
-                    keys: bind_keys
-                        .get(b)
-                        .map_or(std::slice::from_ref(&IDENTITY_KEY), std::slice::from_ref),
+                lanes[l] = Lane {
+                    keys: std::slice::from_ref(&bind_keys[l]),
                     seg: CONSTANT,
-                }
+                };
             }
         }
-    });
+    }
     g.load(&lanes);
 }
 

@@ -307,8 +307,9 @@ pub struct ReadLayout {
     pub gaps: Vec<(usize, usize)>,
 }
 
-/// A parsed model.
-#[derive(Debug, Clone, PartialEq)]
+/// A parsed model. Equality compares the content (header, nodes, animations, meshes,
+/// trailing bytes), not where things were found or the bytes it came from.
+#[derive(Debug, Clone)]
 pub struct Tmd {
     /// Header fields kept as stored.
     pub header: TmdHeader,
@@ -326,6 +327,17 @@ pub struct Tmd {
     pub layout: Option<ReadLayout>,
     original: Option<Vec<u8>>,
     read_digest: Option<u64>,
+}
+
+impl PartialEq for Tmd {
+    fn eq(&self, o: &Self) -> bool {
+        self.header == o.header
+            && self.node_layout == o.node_layout
+            && self.nodes == o.nodes
+            && self.animations == o.animations
+            && self.mesh == o.mesh
+            && self.trailing == o.trailing
+    }
 }
 
 /// Marks byte ranges of the scene block as used, refusing overlaps; bounded by the

@@ -119,8 +119,8 @@ pub fn sort_key(name: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// A parsed material library.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A parsed material library. Equality compares the content, not the bytes it came from.
+#[derive(Debug, Clone)]
 pub struct Tml {
     /// The `type` field after the magic (0 in practice).
     pub type_field: u32,
@@ -551,6 +551,15 @@ impl Tml {
             ));
         }
         out
+    }
+}
+
+impl PartialEq for Tml {
+    fn eq(&self, o: &Self) -> bool {
+        self.type_field == o.type_field
+            && self.textures == o.textures
+            && self.materials == o.materials
+            && self.trailing == o.trailing
     }
 }
 

@@ -143,6 +143,18 @@ fn tmd_direct_reads_hand_values() {
         .iter()
         .any(|f| f.field == "unclaimed bytes" && f.offset == gap_at as u64));
     assert_eq!(tmd.trailing, b"TRAIL");
+    let open: serde_json::Value =
+        serde_json::from_str(&ops::open_fields_json(&tmd.open_fields())).unwrap();
+    assert!(open
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["field"] == "tklName bytes after NUL"));
+    let info: serde_json::Value = serde_json::from_str(&ops::tmd_info(&tmd).to_json()).unwrap();
+    assert_eq!(info["tkl_name"], "TESTKL");
+    assert_eq!(info["nodes"][1]["parent"], 2);
+    assert_eq!(info["animations"][0]["keys"], 3);
+    assert_eq!(info["lods"][1]["meshes"][0]["stitches"], 1);
     assert_eq!(tmd.mesh.lods.len(), 2);
     assert_eq!(tmd.mesh.lod_distance, 25.0);
 

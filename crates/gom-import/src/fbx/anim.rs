@@ -150,10 +150,11 @@ pub(crate) fn build_clips(
     stacks: &[SampledStack],
     skel: &Skel,
     follow: &Follow,
+    meshes: &[gom::MeshPart],
     options: &FbxOptions,
     report: &mut Report,
 ) -> Vec<Clip> {
-    let metrics = keys::joint_metrics(&skel.bones, options.key_tolerance.distance);
+    let metrics = keys::joint_metrics(&skel.bones, meshes, options.key_tolerance.distance);
     let tolerance = f64::from(options.key_tolerance.tolerance);
     let mut clips = Vec::new();
     for stack in stacks {

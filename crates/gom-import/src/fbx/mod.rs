@@ -167,7 +167,7 @@ pub fn convert(
     model.skeleton.bones = skel.bones.clone();
     mesh::convert_meshes(&scene, &skel, &follow, model_animated, options, &mut model, &mut report);
     if model_animated {
-        model.clips = anim::build_clips(&stacks, &skel, &follow, options, &mut report);
+        model.clips = anim::build_clips(&stacks, &skel, &follow, &model.meshes, options, &mut report);
     } else {
         for s in &stacks {
             report.warn(format!(

@@ -438,6 +438,34 @@ fn build(
         }
     }
 
+    // Transforms of extreme magnitude can overflow f32 on the way: refuse the result
+    // rather than hand NaN or infinities on.
+    for (i, b) in bones.iter().enumerate() {
+        if b.bind_local.iter().any(|v| !v.is_finite()) {
+            return Err(ctx.invalid(
+                format!("skeleton bone {i} ({})", b.path),
+                "its transform overflows f32",
+            ));
+        }
+    }
+    for m in &meshes {
+        let v = &m.vertices;
+        let finite = v
+            .positions
+            .iter()
+            .flatten()
+            .chain(v.normals.iter().flatten().flatten())
+            .chain(v.tangents.iter().flatten().flatten())
+            .chain(m.inverse_bind.iter().flatten())
+            .all(|x| x.is_finite());
+        if !finite {
+            return Err(ctx.invalid(
+                format!("mesh {}", m.name),
+                "a vertex or inverse bind overflows f32 once transformed",
+            ));
+        }
+    }
+
     Ok(gom::Model {
         header: gom::Header::default(),
         skeleton: gom::Skeleton { bones },

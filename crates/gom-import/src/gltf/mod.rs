@@ -113,3 +113,30 @@ pub fn import_slice(
         .unwrap_or_else(|| "model".to_string());
     import::run(bytes, name, &stem, base_dir, options)
 }
+
+/// The external files the import of `path` reads besides `path` itself: its buffers
+/// referenced by relative URI, in buffer order (data URIs and the GLB chunk are
+/// inside the file). Images are not read by the importer and are not listed. An
+/// unreadable or malformed file has no companions (the import itself reports why).
+pub fn companions(path: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let file = path.display().to_string();
+    let Ok(container) = source::split(&bytes, &file) else {
+        return Vec::new();
+    };
+    let Ok(root) = gltf::json::deserialize::from_slice::<gltf::json::Root>(container.json) else {
+        return Vec::new();
+    };
+    let base = path.parent().unwrap_or(Path::new("."));
+    root.buffers
+        .iter()
+        .filter_map(|b| b.uri.as_deref())
+        .filter(|u| !u.starts_with("data:"))
+        .filter_map(|u| match source::resolve(u, Some(base)) {
+            Ok(source::Resolved::File(p)) => Some(p),
+            _ => None,
+        })
+        .collect()
+}

@@ -1,8 +1,10 @@
 //! Animation key reduction under a hierarchical error tolerance, in the manner of
 //! ozz-animation's optimizer: a joint's error is measured as the displacement it causes
-//! at a distance from the joint equal to the extent of the joint's own sub-hierarchy plus
-//! a fixed distance (10 cm by default), so joints that carry long chains are kept more
-//! precise than leaves.
+//! at a distance from the joint equal to the extent of what it moves (its descendant
+//! joints and the skinned vertices they carry) plus a fixed distance (10 cm by
+//! default), so joints that carry long chains or large meshes are kept more precise
+//! than leaves. Along a chain the errors add up: a vertex stays within
+//! `tolerance × chain depth` of the unreduced animation at the sampled times.
 //!
 //! GOM keys carry translation, rotation and scale together (D9), so a key time is kept
 //! whenever any of the three needs it. The decimation is Ramer–Douglas–Peucker over the
@@ -14,7 +16,7 @@
 //! on every platform (D11).
 
 use gom::math;
-use gom::{Bone, Key};
+use gom::{Bone, Key, MeshPart};
 
 /// Reduction tolerance (draft §11.3 style, ozz defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,8 +44,9 @@ pub struct JointMetric {
 }
 
 /// Per-bone metrics from the skeleton's bind pose: a bone's measuring distance is the
-/// farthest model-space distance from it to any descendant bone, plus `extra`.
-pub fn joint_metrics(bones: &[Bone], extra: f32) -> Vec<JointMetric> {
+/// farthest model-space distance from it to any descendant bone or to any skinned vertex
+/// it or a descendant moves (from `meshes`' bind-pose positions), plus `extra`.
+pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<JointMetric> {
     let world = math::bind_world(bones);
     let pos = |m: &gom::Mat4| [f64::from(m[12]), f64::from(m[13]), f64::from(m[14])];
     let mut extent = vec![0.0f64; bones.len()];
@@ -60,6 +63,30 @@ pub fn joint_metrics(bones: &[Bone], extra: f32) -> Vec<JointMetric> {
                 extent[a] = d;
             }
             parent = bones[a].parent_index();
+        }
+    }
+    // Skinned vertices: their bind positions are in model space.
+    for mesh in meshes {
+        let Some(skin) = &mesh.vertices.skin else { continue };
+        for (p, sw) in mesh.vertices.positions.iter().zip(skin) {
+            let p = p.map(f64::from);
+            for k in 0..4 {
+                if sw.weights[k] <= 0.0 {
+                    continue;
+                }
+                let mut b = Some(sw.bones[k] as usize);
+                while let Some(a) = b {
+                    if a >= bones.len() {
+                        break;
+                    }
+                    let q = pos(&world[a]);
+                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+                    if d > extent[a] {
+                        extent[a] = d;
+                    }
+                    b = bones[a].parent_index().filter(|&x| x < a);
+                }
+            }
         }
     }
     bones

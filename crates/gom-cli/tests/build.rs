@@ -1,0 +1,227 @@
+//! `gom build`: a folder of mixed inputs, incremental rebuilds, thread-count
+//! independence and failure isolation.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(args)
+        .output()
+        .expect("the gom binary runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping the third-party inputs: ../shared/data is absent");
+        None
+    }
+}
+
+/// Fills `dir` with generated models (binary and text, in subfolders) and, when
+/// `../shared/data` is present, FBX, glTF and JPOG files from it.
+fn mixed_inputs(dir: &Path) -> usize {
+    let mut n = 0;
+    let demo = gom::demo::build();
+    for i in 0..3 {
+        let mut m = demo.clone();
+        m.meshes.truncate(1 + i % 2);
+        m.skeleton.bones[0].name = format!("root{i}");
+        let sub = dir.join(format!("gen/set{}", i % 2));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(format!("m{i}.gom")), gom::gomb::write(&m).unwrap()).unwrap();
+        std::fs::write(sub.join(format!("t{i}.gomt")), gom::gomt::write(&m).unwrap()).unwrap();
+        n += 2;
+    }
+    if let Some(data) = shared_data() {
+        let copies = [
+            ("gltf/SimpleSkin.gltf", "gltf/SimpleSkin.gltf"),
+            ("gltf/BoxAnimated.gltf", "gltf/BoxAnimated.gltf"),
+            ("gltf/InterpolationTest.gltf", "gltf/InterpolationTest.gltf"),
+            ("gltf/interpolation.bin", "gltf/interpolation.bin"),
+            ("fbx/maya_cube_7500_binary.fbx", "fbx/cube.fbx"),
+            ("fbx/blender_279_sausage_7400_binary.fbx", "fbx/sausage.fbx"),
+            ("jpog/tmd_static.tmd", "jpog/tmd_static.tmd"),
+        ];
+        for (from, to) in copies {
+            let to = dir.join(to);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(data.join(from), &to).unwrap();
+            if !from.ends_with(".bin") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Every file under `dir` (relative path → bytes).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn report(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "report is JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn statuses(r: &serde_json::Value) -> BTreeMap<String, String> {
+    r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["source"].as_str().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn incremental_builds_rebuild_only_what_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let out = tmp.path().join("out");
+    let n = mixed_inputs(&src);
+
+    let first = gom(&["build", s(&src), s(&out), "--report", "json", "-q"]);
+    let r = report(&first);
+    assert_eq!(first.status.code(), Some(0), "{r:#}");
+    assert_eq!(r["converted"].as_u64(), Some(n as u64), "{r:#}");
+    // Every output exists, in the same layout, and validates.
+    for (source, _) in statuses(&r) {
+        let output = out.join(Path::new(&source).with_extension("gom"));
+        assert!(output.exists(), "{} missing", output.display());
+        let v = gom(&["validate", s(&output)]);
+        assert_eq!(v.status.code(), Some(0), "{v:?}");
+    }
+
+    let second = report(&gom(&["build", s(&src), s(&out), "--report", "json", "-q"]));
+    assert_eq!(second["converted"].as_u64(), Some(0), "{second:#}");
+    assert_eq!(second["upToDate"].as_u64(), Some(n as u64));
+
+    // Change one source's bytes: only it is rebuilt.
+    let touched = src.join("gen/set0/t0.gomt");
+    let mut text = std::fs::read_to_string(&touched).unwrap();
+    text.push_str("# edited\n");
+    std::fs::write(&touched, text).unwrap();
+    let third = report(&gom(&["build", s(&src), s(&out), "--report", "json", "-q"]));
+    let st = statuses(&third);
+    for (source, status) in &st {
+        let expected = if source == "gen/set0/t0.gomt" {
+            "converted"
+        } else {
+            "up-to-date"
+        };
+        assert_eq!(status, expected, "{source}");
+    }
+
+    // An output changed behind the build's back is rebuilt too.
+    std::fs::write(out.join("gen/set1/m1.gom"), b"tampered").unwrap();
+    let fourth = report(&gom(&["build", s(&src), s(&out), "--report", "json", "-q"]));
+    assert_eq!(statuses(&fourth)["gen/set1/m1.gom"], "converted");
+    assert_eq!(fourth["converted"].as_u64(), Some(1));
+
+    // A different option rebuilds everything.
+    let fifth = report(&gom(&[
+        "build",
+        s(&src),
+        s(&out),
+        "--sample-rate",
+        "24",
+        "--report",
+        "json",
+        "-q",
+    ]));
+    assert_eq!(fifth["converted"].as_u64(), Some(n as u64), "{fifth:#}");
+}
+
+#[test]
+fn output_does_not_depend_on_the_number_of_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    mixed_inputs(&src);
+    let one = tmp.path().join("one");
+    let four = tmp.path().join("four");
+    for (dir, jobs) in [(&one, "1"), (&four, "4")] {
+        let o = gom(&["build", s(&src), s(dir), "--jobs", jobs, "-q"]);
+        assert!(o.status.success(), "{o:?}");
+    }
+    let a = tree(&one);
+    let b = tree(&four);
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "same file names"
+    );
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{name} differs between --jobs 1 and --jobs 4");
+    }
+}
+
+#[test]
+fn a_corrupt_file_fails_alone_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let out = tmp.path().join("out");
+    let n = mixed_inputs(&src);
+    // A GOM file cut in the middle, and an FBX that is not one.
+    let good = std::fs::read(src.join("gen/set0/m0.gom")).unwrap();
+    std::fs::write(src.join("gen/broken.gom"), &good[..good.len() / 2]).unwrap();
+    std::fs::write(src.join("gen/not-really.fbx"), b"Kaydara FBX Binary  \0garbage").unwrap();
+
+    let o = gom(&["build", s(&src), s(&out), "--report", "json", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "a failure makes the exit code non-zero");
+    let r = report(&o);
+    assert_eq!(r["failed"].as_u64(), Some(2), "{r:#}");
+    assert_eq!(r["converted"].as_u64(), Some(n as u64), "{r:#}");
+    let st = statuses(&r);
+    assert_eq!(st["gen/broken.gom"], "failed");
+    assert_eq!(st["gen/not-really.fbx"], "failed");
+    let files = tree(&out);
+    assert!(!files.contains_key("gen/broken.gom"));
+    assert!(!files.contains_key("gen/not-really.gom"));
+    assert!(
+        files.keys().all(|k| !k.ends_with(".tmp")),
+        "no temporary file left: {:?}",
+        files.keys().collect::<Vec<_>>()
+    );
+    let failure = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["source"] == "gen/broken.gom")
+        .unwrap();
+    assert!(
+        failure["detail"].as_str().unwrap().contains("broken.gom"),
+        "the error names the file: {failure}"
+    );
+}
