@@ -32,6 +32,8 @@ enum Command {
     Build(cmd::build::Args),
     /// Skin every mesh at one moment of a clip and write it as OBJ.
     Pose(cmd::pose::Args),
+    /// Draw a model, a pose, a clip's filmstrip or a folder's contact sheet as PNG.
+    Render(cmd::render::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Build(a) => cmd::build::run(a),
         Command::Pose(a) => cmd::pose::run(a),
+        Command::Render(a) => cmd::render::run(a),
     };
     match result {
         Ok(code) => code,

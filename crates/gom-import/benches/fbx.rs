@@ -18,7 +18,10 @@ const FILES: &[&str] = &[
 ];
 
 fn bench(c: &mut Criterion) {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/fbx"
+    ));
     if !dir.is_dir() {
         eprintln!("skipping: {} is absent", dir.display());
         return;
@@ -27,7 +30,11 @@ fn bench(c: &mut Criterion) {
         let bytes = std::fs::read(dir.join(name)).expect("test data file");
         let mut group = c.benchmark_group(*name);
         group.bench_function("ufbx load", |b| {
-            b.iter(|| ufbx::load_memory(black_box(&bytes), ufbx::LoadOpts::default()).map(|s| s.nodes.count))
+            b.iter(|| {
+                ufbx::load_memory(black_box(&bytes), ufbx::LoadOpts::default())
+                    .map(|s| s.nodes.count)
+                    .is_ok()
+            })
         });
         group.bench_function("ufbx load (GOM space)", |b| {
             b.iter(|| {
@@ -42,16 +49,21 @@ fn bench(c: &mut Criterion) {
                         target_unit_meters: 1.0,
                         space_conversion: ufbx::SpaceConversion::ModifyGeometry,
                         handedness_conversion_axis: ufbx::MirrorAxis::Z,
-                        geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
+                        geometry_transform_handling:
+                            ufbx::GeometryTransformHandling::ModifyGeometry,
                         inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
                         clean_skin_weights: true,
                         ..Default::default()
                     },
                 )
                 .map(|s| s.nodes.count)
+                .is_ok()
             })
         });
-        let no_meshopt = FbxOptions { optimize_meshes: false, ..Default::default() };
+        let no_meshopt = FbxOptions {
+            optimize_meshes: false,
+            ..Default::default()
+        };
         group.bench_function("convert (no meshopt)", |b| {
             b.iter(|| convert(black_box(&bytes), name, &no_meshopt).map(|(m, _)| m.meshes.len()))
         });

@@ -109,9 +109,23 @@ mod tests {
 
     #[test]
     fn json_sums_keys_over_clips() {
-        let mut r = Report { source: "x.fbx".into(), bones: 2, ..Default::default() };
-        r.clips.push(ClipReport { name: "a".into(), keys_before: 10, keys_after: 4, ..Default::default() });
-        r.clips.push(ClipReport { name: "b".into(), keys_before: 5, keys_after: 2, ..Default::default() });
+        let mut r = Report {
+            source: "x.fbx".into(),
+            bones: 2,
+            ..Default::default()
+        };
+        r.clips.push(ClipReport {
+            name: "a".into(),
+            keys_before: 10,
+            keys_after: 4,
+            ..Default::default()
+        });
+        r.clips.push(ClipReport {
+            name: "b".into(),
+            keys_before: 5,
+            keys_after: 2,
+            ..Default::default()
+        });
         r.warn("w");
         let j = r.to_json();
         assert_eq!(j["keysBefore"], 15);

@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use gom_import::fbx::{convert, FbxError, FbxOptions};
 
 fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    let d = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/fbx"
+    ));
     if d.is_dir() {
         Some(d)
     } else {
@@ -30,7 +33,11 @@ fn expect_load_error(bytes: &[u8], name: &str) -> String {
 #[test]
 fn fbx_truncated_files_are_clean_errors() {
     let Some(dir) = data_dir() else { return };
-    for name in ["maya_game_sausage_7500_binary_wiggle.fbx", "maya_game_sausage_7500_ascii_wiggle.fbx", "blender_279_sausage_7400_binary.fbx"] {
+    for name in [
+        "maya_game_sausage_7500_binary_wiggle.fbx",
+        "maya_game_sausage_7500_ascii_wiggle.fbx",
+        "blender_279_sausage_7400_binary.fbx",
+    ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let ascii = name.contains("ascii");
         for cut in [0, 10, 23, 27, 100, bytes.len() / 3, bytes.len() / 2] {
@@ -40,7 +47,10 @@ fn fbx_truncated_files_are_clean_errors() {
                 // document to ufbx, and one cut inside its header block an unfinished
                 // one it reads leniently: either a clean error or an empty model.
                 if let Ok((model, _)) = convert(&bytes[..cut], &label, &FbxOptions::default()) {
-                    assert!(model.meshes.is_empty() && model.skeleton.bones.is_empty(), "{label}");
+                    assert!(
+                        model.meshes.is_empty() && model.skeleton.bones.is_empty(),
+                        "{label}"
+                    );
                     continue;
                 }
             }

@@ -13,7 +13,10 @@ use gom::{Mat4, Model};
 use gom_import::fbx::{convert, FbxOptions};
 
 fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    let d = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/fbx"
+    ));
     if d.is_dir() {
         Some(d)
     } else {
@@ -55,8 +58,15 @@ fn skinned_positions(model: &Model, clip: usize, time: f64) -> Vec<[f32; 3]> {
             let j = k.iter().position(|x| x.time > t).unwrap();
             let (a, b) = (k[j - 1], k[j]);
             let u = (time - f64::from(a.time)) / (f64::from(b.time) - f64::from(a.time));
-            let lerp = |x: [f32; 3], y: [f32; 3]| [0, 1, 2].map(|i| (f64::from(x[i]) + (f64::from(y[i]) - f64::from(x[i])) * u) as f32);
-            math::from_trs(lerp(a.translation, b.translation), slerp(a.rotation, b.rotation, u), lerp(a.scale, b.scale))
+            let lerp = |x: [f32; 3], y: [f32; 3]| {
+                [0, 1, 2]
+                    .map(|i| (f64::from(x[i]) + (f64::from(y[i]) - f64::from(x[i])) * u) as f32)
+            };
+            math::from_trs(
+                lerp(a.translation, b.translation),
+                slerp(a.rotation, b.rotation, u),
+                lerp(a.scale, b.scale),
+            )
         };
         local[track.bone as usize] = m;
     }
@@ -103,8 +113,19 @@ fn fbx_key_reduction_stays_within_the_hierarchical_tolerance() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let reduced_opts = FbxOptions::default();
         let (reduced, report) = convert(&bytes, name, &reduced_opts).unwrap();
-        let (full, _) = convert(&bytes, name, &FbxOptions { reduce_keys: false, ..Default::default() }).unwrap();
-        assert!(report.keys_after() < report.keys_before(), "{name}: nothing reduced");
+        let (full, _) = convert(
+            &bytes,
+            name,
+            &FbxOptions {
+                reduce_keys: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            report.keys_after() < report.keys_before(),
+            "{name}: nothing reduced"
+        );
         let depth = (0..reduced.skeleton.bones.len())
             .map(|mut b| {
                 let mut d = 1;
@@ -125,15 +146,33 @@ fn fbx_key_reduction_stays_within_the_hierarchical_tolerance() {
                     let a = skinned_positions(&reduced, c, t);
                     let b = skinned_positions(&full, c, t);
                     for (p, q) in a.iter().zip(&b) {
-                        let d = (0..3).map(|k| f64::from(p[k] - q[k]).powi(2)).sum::<f64>().sqrt();
+                        let d = (0..3)
+                            .map(|k| f64::from(p[k] - q[k]).powi(2))
+                            .sum::<f64>()
+                            .sqrt();
                         worst = worst.max(d);
                     }
                 }
             }
-            eprintln!("{name} {}: keys {} -> {}, worst vertex error {worst:.2e} m (bound {bound:.1e})", clip.name,
-                full.clips[c].tracks.iter().map(|t| t.keys.len()).sum::<usize>(),
-                reduced.clips[c].tracks.iter().map(|t| t.keys.len()).sum::<usize>());
-            assert!(worst <= bound, "{name} {}: vertex error {worst} > {bound}", clip.name);
+            eprintln!(
+                "{name} {}: keys {} -> {}, worst vertex error {worst:.2e} m (bound {bound:.1e})",
+                clip.name,
+                full.clips[c]
+                    .tracks
+                    .iter()
+                    .map(|t| t.keys.len())
+                    .sum::<usize>(),
+                reduced.clips[c]
+                    .tracks
+                    .iter()
+                    .map(|t| t.keys.len())
+                    .sum::<usize>()
+            );
+            assert!(
+                worst <= bound,
+                "{name} {}: vertex error {worst} > {bound}",
+                clip.name
+            );
         }
     }
 }

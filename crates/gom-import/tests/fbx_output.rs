@@ -10,7 +10,10 @@ use gom_import::fbx::{convert, FbxOptions};
 use sha2::{Digest, Sha256};
 
 fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/fbx"));
+    let d = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/fbx"
+    ));
     if d.is_dir() {
         Some(d)
     } else {
@@ -19,7 +22,7 @@ fn data_dir() -> Option<PathBuf> {
     }
 }
 
-fn fbx_files(dir: &PathBuf) -> Vec<String> {
+fn fbx_files(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -29,7 +32,7 @@ fn fbx_files(dir: &PathBuf) -> Vec<String> {
     v
 }
 
-fn convert_bytes(dir: &PathBuf, name: &str, options: &FbxOptions) -> Vec<u8> {
+fn convert_bytes(dir: &std::path::Path, name: &str, options: &FbxOptions) -> Vec<u8> {
     let bytes = std::fs::read(dir.join(name)).unwrap();
     let (model, _) = convert(&bytes, name, options).unwrap();
     gom::gomb::write(&model).unwrap()
@@ -48,9 +51,16 @@ fn fbx_converted_files_pass_every_validation_check() {
         let out = gom::gomb::write(&model).unwrap();
         let read = gom::gomb::read(&out).unwrap();
         for check in Check::ALL {
-            assert!(read.model.header.validation_flags.contains(check.flag()), "{name}: {} clear", check.name());
+            assert!(
+                read.model.header.validation_flags.contains(check.flag()),
+                "{name}: {} clear",
+                check.name()
+            );
         }
-        assert_eq!(read.model.header.validation_flags, ValidationFlags(ValidationFlags::ALL));
+        assert_eq!(
+            read.model.header.validation_flags,
+            ValidationFlags(ValidationFlags::ALL)
+        );
         // The file holds what the converter built.
         assert_eq!(read.model.skeleton, model.skeleton, "{name}");
         assert_eq!(read.model.clips, model.clips, "{name}");
@@ -83,7 +93,10 @@ fn fbx_conversion_is_deterministic() {
             })
             .collect();
         for t in threads {
-            assert!(t.join().unwrap() == a, "{name}: a concurrent conversion differs");
+            assert!(
+                t.join().unwrap() == a,
+                "{name}: a concurrent conversion differs"
+            );
         }
     }
 }
@@ -103,7 +116,10 @@ fn fbx_golden_hashes() {
     let Some(dir) = data_dir() else { return };
     let mut bad = Vec::new();
     for (name, want) in GOLDEN {
-        let got: String = Sha256::digest(convert_bytes(&dir, name, &FbxOptions::default())).iter().map(|b| format!("{b:02x}")).collect();
+        let got: String = Sha256::digest(convert_bytes(&dir, name, &FbxOptions::default()))
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         if got != *want {
             bad.push(format!("(\"{name}\", \"{got}\"),"));
         }
@@ -115,7 +131,15 @@ fn fbx_golden_hashes() {
 #[test]
 fn fbx_ascii_and_binary_give_the_same_model() {
     let Some(dir) = data_dir() else { return };
-    let load = |n: &str| convert(&std::fs::read(dir.join(n)).unwrap(), n, &FbxOptions::default()).unwrap().0;
+    let load = |n: &str| {
+        convert(
+            &std::fs::read(dir.join(n)).unwrap(),
+            n,
+            &FbxOptions::default(),
+        )
+        .unwrap()
+        .0
+    };
     let a = load("maya_game_sausage_7500_ascii_wiggle.fbx");
     let b = load("maya_game_sausage_7500_binary_wiggle.fbx");
     assert_eq!(a.skeleton.bones.len(), b.skeleton.bones.len());
@@ -137,8 +161,17 @@ fn fbx_ascii_and_binary_give_the_same_model() {
 #[test]
 fn fbx_winding_is_clockwise_front() {
     let Some(dir) = data_dir() else { return };
-    for name in ["maya_cube_7500_binary.fbx", "max_geometry_transform_7700_binary.fbx", "maya_pivot_offset_7700_binary.fbx"] {
-        let (model, _) = convert(&std::fs::read(dir.join(name)).unwrap(), name, &FbxOptions::default()).unwrap();
+    for name in [
+        "maya_cube_7500_binary.fbx",
+        "max_geometry_transform_7700_binary.fbx",
+        "maya_pivot_offset_7700_binary.fbx",
+    ] {
+        let (model, _) = convert(
+            &std::fs::read(dir.join(name)).unwrap(),
+            name,
+            &FbxOptions::default(),
+        )
+        .unwrap();
         let mut checked = 0;
         for mesh in &model.meshes {
             let p = &mesh.vertices.positions;
@@ -147,7 +180,11 @@ fn fbx_winding_is_clockwise_front() {
                 let [a, b, c] = [t[0], t[1], t[2]].map(|i| p[i as usize]);
                 let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
                 let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-                let g = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+                let g = [
+                    u[1] * v[2] - u[2] * v[1],
+                    u[2] * v[0] - u[0] * v[2],
+                    u[0] * v[1] - u[1] * v[0],
+                ];
                 let mut sn = [0.0f32; 3];
                 for i in t {
                     for k in 0..3 {
@@ -155,10 +192,94 @@ fn fbx_winding_is_clockwise_front() {
                     }
                 }
                 let dot = g[0] * sn[0] + g[1] * sn[1] + g[2] * sn[2];
-                assert!(dot > 0.0, "{name}/{}: triangle {t:?} winds against its normals", mesh.name);
+                assert!(
+                    dot > 0.0,
+                    "{name}/{}: triangle {t:?} winds against its normals",
+                    mesh.name
+                );
                 checked += 1;
             }
         }
         assert!(checked >= 12, "{name}");
+    }
+}
+
+/// Header: the source hash is the SHA-256 of the FBX bytes, the converter version is
+/// the toolkit's.
+#[test]
+fn fbx_header_names_the_source() {
+    let Some(dir) = data_dir() else { return };
+    let name = "maya_cube_7500_binary.fbx";
+    let bytes = std::fs::read(dir.join(name)).unwrap();
+    let (model, _) = convert(&bytes, name, &FbxOptions::default()).unwrap();
+    let want: [u8; 32] = Sha256::digest(&bytes).into();
+    assert_eq!(model.header.source_hash, want);
+    assert_eq!(model.header.converter_version, gom::CONVERTER_VERSION);
+}
+
+/// The skeleton holds every skin-cluster bone and its ancestors (read here straight
+/// from ufbx, without the converter), parents before children, with unique paths
+/// that extend the parent's path.
+#[test]
+fn fbx_skeleton_holds_cluster_bones_and_ancestors() {
+    let Some(dir) = data_dir() else { return };
+    for name in fbx_files(&dir) {
+        let bytes = std::fs::read(dir.join(&name)).unwrap();
+        let (model, _) = convert(&bytes, &name, &FbxOptions::default()).unwrap();
+        let scene = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+        let names: Vec<&str> = model
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect();
+        for cluster in scene.skin_clusters.iter() {
+            let mut node = cluster.bone_node.as_deref();
+            while let Some(n) = node {
+                if n.is_root {
+                    break;
+                }
+                assert!(
+                    names.contains(&&*n.element.name),
+                    "{name}: {} missing",
+                    &*n.element.name
+                );
+                node = n.parent.as_deref();
+            }
+        }
+        let mut paths = std::collections::HashSet::new();
+        for (i, b) in model.skeleton.bones.iter().enumerate() {
+            assert!(
+                paths.insert(b.path.clone()),
+                "{name}: path {} twice",
+                b.path
+            );
+            match b.parent_index() {
+                Some(p) => {
+                    assert!(p < i);
+                    assert!(
+                        b.path
+                            .starts_with(&format!("{}/", model.skeleton.bones[p].path)),
+                        "{name}: {}",
+                        b.path
+                    );
+                }
+                None => assert!(
+                    !b.path.contains('/') || b.path.starts_with(&b.name),
+                    "{name}: {}",
+                    b.path
+                ),
+            }
+        }
+        // Animated models carry their mesh nodes as bones (rigid binding, D7).
+        if !model.clips.is_empty() {
+            for mesh in &model.meshes {
+                assert!(
+                    names.contains(&mesh.name.as_str()),
+                    "{name}: mesh node {} is no bone",
+                    mesh.name
+                );
+            }
+        }
     }
 }

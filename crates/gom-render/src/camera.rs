@@ -7,6 +7,9 @@
 use core::f32::consts::FRAC_1_SQRT_2;
 
 /// Where the camera looks from. Model space is left-handed, +Y up, +Z forward (D2).
+///
+/// A model converted from a right-handed source whose characters face +Z there (glTF,
+/// most FBX files) faces −Z after the Z mirror of D2, so [`View::Front`] shows its face.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum View {
     /// From −Z looking along +Z: +X is right, +Y up (the model's own axes).

@@ -9,6 +9,22 @@
 //! the caller supplies one) and the vertex colours, then applies a fixed directional
 //! light ([`render::LIGHT_DIRECTION`]) with Lambert's law plus an ambient term. Colour
 //! values are used as stored; no colour-space conversion takes place.
+//!
+//! ```
+//! use gom_render::{encode_png, render, RenderOptions, View};
+//!
+//! # fn main() -> Result<(), gom_render::RenderError> {
+//! let model = gom::Model::default(); // normally read from a GOMB file
+//! let options = RenderOptions {
+//!     size: (128, 128),
+//!     view: View::ThreeQuarter,
+//!     ..Default::default()
+//! };
+//! let png = encode_png(&render(&model, &options)?)?;
+//! assert_eq!(&png[1..4], b"PNG");
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

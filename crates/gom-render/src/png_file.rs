@@ -108,6 +108,42 @@ mod tests {
         assert_eq!(decode_png(&bytes).unwrap(), img);
     }
 
+    fn encode_raw(color: png::ColorType, depth: png::BitDepth, w: u32, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut e = png::Encoder::new(&mut out, w, 1);
+        e.set_color(color);
+        e.set_depth(depth);
+        let mut wr = e.write_header().unwrap();
+        wr.write_image_data(data).unwrap();
+        wr.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn grey_rgb_and_16_bit_pngs_become_rgba8() {
+        use png::{BitDepth, ColorType};
+        let rgb = encode_raw(ColorType::Rgb, BitDepth::Eight, 2, &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(
+            decode_png(&rgb).unwrap().data(),
+            &[1, 2, 3, 255, 4, 5, 6, 255]
+        );
+        let grey = encode_raw(ColorType::Grayscale, BitDepth::Eight, 2, &[7, 200]);
+        assert_eq!(
+            decode_png(&grey).unwrap().data(),
+            &[7, 7, 7, 255, 200, 200, 200, 255]
+        );
+        let ga = encode_raw(ColorType::GrayscaleAlpha, BitDepth::Eight, 1, &[9, 99]);
+        assert_eq!(decode_png(&ga).unwrap().data(), &[9, 9, 9, 99]);
+        // 16-bit samples keep their high byte.
+        let wide = encode_raw(
+            ColorType::Rgba,
+            BitDepth::Sixteen,
+            1,
+            &[1, 0, 2, 0, 3, 0, 255, 255],
+        );
+        assert_eq!(decode_png(&wide).unwrap().data(), &[1, 2, 3, 255]);
+    }
+
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         assert!(decode_png(b"\x89PNG\r\n\x1a\nnot really").is_err());

@@ -126,6 +126,8 @@ pub(crate) fn draw_scene(
     bounds: &Aabb,
     options: &RenderOptions,
 ) {
+    // Triangles with a vertex behind the near plane are skipped; the framing keeps
+    // every vertex of the framed pose in front of the camera.
     for (mesh, posed) in model.meshes.iter().zip(posed) {
         draw_mesh(frame, model, mesh, posed, camera, &options.textures);
     }

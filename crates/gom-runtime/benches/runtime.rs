@@ -7,8 +7,8 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_runtime::{
-    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback,
-    SamplingContext, SkinTargets,
+    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
+    SkinTargets,
 };
 
 const SIZES: [usize; 3] = [64, 128, 1023];
@@ -30,7 +30,11 @@ impl Rng {
         lo + (hi - lo) * self.f()
     }
     fn axis(&mut self) -> [f32; 3] {
-        let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
+        let v = [
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        ];
         let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
         [v[0] / l, v[1] / l, v[2] / l]
     }
@@ -47,7 +51,11 @@ fn model(n: usize, scaled: bool) -> Model {
             path: format!("b{i}"),
             parent: if i == 0 { -1 } else { ((i - 1) / 3) as i32 },
             bind_local: from_trs(
-                [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), rng.range(-0.2, 0.2)],
+                [
+                    rng.range(-0.2, 0.2),
+                    rng.range(0.1, 0.4),
+                    rng.range(-0.2, 0.2),
+                ],
                 quat_from_axis_angle(rng.axis(), rng.range(-0.5, 0.5)),
                 [1.0; 3],
             ),
@@ -58,7 +66,11 @@ fn model(n: usize, scaled: bool) -> Model {
         .map(|bone| {
             let axis = rng.axis();
             let (amp, phase) = (rng.range(0.2, 1.2), rng.range(0.0, 6.0));
-            let t0 = [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), rng.range(-0.2, 0.2)];
+            let t0 = [
+                rng.range(-0.2, 0.2),
+                rng.range(0.1, 0.4),
+                rng.range(-0.2, 0.2),
+            ];
             Track {
                 bone,
                 keys: (0..keys)
@@ -86,7 +98,11 @@ fn model(n: usize, scaled: bool) -> Model {
     let mut normals = Vec::with_capacity(VERTICES);
     let mut skin_w = Vec::with_capacity(VERTICES);
     for i in 0..VERTICES {
-        positions.push([rng.range(-1.0, 1.0), rng.range(0.0, 2.0), rng.range(-1.0, 1.0)]);
+        positions.push([
+            rng.range(-1.0, 1.0),
+            rng.range(0.0, 2.0),
+            rng.range(-1.0, 1.0),
+        ]);
         normals.push(rng.axis());
         // As in a real mesh, neighbouring vertices follow neighbouring bones: the
         // primary bone walks through the skeleton with the vertex index, the others
@@ -141,7 +157,8 @@ fn libm_free_sin(x: f32) -> f32 {
         x -= tau;
     }
     let x2 = x * x;
-    x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0)))))
+    x * (1.0
+        - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0)))))
 }
 
 fn bench(c: &mut Criterion) {
@@ -161,7 +178,15 @@ fn bench(c: &mut Criterion) {
                 if t >= DURATION {
                     t -= DURATION;
                 }
-                sample(clip, skel, black_box(t), Playback::Loop, &mut ctx, &mut pose).ok();
+                sample(
+                    clip,
+                    skel,
+                    black_box(t),
+                    Playback::Loop,
+                    &mut ctx,
+                    &mut pose,
+                )
+                .ok();
                 black_box(&pose);
             })
         });
@@ -176,7 +201,15 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 k = (k + 1) & 15;
                 let t = 0.7 + k as f32 * 0.001;
-                sample(clip, skel, black_box(t), Playback::Loop, &mut ctx, &mut pose).ok();
+                sample(
+                    clip,
+                    skel,
+                    black_box(t),
+                    Playback::Loop,
+                    &mut ctx,
+                    &mut pose,
+                )
+                .ok();
                 black_box(&pose);
             })
         });
@@ -225,8 +258,15 @@ fn bench(c: &mut Criterion) {
         let scaled = Asset::from_model(&ms).expect("valid generated model");
         let mut ctx = SamplingContext::new();
         let mut local = LocalPose::default();
-        sample(&scaled.clips[0], &scaled.skeleton, 0.7, Playback::Loop, &mut ctx, &mut local)
-            .expect("sample");
+        sample(
+            &scaled.clips[0],
+            &scaled.skeleton,
+            0.7,
+            Playback::Loop,
+            &mut ctx,
+            &mut local,
+        )
+        .expect("sample");
         local_to_model(&scaled.skeleton, &local, &mut world).expect("pose");
         pal.compute(&scaled.meshes[0], &world).expect("palette");
         assert!(!pal.is_rigid());

@@ -65,6 +65,36 @@ impl Asset<'_> {
         self.clips.iter().find(|c| c.name == name)
     }
 
+    /// Convenience for tools: the model-space pose of clip `clip` at `time` (the bind
+    /// pose when `clip` is `None`). Allocates; a game keeps a [`crate::SamplingContext`]
+    /// and poses instead.
+    pub fn model_pose(
+        &self,
+        clip: Option<usize>,
+        time: f32,
+        playback: crate::Playback,
+    ) -> Result<crate::ModelPose, Error> {
+        let Some(c) = clip else {
+            return Ok(crate::ModelPose::bind(&self.skeleton));
+        };
+        let clip = self.clips.get(c).ok_or_else(|| Error::InvalidModel {
+            location: format!("clip {c}"),
+            problem: format!("the asset has {} clips", self.clips.len()),
+        })?;
+        let mut local = crate::LocalPose::default();
+        crate::sample(
+            clip,
+            &self.skeleton,
+            time,
+            playback,
+            &mut crate::SamplingContext::new(),
+            &mut local,
+        )?;
+        let mut pose = crate::ModelPose::new();
+        crate::local_to_model(&self.skeleton, &local, &mut pose)?;
+        Ok(pose)
+    }
+
     /// The first mesh with this name.
     pub fn mesh(&self, name: &str) -> Option<&Mesh<'_>> {
         self.meshes.iter().find(|m| m.name == name)

@@ -37,8 +37,6 @@ use crate::transform::{SoaTransform, Transform};
 use crate::Error;
 
 const NO_TRACK: u32 = u32::MAX;
-pub static BSEARCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub static FINDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The key pair surrounding a time in one track.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +55,6 @@ impl Segment {
     #[inline]
     pub fn find(keys: &[Key], t: f32, hint: usize) -> Segment {
         let t = if t.is_nan() { 0.0 } else { t };
-        FINDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let n = keys.len();
         let (first, last) = match (keys.first(), keys.last()) {
             (Some(f), Some(l)) => (f.time, l.time),
@@ -102,7 +99,6 @@ impl Segment {
             }
         }
         if !found {
-            BSEARCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             // Keys are strictly ascending: the last key with time <= t.
             i = keys
                 .partition_point(|k| k.time <= t)
@@ -153,15 +149,17 @@ const INVALID: Segment = Segment {
 /// `[qw sx sy sz]` (three unaligned loads; the key is 11 floats).
 #[inline(always)]
 fn key_rows(keys: &[Key], k: usize) -> [Vec4; 3] {
-    let f: &[f32] = bytemuck::cast_slice(keys);
-    let a = k.saturating_mul(11);
-    match f.get(a..a.saturating_add(11)) {
-        Some(s) => [
-            Vec4::from_slice(&s[0..4]),
-            Vec4::from_slice(&s[4..8]),
-            Vec4::from_slice(&s[7..11]),
-        ],
-        None => [Vec4::ZERO, Vec4::W, Vec4::new(1.0, 1.0, 1.0, 1.0)],
+    match keys.get(k) {
+        Some(key) => {
+            let f: &[f32; 11] = bytemuck::cast_ref(key);
+            let row = |at: usize| {
+                let mut a = [0.0f32; 4];
+                a.copy_from_slice(&f[at..at + 4]);
+                Vec4::from(a)
+            };
+            [row(0), row(4), row(7)]
+        }
+        None => [Vec4::ZERO, Vec4::W, Vec4::ONE],
     }
 }
 
@@ -261,7 +259,7 @@ impl Group {
         self.inv_sinc = inv_sinc;
     }
 
-/// Interpolates all four lanes at time `t`.
+    /// Interpolates all four lanes at time `t`.
     #[inline(always)]
     fn eval(&self, t: f32) -> SoaTransform {
         let a = (Vec4::splat(t) - self.t0) / self.dt;

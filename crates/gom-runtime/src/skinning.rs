@@ -135,10 +135,7 @@ fn wsum(a: Vec3A, b: Vec3A, c: Vec3A, d: Vec3A, w: &[Vec3A; 4]) -> Vec3A {
 #[inline(always)]
 fn influences(v: &[f32], so: usize, last: usize) -> ([usize; 4], [Vec3A; 4]) {
     let (b, w) = skin_of(v, so);
-    (
-        b.map(|x| (x as usize).min(last)),
-        w.map(Vec3A::splat),
-    )
+    (b.map(|x| (x as usize).min(last)), w.map(Vec3A::splat))
 }
 
 /// The weighted sum of the four influences' matrices of vertex `v`.
@@ -152,10 +149,34 @@ pub(crate) fn blend_affine(v: &[f32], so: usize, pal: &[Affine3A], last: usize) 
 fn blend_affine_at(b: &[usize; 4], w: &[Vec3A; 4], pal: &[Affine3A]) -> Affine3A {
     let (m0, m1, m2, m3) = (&pal[b[0]], &pal[b[1]], &pal[b[2]], &pal[b[3]]);
     Affine3A::from_cols(
-        wsum(m0.matrix3.x_axis, m1.matrix3.x_axis, m2.matrix3.x_axis, m3.matrix3.x_axis, w),
-        wsum(m0.matrix3.y_axis, m1.matrix3.y_axis, m2.matrix3.y_axis, m3.matrix3.y_axis, w),
-        wsum(m0.matrix3.z_axis, m1.matrix3.z_axis, m2.matrix3.z_axis, m3.matrix3.z_axis, w),
-        wsum(m0.translation, m1.translation, m2.translation, m3.translation, w),
+        wsum(
+            m0.matrix3.x_axis,
+            m1.matrix3.x_axis,
+            m2.matrix3.x_axis,
+            m3.matrix3.x_axis,
+            w,
+        ),
+        wsum(
+            m0.matrix3.y_axis,
+            m1.matrix3.y_axis,
+            m2.matrix3.y_axis,
+            m3.matrix3.y_axis,
+            w,
+        ),
+        wsum(
+            m0.matrix3.z_axis,
+            m1.matrix3.z_axis,
+            m2.matrix3.z_axis,
+            m3.matrix3.z_axis,
+            w,
+        ),
+        wsum(
+            m0.translation,
+            m1.translation,
+            m2.translation,
+            m3.translation,
+            w,
+        ),
     )
 }
 
@@ -218,6 +239,13 @@ fn skin_pn<const RIGID: bool>(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) {
+    // Equal lengths and `last = len − 1` let the compiler drop the bounds checks
+    // after the clamp.
+    let len = pal.len().min(nrm.len()).min(last + 1);
+    if len == 0 {
+        return;
+    }
+    let (pal, nrm, last) = (&pal[..len], &nrm[..len], len - 1);
     let one = |v: &[f32]| skin_one::<RIGID>(v, so, no, pal, nrm, last);
     let block = stride * 4;
     let mut vb = words.chunks_exact(block);
@@ -244,10 +272,7 @@ fn skin_pn<const RIGID: bool>(
         n[3] = (n3 * inv.w).to_array();
     }
     let rest = vb.remainder().chunks_exact(stride);
-    for ((v, p), n) in rest
-        .zip(pb.into_remainder())
-        .zip(nb.into_remainder())
-    {
+    for ((v, p), n) in rest.zip(pb.into_remainder()).zip(nb.into_remainder()) {
         let (pv, nv) = one(v);
         *p = pv.to_array();
         *n = unit(nv).to_array();

@@ -119,3 +119,157 @@ fn broken_bytes_are_refused_with_the_reader_error() {
     let err = Asset::parse(&bytes[..bytes.len() - 3]).unwrap_err();
     assert!(matches!(err, Error::Read(_)), "{err}");
 }
+
+/// D1's skinning written out with `gom::math` (row vectors, row-major), normals with
+/// the inverse-transpose computed in f64: a second path to compare the runtime with.
+fn reference_skin(
+    part: &gom::MeshPart,
+    world_row_major: &[[f32; 16]],
+) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+    use gom::math::{mul, transform_point};
+    let g = part.mesh_bind_geo_to_model.unwrap_or(gom::IDENTITY);
+    let v = &part.vertices;
+    let mats: Vec<[f32; 16]> = match &v.skin {
+        Some(_) => part
+            .inverse_bind
+            .iter()
+            .zip(world_row_major)
+            .map(|(ib, w)| mul(&g, &mul(ib, w)))
+            .collect(),
+        None => vec![g],
+    };
+    let inv_t = |m: &[f32; 16]| -> [[f64; 3]; 3] {
+        let a = |r: usize, c: usize| f64::from(m[r * 4 + c]);
+        let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+            - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+            + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
+        // Cofactor matrix / det = inverse-transpose.
+        let cof = |r: usize, c: usize| {
+            let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+            let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+            a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
+        };
+        std::array::from_fn(|r| std::array::from_fn(|c| cof(r, c) / det))
+    };
+    let mut ps = Vec::new();
+    let mut ns = Vec::new();
+    for i in 0..v.positions.len() {
+        let (bones, weights) = match &v.skin {
+            Some(s) => (s[i].bones, s[i].weights),
+            None => ([0; 4], [1.0, 0.0, 0.0, 0.0]),
+        };
+        let mut p = [0.0f64; 3];
+        let mut n = [0.0f64; 3];
+        for k in 0..4 {
+            if weights[k] == 0.0 {
+                continue;
+            }
+            let m = &mats[bones[k] as usize];
+            let q = transform_point(m, v.positions[i]);
+            let it = inv_t(m);
+            let src = v.normals.as_ref().map_or([0.0; 3], |s| s[i]);
+            for c in 0..3 {
+                p[c] += f64::from(weights[k]) * f64::from(q[c]);
+                // Row vector times the inverse-transpose (in row-vector form).
+                let nc: f64 = (0..3).map(|r| f64::from(src[r]) * it[r][c]).sum();
+                n[c] += f64::from(weights[k]) * nc;
+            }
+        }
+        let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        ps.push(p.map(|x| x as f32));
+        ns.push(n.map(|x| (x / l) as f32));
+    }
+    (ps, ns)
+}
+
+#[test]
+fn skinning_matches_d1_written_out_and_all_paths_agree() {
+    let model = gom::demo::build();
+    let bytes = gom::gomb::write(&model).unwrap();
+    let asset = Asset::parse(&bytes).unwrap();
+    let (mut ctx, mut local, mut world, mut pal) = (
+        SamplingContext::new(),
+        LocalPose::default(),
+        ModelPose::new(),
+        Palette::new(),
+    );
+    for (c, t) in [(0, 0.3f32), (0, 1.7), (1, 0.9)] {
+        sample(
+            &asset.clips[c],
+            &asset.skeleton,
+            t,
+            Playback::Loop,
+            &mut ctx,
+            &mut local,
+        )
+        .unwrap();
+        local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+        let rows: Vec<[f32; 16]> = (0..world.bone_count())
+            .map(|b| world.row_major(b).unwrap())
+            .collect();
+        for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
+            pal.compute(mesh, &world).unwrap();
+            let n = mesh.vertex_count();
+            let (mut p, mut nr) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            skin(
+                mesh,
+                &pal,
+                SkinTargets {
+                    positions: Some(&mut p),
+                    normals: Some(&mut nr),
+                    tangents: None,
+                },
+            )
+            .unwrap();
+            let (ep, en) = reference_skin(part, &rows);
+            for i in 0..n {
+                for k in 0..3 {
+                    assert!(
+                        (p[i][k] - ep[i][k]).abs() < 1e-5,
+                        "{} v{i}: {:?} {:?}",
+                        part.name,
+                        p[i],
+                        ep[i]
+                    );
+                    assert!(
+                        (nr[i][k] - en[i][k]).abs() < 1e-5,
+                        "{} v{i}: {:?} {:?}",
+                        part.name,
+                        nr[i],
+                        en[i]
+                    );
+                }
+            }
+            // The general path (with tangents) gives the same bits as the fast path.
+            if mesh.offsets().tangent.is_some() {
+                let (mut p2, mut n2, mut t2) =
+                    (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![[0.0; 4]; n]);
+                skin(
+                    mesh,
+                    &pal,
+                    SkinTargets {
+                        positions: Some(&mut p2),
+                        normals: Some(&mut n2),
+                        tangents: Some(&mut t2),
+                    },
+                )
+                .unwrap();
+                assert_eq!(p, p2);
+                assert_eq!(nr, n2);
+            }
+            // Positions only, and the exact bounds, agree with the full pass.
+            let mut p3 = vec![[0.0; 3]; n];
+            skin(
+                mesh,
+                &pal,
+                SkinTargets {
+                    positions: Some(&mut p3),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(p, p3);
+            assert_eq!(skinned_bounds(mesh, &pal).unwrap(), Aabb::from_points(&p));
+        }
+    }
+}

@@ -188,6 +188,24 @@ mod tests {
     }
 
     #[test]
+    fn gbtm_product_is_exact_then_rounded_outwards() {
+        // f32(1/3) = 11184811 · 2^-25; times 3 (GBTM scale) = 1 + 2^-25 exactly in f64,
+        // which no f32 holds: the box is [1, next_up(1)] on x, the centre their
+        // midpoint 1 + 2^-24 rounded to nearest-even = 1, the radius 2^-25.
+        let mut g = crate::model::IDENTITY;
+        g[0] = 3.0;
+        let b = bounds_of(&[[1.0 / 3.0, 0.0, 0.0]], Some(&g));
+        assert_eq!(b.aabb_min, [1.0, 0.0, 0.0]);
+        assert_eq!(b.aabb_max, [next_up(1.0), 0.0, 0.0]);
+        assert_eq!(b.sphere_center, [1.0, 0.0, 0.0]);
+        assert_eq!(b.sphere_radius, 2f32.powi(-25));
+        let c = Containment::new(&b);
+        let q = to_model_space([1.0 / 3.0, 0.0, 0.0], Some(&g));
+        assert!(c.in_box(q) && c.in_sphere(q));
+        assert!(!c.in_box([1.001, 0.0, 0.0]));
+    }
+
+    #[test]
     fn unit_square_bounds() {
         let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]];
         let b = bounds_of(&p, None);

@@ -589,7 +589,11 @@ pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, Write
     Ok(bounds)
 }
 
-fn check_mesh(i: usize, mesh: &crate::model::MeshPart, bone_count: u32) -> Result<Bounds, WriteError> {
+fn check_mesh(
+    i: usize,
+    mesh: &crate::model::MeshPart,
+    bone_count: u32,
+) -> Result<Bounds, WriteError> {
     let it = Item::Mesh(i);
     let n = mesh.name.as_str();
     string_ok(it, n, "name", n)?;

@@ -89,8 +89,8 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 }
 
 /// Reads `bytes`, checking the allocation bound, and when the file is accepted, that
-/// the model it gives is writable and that `validate` agrees with the reader's
-/// findings (one rule set, two paths).
+/// the model it gives is writable (and the result readable) and that `validate`
+/// agrees with the reader's findings (one rule set, two paths).
 fn read_checked(bytes: &[u8]) -> Result<(), ReadError> {
     let (r, peak) = peak_of(|| gomb::read(bytes));
     assert!(
@@ -101,8 +101,9 @@ fn read_checked(bytes: &[u8]) -> Result<(), ReadError> {
     );
     let r = r?;
     assert_eq!(gom::validate::validate(&r.model), r.findings);
-    if let Err(e) = gomb::write(&r.model) {
-        panic!("the reader accepted a model the writer refuses: {e}");
+    match gomb::write(&r.model) {
+        Ok(again) => assert!(gomb::read(&again).is_ok(), "the rewritten file is refused"),
+        Err(e) => panic!("the reader accepted a model the writer refuses: {e}"),
     }
     Ok(())
 }

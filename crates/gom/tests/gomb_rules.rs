@@ -561,6 +561,34 @@ fn d7_submesh_structure() {
 }
 
 #[test]
+fn d7_no_bytes_beyond_a_childs_fields() {
+    // BND0 claims 44 bytes: its 40 bytes of fields and 4 (zero) bytes more.
+    let e = err(&patched(BND0 + 4, 44));
+    assert!(matches!(e, ReadError::Trailing { count: 4, .. }));
+    at(&e, c(&FourCc::BND0), "sphereRadius", BND0 + 16 + 40);
+}
+
+#[test]
+fn d7_gbtm_flag_matches_the_gbtm_child() {
+    let f = gomb::write(&rich_model(5)).unwrap();
+    let (h, mut chunks) = split(&f);
+    // The second mesh ("prop") has a GBTM child and flags bit 1 set.
+    let prop = chunks
+        .iter_mut()
+        .filter(|c| &c.fourcc == b"MSH0")
+        .nth(1)
+        .unwrap();
+    assert_eq!(rd(&prop.payload, 20), 0b11);
+    wr(&mut prop.payload, 20, 0b01);
+    let g = assemble(&h, &chunks, true);
+    let e = err(&g);
+    assert!(e.to_string().contains("hasGBTM"), "{e}");
+    assert_eq!((e.place(), e.field()), (c(&FourCc::MSH0), "flags"));
+    let r = gomb::read(&f).unwrap();
+    assert!(r.model.meshes[1].mesh_bind_geo_to_model.is_some());
+}
+
+#[test]
 fn d7_bounds_contain_every_vertex_and_a_looser_box_is_fine() {
     let e = err(&patched_f32(BND0 + 16 + 12, 0.5)); // aabbMax.x below vertex 1
     assert!(matches!(e, ReadError::Rule { .. }));
@@ -761,22 +789,49 @@ fn d12_limits() {
 
 #[test]
 fn d12_shared_strings_cannot_blow_up_the_model() {
-    // 4096 bones all named by one 2000-byte string: 16 MB of names from a file of
-    // about 320 kB.
+    // 4096 bones all named by one 2000-byte string: 16 MB of names in a model from a
+    // file of about 320 kB. The writer refuses the model…
     let mut m = gom::Model::default();
-    let long = "x".repeat(2000);
     for i in 0..4096 {
         m.skeleton.bones.push(gom::Bone {
-            name: long.clone(),
-            path: long.clone(),
+            name: "x".into(),
+            path: "x".into(),
             parent: i - 1,
             bind_local: gom::IDENTITY,
         });
     }
-    let f = gomb::write(&m).unwrap();
+    let mut big = m.clone();
+    for b in &mut big.skeleton.bones {
+        b.name = "x".repeat(2000);
+    }
+    assert!(matches!(
+        gomb::write(&big),
+        Err(WriteError::Limit {
+            item: Item::File,
+            field: "strings",
+            ..
+        })
+    ));
+    // …and the reader refuses the file, built by lengthening the one shared string.
+    let (h, mut chunks) = split(&gomb::write(&m).unwrap());
+    let s = find(&mut chunks, b"STR0");
+    assert_eq!(rd(&s.payload, 0), 2); // "", "x"
+    let mut p = Vec::new();
+    for v in [2u32, 0, 1, 2002] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    p.push(0);
+    p.extend(std::iter::repeat_n(b'x', 2000));
+    p.push(0);
+    s.payload = p;
+    let f = assemble(&h, &chunks, true);
     let e = err(&f);
     assert!(matches!(e, ReadError::Limit { field: "data", .. }), "{e}");
     assert_eq!(e.place(), c(&FourCc::STR0));
+    // The same file with the string used once is fine.
+    let mut m2 = m.clone();
+    m2.skeleton.bones[0].name = "x".repeat(2000);
+    assert!(gomb::read(&gomb::write(&m2).unwrap()).is_ok());
 }
 
 // ----------------------------------------------------------------------------- D13
@@ -1019,12 +1074,28 @@ fn d6_offsets_in_any_order() {
     let mut f = patched(STR0 + 16 + 8, 14);
     wr(&mut f, STR0 + 16 + 12, 9);
     let m = gomb::read(&f).unwrap().model;
-    assert_eq!((m.skeleton.bones[0].name.as_str(), m.materials[0].name.as_str()), ("mat", "root"));
+    assert_eq!(
+        (
+            m.skeleton.bones[0].name.as_str(),
+            m.materials[0].name.as_str()
+        ),
+        ("mat", "root")
+    );
     // Unsorted, and one of them starts inside a character of another string.
     let (h, mut chunks) = split(&golden());
     let s = find(&mut chunks, b"STR0");
     s.payload[4 + 24 + 4 + 26..4 + 24 + 4 + 29].copy_from_slice("é\0".as_bytes());
     wr(&mut s.payload, 4 + 4, 27); // string 1 → the second byte of "é"
     let e = err(&assemble(&h, &chunks, true));
-    assert!(matches!(e, ReadError::BadString { index: 1, reason: "is not valid UTF-8", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            ReadError::BadString {
+                index: 1,
+                reason: "is not valid UTF-8",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }

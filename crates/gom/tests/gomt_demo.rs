@@ -16,7 +16,10 @@ fn demo_text_reads_back_to_the_same_model_and_text() {
 fn demo_text_lists_one_vertex_per_line() {
     let model = gom::demo::build();
     let text = gom::gomt::write(&model).unwrap();
-    let vertex_lines = text.lines().filter(|l| l.starts_with("      { p = [")).count();
+    let vertex_lines = text
+        .lines()
+        .filter(|l| l.starts_with("      { p = ["))
+        .count();
     let vertices: usize = model.meshes.iter().map(|m| m.vertices.len()).sum();
     assert_eq!(vertex_lines, vertices);
     let key_lines = text

@@ -319,3 +319,15 @@ fn surrogate_pairs_join_and_lone_surrogates_fail() {
     let e = fails_at(&with_line(17, "    name = \"a\\u0000\","), 17, 14);
     assert!(matches!(e.kind, TextErrorKind::BadString(_)));
 }
+
+#[test]
+fn invalid_utf8_is_reported_at_the_bad_byte() {
+    let mut bytes = with_line(17, "    name = \"tri\",").into_bytes();
+    // Line 17 is `    name = "tri",`; put a lone continuation byte over the `r`.
+    let line_start = TEMPLATE[..16].iter().map(|l| l.len() + 1).sum::<usize>();
+    bytes[line_start + 13] = 0x80;
+    let e = gom::gomt::read_bytes(&bytes).unwrap_err();
+    assert_eq!((e.line, e.column), (17, 14));
+    assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
+    assert!(gom::gomt::read_bytes(with_line(1, "GOMT0001").as_bytes()).is_ok());
+}

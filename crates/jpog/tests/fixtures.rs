@@ -784,3 +784,52 @@ fn tml_rename_and_normalize_keep_references() {
     let i = back.material_textures("beta1").unwrap()[0];
     assert_eq!(back.textures[i].header.format, 2);
 }
+
+#[test]
+fn aliased_or_escaping_pointers_are_refused() {
+    let good = common::tmd_direct();
+    let tmd = Tmd::read(&good).unwrap();
+    let lay = tmd.layout.clone().unwrap();
+    let (a0, a1) = (lay.animation_offsets[0], lay.animation_offsets[1]);
+    // animation 1's channel 0 pointer made to alias animation 0's channel 0
+    let mut b = good.clone();
+    let src = a0 + 32;
+    let dst = a1 + 32;
+    let p: [u8; 4] = b[src..src + 4].try_into().unwrap();
+    b[dst..dst + 4].copy_from_slice(&p);
+    match Tmd::read(&b) {
+        Err(Error::Malformed {
+            record,
+            field,
+            problem,
+            ..
+        }) => {
+            assert_eq!(
+                (record.as_str(), field),
+                ("animation 1 channel 0", "channel")
+            );
+            assert!(problem.contains("overlaps"), "{problem}");
+        }
+        other => panic!("expected an overlap error, got {other:?}"),
+    }
+    // a channel pointer past the scene block (into the mesh block) is refused
+    let mut b = good.clone();
+    b[dst..dst + 4].copy_from_slice(&common::raw(lay.mesh_block_offset).to_le_bytes());
+    assert!(matches!(
+        Tmd::read(&b),
+        Err(Error::Malformed {
+            field: "channel",
+            ..
+        })
+    ));
+    // a pointer below rawBase - 0x3C cannot be relocated
+    let mut b = good;
+    b[dst..dst + 4].copy_from_slice(&0u32.to_le_bytes());
+    assert!(matches!(
+        Tmd::read(&b),
+        Err(Error::Malformed {
+            field: "channel pointer",
+            ..
+        })
+    ));
+}

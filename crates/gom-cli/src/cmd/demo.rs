@@ -52,6 +52,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         glb_path.display(),
         glb.len()
     );
+    // A picture of it: the swish clip as a filmstrip.
+    let png_path = args.outdir.join("demo.png");
+    let strip = gom_render::filmstrip(
+        &model,
+        &gom_render::FilmstripOptions {
+            frames: 5,
+            frame_size: (192, 256),
+            ..gom_render::FilmstripOptions::new("swish")
+        },
+    )?;
+    let png = gom_render::encode_png(&strip.image)?;
+    write_atomic(&png_path, &png)?;
+    println!(
+        "wrote {} ({}x{}): the \"swish\" clip in {} frames",
+        png_path.display(),
+        strip.image.width(),
+        strip.image.height(),
+        strip.frames.len()
+    );
     let keys: usize = model
         .clips
         .iter()

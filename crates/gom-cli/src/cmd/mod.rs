@@ -5,6 +5,7 @@ pub mod convert;
 pub mod demo;
 pub mod info;
 pub mod pose;
+pub mod render;
 pub mod validate;
 
 use gom_import::source::ImportOptions;
@@ -46,4 +47,19 @@ impl ImportArgs {
             tml: self.tml.clone(),
         }
     }
+}
+
+/// A progress bar on the terminal, hidden when standard error is not one.
+pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len}  ETA {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(what.to_string());
+    bar
 }

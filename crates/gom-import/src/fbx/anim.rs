@@ -26,11 +26,15 @@ pub(crate) struct SampledStack {
 
 /// Sample times `0, 1/rate, …` up to and including `duration`.
 fn sample_times(duration: f64, rate: f64) -> Vec<f64> {
-    if !(duration > 0.0) {
+    if duration.is_nan() || duration <= 0.0 {
         return vec![0.0];
     }
     let intervals = (duration * rate - 1e-6).ceil().max(1.0);
-    let n = if intervals >= MAX_SAMPLES as f64 { MAX_SAMPLES - 1 } else { intervals as usize };
+    let n = if intervals >= MAX_SAMPLES as f64 {
+        MAX_SAMPLES - 1
+    } else {
+        intervals as usize
+    };
     let step = duration / n as f64;
     let exact = (duration * rate - n as f64).abs() < 1e-6;
     (0..=n)
@@ -47,18 +51,31 @@ fn sample_times(duration: f64, rate: f64) -> Vec<f64> {
 }
 
 /// Samples every stack at every node.
-pub(crate) fn sample_stacks(scene: &ufbx::Scene, options: &FbxOptions, report: &mut Report) -> Vec<SampledStack> {
+pub(crate) fn sample_stacks(
+    scene: &ufbx::Scene,
+    options: &FbxOptions,
+    report: &mut Report,
+) -> Vec<SampledStack> {
     let rate = f64::from(options.sample_rate);
     let mut out = Vec::new();
     for stack in scene.anim_stacks.iter() {
         let duration = stack.time_end - stack.time_begin;
-        let duration = if duration.is_finite() { duration.max(0.0) } else { 0.0 };
+        let duration = if duration.is_finite() {
+            duration.max(0.0)
+        } else {
+            0.0
+        };
         let times = sample_times(duration, rate);
         let anim: &ufbx::Anim = &stack.anim;
         let locals = scene
             .nodes
             .iter()
-            .map(|node| times.iter().map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t)).collect())
+            .map(|node| {
+                times
+                    .iter()
+                    .map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t))
+                    .collect()
+            })
             .collect();
         for layer in stack.layers.iter() {
             for prop in layer.anim_props.iter() {
@@ -82,7 +99,12 @@ pub(crate) fn sample_stacks(scene: &ufbx::Scene, options: &FbxOptions, report: &
                 &*stack.element.name, stack.layers.count
             ));
         }
-        out.push(SampledStack { name: stack.element.name.to_string(), times, duration, locals });
+        out.push(SampledStack {
+            name: stack.element.name.to_string(),
+            times,
+            duration,
+            locals,
+        });
     }
     out
 }
@@ -90,7 +112,10 @@ pub(crate) fn sample_stacks(scene: &ufbx::Scene, options: &FbxOptions, report: &
 /// Whether two transforms are the same within rounding noise.
 fn same_transform(a: &ufbx::Transform, b: &ufbx::Transform) -> bool {
     let close = |x: f64, y: f64| (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0);
-    let dot = a.rotation.x * b.rotation.x + a.rotation.y * b.rotation.y + a.rotation.z * b.rotation.z + a.rotation.w * b.rotation.w;
+    let dot = a.rotation.x * b.rotation.x
+        + a.rotation.y * b.rotation.y
+        + a.rotation.z * b.rotation.z
+        + a.rotation.w * b.rotation.w;
     close(a.translation.x, b.translation.x)
         && close(a.translation.y, b.translation.y)
         && close(a.translation.z, b.translation.z)
@@ -108,7 +133,11 @@ pub(crate) fn animated_nodes(scene: &ufbx::Scene, stacks: &[SampledStack]) -> Ve
         .enumerate()
         .map(|(i, node)| {
             !node.is_root
-                && stacks.iter().any(|s| s.locals.get(i).is_some_and(|l| l.iter().any(|t| !same_transform(t, &node.local_transform))))
+                && stacks.iter().any(|s| {
+                    s.locals.get(i).is_some_and(|l| {
+                        l.iter().any(|t| !same_transform(t, &node.local_transform))
+                    })
+                })
         })
         .collect()
 }
@@ -118,7 +147,11 @@ pub(crate) fn key_of(time: f32, t: &ufbx::Transform) -> Key {
     let c = crate::optimize::mesh::canon;
     let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
     let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let q = if len > 0.0 && len.is_finite() { q.map(|v| v / len) } else { [0.0, 0.0, 0.0, 1.0] };
+    let q = if len > 0.0 && len.is_finite() {
+        q.map(|v| v / len)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    };
     Key {
         time: c(time),
         translation: [t.translation.x, t.translation.y, t.translation.z].map(|v| c(v as f32)),
@@ -132,7 +165,11 @@ pub(crate) fn key_of(time: f32, t: &ufbx::Transform) -> Key {
 fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize) -> Vec<M64> {
     let mut world: Vec<M64> = Vec::with_capacity(skel.bones.len());
     for (b, bone) in skel.bones.iter().enumerate() {
-        let local = match stack.locals.get(skel.bone_nodes[b] as usize).and_then(|l| l.get(k)) {
+        let local = match stack
+            .locals
+            .get(skel.bone_nodes[b] as usize)
+            .and_then(|l| l.get(k))
+        {
             Some(t) => mat::from_transform(t),
             None => mat::ID,
         };
@@ -175,24 +212,46 @@ pub(crate) fn build_clips(
             flags: ClipFlags(0),
             tracks: Vec::new(),
         };
-        let mut cr = ClipReport { name: stack.name.clone(), duration, ..Default::default() };
+        let mut cr = ClipReport {
+            name: stack.name.clone(),
+            duration,
+            ..Default::default()
+        };
         for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
-            let Some(samples) = stack.locals.get(node_id as usize) else { continue };
-            let mut track_keys: Vec<Key> = times.iter().map(|&(k, tf)| key_of(tf, &samples[k])).collect();
+            let Some(samples) = stack.locals.get(node_id as usize) else {
+                continue;
+            };
+            let mut track_keys: Vec<Key> = times
+                .iter()
+                .map(|&(k, tf)| key_of(tf, &samples[k]))
+                .collect();
             keys::make_hemisphere_continuous(&mut track_keys);
             if let Some(rest) = &skel.rest_keys[b] {
-                if track_keys.iter().all(|k| keys::pose_error(rest, k, &metrics[b]) <= tolerance.max(1e-7)) {
+                if track_keys
+                    .iter()
+                    .all(|k| keys::pose_error(rest, k, &metrics[b]) <= tolerance.max(1e-7))
+                {
                     continue;
                 }
             }
             cr.keys_before += track_keys.len() as u64;
-            let reduced = if options.reduce_keys { keys::reduce(&track_keys, &metrics[b], tolerance) } else { track_keys };
+            let reduced = if options.reduce_keys {
+                keys::reduce(&track_keys, &metrics[b], tolerance)
+            } else {
+                track_keys
+            };
             cr.keys_after += reduced.len() as u64;
-            clip.tracks.push(Track { bone: b as u32, keys: reduced });
+            clip.tracks.push(Track {
+                bone: b as u32,
+                keys: reduced,
+            });
         }
         // Extra bones of meshes that follow their node: local = boneWorld(t) * inverse(meshBind).
         if !follow.extra.is_empty() {
-            let worlds: Vec<Vec<M64>> = times.iter().map(|&(k, _)| bone_worlds(stack, skel, k)).collect();
+            let worlds: Vec<Vec<M64>> = times
+                .iter()
+                .map(|&(k, _)| bone_worlds(stack, skel, k))
+                .collect();
             for &(b, src, inv_t) in &follow.extra {
                 let mut track_keys: Vec<Key> = Vec::with_capacity(times.len());
                 let mut worst = 0.0f64;
@@ -202,9 +261,22 @@ pub(crate) fn build_clips(
                     track_keys.push(key_of(
                         tf,
                         &ufbx::Transform {
-                            translation: ufbx::Vec3 { x: t[0], y: t[1], z: t[2] },
-                            rotation: ufbx::Quat { x: q[0], y: q[1], z: q[2], w: q[3] },
-                            scale: ufbx::Vec3 { x: s[0], y: s[1], z: s[2] },
+                            translation: ufbx::Vec3 {
+                                x: t[0],
+                                y: t[1],
+                                z: t[2],
+                            },
+                            rotation: ufbx::Quat {
+                                x: q[0],
+                                y: q[1],
+                                z: q[2],
+                                w: q[3],
+                            },
+                            scale: ufbx::Vec3 {
+                                x: s[0],
+                                y: s[1],
+                                z: s[2],
+                            },
                         },
                     ));
                 }
@@ -216,9 +288,16 @@ pub(crate) fn build_clips(
                 }
                 keys::make_hemisphere_continuous(&mut track_keys);
                 cr.keys_before += track_keys.len() as u64;
-                let reduced = if options.reduce_keys { keys::reduce(&track_keys, &metrics[b], tolerance) } else { track_keys };
+                let reduced = if options.reduce_keys {
+                    keys::reduce(&track_keys, &metrics[b], tolerance)
+                } else {
+                    track_keys
+                };
                 cr.keys_after += reduced.len() as u64;
-                clip.tracks.push(Track { bone: b as u32, keys: reduced });
+                clip.tracks.push(Track {
+                    bone: b as u32,
+                    keys: reduced,
+                });
             }
         }
         cr.tracks = clip.tracks.len();
@@ -236,14 +315,22 @@ pub(crate) fn build_clips(
 
 /// A zero-length clip holding the file's stored node transforms for every bone whose
 /// stored local transform differs from its bind local, or `None` when there is none.
-pub(crate) fn stored_pose_clip(scene: &ufbx::Scene, skel: &Skel, options: &FbxOptions, name: &str) -> Option<Clip> {
+pub(crate) fn stored_pose_clip(
+    scene: &ufbx::Scene,
+    skel: &Skel,
+    options: &FbxOptions,
+    name: &str,
+) -> Option<Clip> {
     let mut tracks = Vec::new();
     for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
         if skel.rest_keys[b].is_some() || node_id == u32::MAX {
             continue;
         }
         let node = scene.nodes.get(node_id as usize)?;
-        tracks.push(Track { bone: b as u32, keys: vec![key_of(0.0, &node.local_transform)] });
+        tracks.push(Track {
+            bone: b as u32,
+            keys: vec![key_of(0.0, &node.local_transform)],
+        });
     }
     (!tracks.is_empty()).then(|| Clip {
         name: name.to_string(),

@@ -61,16 +61,28 @@ pub(crate) fn add_bones(
         return follow;
     }
     for node in mesh_nodes(scene) {
-        let Some(mesh) = node.mesh.as_ref() else { continue };
-        let Some(skin) = mesh.skin_deformers.first() else { continue };
-        let Some(c) = skin.clusters.iter().find(|c| c.bone_node.is_some()) else { continue };
+        let Some(mesh) = node.mesh.as_ref() else {
+            continue;
+        };
+        let Some(skin) = mesh.skin_deformers.first() else {
+            continue;
+        };
+        let Some(c) = skin.clusters.iter().find(|c| c.bone_node.is_some()) else {
+            continue;
+        };
         let node_id = node.element.typed_id;
-        let mesh_bind = mat::mul(&mat::from_ufbx(&c.mesh_node_to_bone), &mat::from_ufbx(&c.bind_to_world));
+        let mesh_bind = mat::mul(
+            &mat::from_ufbx(&c.mesh_node_to_bone),
+            &mat::from_ufbx(&c.bind_to_world),
+        );
         let stored = mat::from_ufbx(&node.node_to_world);
         let mut moves = !mat::approx_eq(&stored, &mesh_bind, 1e-6);
         let mut p = Some(node);
         while let Some(n) = p {
-            moves |= animated.get(n.element.typed_id as usize).copied().unwrap_or(false);
+            moves |= animated
+                .get(n.element.typed_id as usize)
+                .copied()
+                .unwrap_or(false);
             p = n.parent.as_deref();
         }
         if !moves {
@@ -83,11 +95,19 @@ pub(crate) fn add_bones(
             ));
             continue;
         };
-        let Some(inv_t) = mat::inverse(&mesh_bind) else { continue };
+        let Some(inv_t) = mat::inverse(&mesh_bind) else {
+            continue;
+        };
         follow.inv_mesh_bind.insert(node_id, inv_t);
         let node_world = skel.bind_world[m];
         for cl in skin.clusters.iter() {
-            let Some(b) = cl.bone_node.as_ref().and_then(|n| skel.node_bone[n.element.typed_id as usize]) else { continue };
+            let Some(b) = cl
+                .bone_node
+                .as_ref()
+                .and_then(|n| skel.node_bone[n.element.typed_id as usize])
+            else {
+                continue;
+            };
             if follow.bone.contains_key(&(node_id, b)) {
                 continue;
             }
@@ -97,7 +117,12 @@ pub(crate) fn add_bones(
             let name = format!("{}@{}", skel.bones[b].name, &*node.element.name);
             let path = format!("{}/{}", skel.bones[m].path, name);
             let index = skel.bones.len();
-            skel.bones.push(gom::Bone { name, path, parent: m as i32, bind_local: mat::to_f32(&local) });
+            skel.bones.push(gom::Bone {
+                name,
+                path,
+                parent: m as i32,
+                bind_local: mat::to_f32(&local),
+            });
             skel.bone_nodes.push(u32::MAX);
             skel.bind_world.push(world);
             skel.rest_keys.push(None);

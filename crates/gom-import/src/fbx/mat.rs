@@ -29,9 +29,21 @@ pub(crate) fn from_transform(t: &ufbx::Transform) -> M64 {
     let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
     let [x, y, z, w] = q;
     let r = [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
-        [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
-        [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + w * z),
+            2.0 * (x * z - w * y),
+        ],
+        [
+            2.0 * (x * y - w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + w * x),
+        ],
+        [
+            2.0 * (x * z + w * y),
+            2.0 * (y * z - w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
     ];
     let s = [t.scale.x, t.scale.y, t.scale.z];
     let mut m = ID;
@@ -148,7 +160,9 @@ pub(crate) fn normalize(v: [f64; 3]) -> [f64; 3] {
 /// matrices' largest element.
 pub(crate) fn approx_eq(a: &M64, b: &M64, eps: f64) -> bool {
     let scale = a.iter().chain(b.iter()).fold(1.0f64, |m, v| m.max(v.abs()));
-    a.iter().zip(b.iter()).all(|(x, y)| (x - y).abs() <= eps * scale)
+    a.iter()
+        .zip(b.iter())
+        .all(|(x, y)| (x - y).abs() <= eps * scale)
 }
 
 /// Rounded to `f32` (−0 written as +0).
@@ -172,7 +186,13 @@ pub(crate) fn decompose(m: &M64) -> ([f64; 3], [f64; 4], [f64; 3], f64) {
     for (i, ri) in r.iter_mut().enumerate() {
         let v = row(i);
         for k in 0..3 {
-            ri[k] = if s[i] != 0.0 { v[k] / s[i] } else if i == k { 1.0 } else { 0.0 };
+            ri[k] = if s[i] != 0.0 {
+                v[k] / s[i]
+            } else if i == k {
+                1.0
+            } else {
+                0.0
+            };
         }
     }
     // Row-vector rotation matrix (transpose of the column form) to quaternion.
@@ -194,13 +214,34 @@ pub(crate) fn decompose(m: &M64) -> ([f64; 3], [f64; 4], [f64; 3], f64) {
         [(m02 + m20) / k, (m12 + m21) / k, 0.25 * k, (m01 - m10) / k]
     };
     let ql = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let q = if ql > 0.0 { q.map(|v| v / ql) } else { [0.0, 0.0, 0.0, 1.0] };
+    let q = if ql > 0.0 {
+        q.map(|v| v / ql)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    };
     let back = from_transform(&ufbx::Transform {
-        translation: ufbx::Vec3 { x: t[0], y: t[1], z: t[2] },
-        rotation: ufbx::Quat { x: q[0], y: q[1], z: q[2], w: q[3] },
-        scale: ufbx::Vec3 { x: s[0], y: s[1], z: s[2] },
+        translation: ufbx::Vec3 {
+            x: t[0],
+            y: t[1],
+            z: t[2],
+        },
+        rotation: ufbx::Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        },
+        scale: ufbx::Vec3 {
+            x: s[0],
+            y: s[1],
+            z: s[2],
+        },
     });
-    let err = back.iter().zip(m.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let err = back
+        .iter()
+        .zip(m.iter())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
     (t, q, s, err)
 }
 
@@ -211,9 +252,22 @@ mod tests {
     #[test]
     fn decompose_recovers_trs() {
         let t = ufbx::Transform {
-            translation: ufbx::Vec3 { x: 1.0, y: -2.0, z: 3.0 },
-            rotation: ufbx::Quat { x: 0.0, y: 0.6, z: 0.0, w: 0.8 },
-            scale: ufbx::Vec3 { x: 2.0, y: 0.5, z: 1.5 },
+            translation: ufbx::Vec3 {
+                x: 1.0,
+                y: -2.0,
+                z: 3.0,
+            },
+            rotation: ufbx::Quat {
+                x: 0.0,
+                y: 0.6,
+                z: 0.0,
+                w: 0.8,
+            },
+            scale: ufbx::Vec3 {
+                x: 2.0,
+                y: 0.5,
+                z: 1.5,
+            },
         };
         let m = from_transform(&t);
         let (tt, q, s, err) = decompose(&m);

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use gom::{Material, MeshPart, Model, SkinWeights, Submesh, Vertices};
 
-use super::mat::{self, M64};
 use super::follow::Follow;
+use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
 use super::FbxOptions;
 use crate::optimize::mesh::{canon, optimize_for_gpu, weld};
@@ -48,10 +48,20 @@ impl MaterialTable<'_> {
             return *i;
         }
         let i = self.list.len() as i32;
-        let texture = m.pbr.base_color.texture.as_ref().or(m.fbx.diffuse_color.texture.as_ref()).and_then(|t| {
-            let name: &str = if t.relative_filename.is_empty() { &t.filename } else { &t.relative_filename };
-            (!name.is_empty()).then(|| name.replace('\\', "/"))
-        });
+        let texture = m
+            .pbr
+            .base_color
+            .texture
+            .as_ref()
+            .or(m.fbx.diffuse_color.texture.as_ref())
+            .and_then(|t| {
+                let name: &str = if t.relative_filename.is_empty() {
+                    &t.filename
+                } else {
+                    &t.relative_filename
+                };
+                (!name.is_empty()).then(|| name.replace('\\', "/"))
+            });
         let mut factor = [1.0f32; 4];
         if m.pbr.base_color.has_value {
             let c = &m.pbr.base_color.value_vec4;
@@ -67,7 +77,11 @@ impl MaterialTable<'_> {
             }
         }
         let factor = factor.map(|v| if v.is_finite() { canon(v) } else { 1.0 });
-        self.list.push(Material { name: m.element.name.to_string(), base_color_texture: texture, base_color_factor: factor });
+        self.list.push(Material {
+            name: m.element.name.to_string(),
+            base_color_texture: texture,
+            base_color_factor: factor,
+        });
         self.index.insert(m.element.element_id, i);
         i
     }
@@ -84,12 +98,21 @@ pub(crate) fn convert_meshes(
     report: &mut Report,
 ) {
     let mut material_list = std::mem::take(&mut model.materials);
-    let mut materials = MaterialTable { index: HashMap::new(), list: &mut material_list };
+    let mut materials = MaterialTable {
+        index: HashMap::new(),
+        list: &mut material_list,
+    };
     let mirrored = scene.metadata.mirror_axis != ufbx::MirrorAxis::None;
     let mut used_names: Vec<String> = Vec::new();
     for node in skeleton::mesh_nodes(scene) {
-        let Some(mesh) = node.mesh.as_ref() else { continue };
-        let mut name = if node.element.name.is_empty() { format!("mesh{}", model.meshes.len()) } else { node.element.name.to_string() };
+        let Some(mesh) = node.mesh.as_ref() else {
+            continue;
+        };
+        let mut name = if node.element.name.is_empty() {
+            format!("mesh{}", model.meshes.len())
+        } else {
+            node.element.name.to_string()
+        };
         if used_names.contains(&name) {
             let mut k = 2;
             while used_names.contains(&format!("{name}#{k}")) {
@@ -98,7 +121,19 @@ pub(crate) fn convert_meshes(
             name = format!("{name}#{k}");
         }
         used_names.push(name.clone());
-        if let Some(part) = convert_one(scene, node, mesh, &name, skel, follow, model_animated, mirrored, options, &mut materials, report) {
+        if let Some(part) = convert_one(
+            scene,
+            node,
+            mesh,
+            &name,
+            skel,
+            follow,
+            model_animated,
+            mirrored,
+            options,
+            &mut materials,
+            report,
+        ) {
             if options.optimize_meshes {
                 let mut part = part;
                 optimize_for_gpu(&mut part);
@@ -140,29 +175,54 @@ fn convert_one(
     let node_id = node.element.typed_id as usize;
     let node_bone = skel.node_bone.get(node_id).copied().flatten();
     if mesh.skin_deformers.count > 1 {
-        report.warn(format!("mesh \"{name}\": {} skin deformers; only the first is converted", mesh.skin_deformers.count));
+        report.warn(format!(
+            "mesh \"{name}\": {} skin deformers; only the first is converted",
+            mesh.skin_deformers.count
+        ));
     }
-    let skin = mesh.skin_deformers.first().map(|s| &**s).filter(|s| s.clusters.iter().any(|c| c.bone_node.is_some()));
+    let skin = mesh
+        .skin_deformers
+        .first()
+        .map(|s| &**s)
+        .filter(|s| s.clusters.iter().any(|c| c.bone_node.is_some()));
     if let Some(skin) = skin {
         if skin.skinning_method == ufbx::SkinningMethod::DualQuaternion
-            || (skin.skinning_method == ufbx::SkinningMethod::BlendedDqLinear && skin.dq_weights.iter().any(|w| *w > 0.0))
+            || (skin.skinning_method == ufbx::SkinningMethod::BlendedDqLinear
+                && skin.dq_weights.iter().any(|w| *w > 0.0))
         {
-            report.warn(format!("mesh \"{name}\": dual-quaternion skinning converted as linear skinning"));
+            report.warn(format!(
+                "mesh \"{name}\": dual-quaternion skinning converted as linear skinning"
+            ));
         }
     }
     let geo_to_node = mat::from_ufbx(&node.geometry_to_node);
     // The bone a cluster's weights go to (an extra bone when the mesh follows its node).
     let bone_of = |c: &ufbx::SkinCluster| -> Option<usize> {
-        let b = c.bone_node.as_ref().and_then(|b| skel.node_bone[b.element.typed_id as usize])?;
-        Some(follow.bone.get(&(node.element.typed_id, b)).copied().unwrap_or(b))
+        let b = c
+            .bone_node
+            .as_ref()
+            .and_then(|b| skel.node_bone[b.element.typed_id as usize])?;
+        Some(
+            follow
+                .bone
+                .get(&(node.element.typed_id, b))
+                .copied()
+                .unwrap_or(b),
+        )
     };
 
     // Model-space bind transform of the geometry, and the binding.
     let (g, binding): (M64, Binding) = if let Some(skin) = skin {
         let c = skin.clusters.iter().find(|c| c.bone_node.is_some())?;
-        let g = mat::mul(&mat::from_ufbx(&c.geometry_to_bone), &mat::from_ufbx(&c.bind_to_world));
+        let g = mat::mul(
+            &mat::from_ufbx(&c.geometry_to_bone),
+            &mat::from_ufbx(&c.bind_to_world),
+        );
         for other in skin.clusters.iter().filter(|c| c.bone_node.is_some()) {
-            let go = mat::mul(&mat::from_ufbx(&other.geometry_to_bone), &mat::from_ufbx(&other.bind_to_world));
+            let go = mat::mul(
+                &mat::from_ufbx(&other.geometry_to_bone),
+                &mat::from_ufbx(&other.bind_to_world),
+            );
             if !mat::approx_eq(&g, &go, 1e-4) {
                 report.warn(format!(
                     "mesh \"{name}\": skin clusters disagree on the mesh's bind matrix; the part's inverse binds follow each cluster, so its bind-pose check may fail"
@@ -177,7 +237,10 @@ fn convert_one(
         };
         (g, Binding::Skinned)
     } else if let (true, Some(b)) = (model_animated, node_bone) {
-        (mat::mul(&geo_to_node, &skel.bind_world[b]), Binding::Rigid(b))
+        (
+            mat::mul(&geo_to_node, &skel.bind_world[b]),
+            Binding::Rigid(b),
+        )
     } else {
         (mat::from_ufbx(&node.geometry_to_world), Binding::Static)
     };
@@ -219,7 +282,10 @@ fn convert_one(
     let vertex_skin: Option<Vec<SkinWeights>> = match binding {
         Binding::Static => None,
         Binding::Rigid(b) => {
-            let sw = SkinWeights { bones: [b as u16, 0, 0, 0], weights: [1.0, 0.0, 0.0, 0.0] };
+            let sw = SkinWeights {
+                bones: [b as u16, 0, 0, 0],
+                weights: [1.0, 0.0, 0.0, 0.0],
+            };
             Some(vec![sw; mesh.num_vertices])
         }
         Binding::Skinned => {
@@ -236,7 +302,9 @@ fn convert_one(
                 infl.clear();
                 if let Some(sv) = skin.vertices.get(v) {
                     let begin = (sv.weight_begin as usize).min(skin.weights.len());
-                    let end = begin.saturating_add(sv.num_weights as usize).min(skin.weights.len());
+                    let end = begin
+                        .saturating_add(sv.num_weights as usize)
+                        .min(skin.weights.len());
                     for w in &skin.weights.as_ref()[begin..end] {
                         if let Some(Some(b)) = cluster_bone.get(w.cluster_index as usize) {
                             infl.push((*b, w.weight));
@@ -248,7 +316,10 @@ fn convert_one(
                     None => {
                         unweighted += 1;
                         let b = node_bone.unwrap_or(0) as u16;
-                        out.push(SkinWeights { bones: [b, 0, 0, 0], weights: [1.0, 0.0, 0.0, 0.0] });
+                        out.push(SkinWeights {
+                            bones: [b, 0, 0, 0],
+                            weights: [1.0, 0.0, 0.0, 0.0],
+                        });
                     }
                 }
             }
@@ -291,30 +362,51 @@ fn convert_one(
     // Attributes per polygon corner.
     let nc = mesh.num_indices;
     let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
-    let positions: Vec<[f32; 3]> = (0..nc).map(|c| f3(mat::point(&g, base.get(vi(c)).copied().unwrap_or([0.0; 3])))).collect();
+    let positions: Vec<[f32; 3]> = (0..nc)
+        .map(|c| f3(mat::point(&g, base.get(vi(c)).copied().unwrap_or([0.0; 3]))))
+        .collect();
     let attr3 = |a: &ufbx::VertexVec3, c: usize| -> [f64; 3] {
-        a.indices.get(c).and_then(|&i| a.values.get(i as usize)).map(v3).unwrap_or([0.0; 3])
+        a.indices
+            .get(c)
+            .and_then(|&i| a.values.get(i as usize))
+            .map(v3)
+            .unwrap_or([0.0; 3])
     };
-    let normals_f64: Option<Vec<[f64; 3]>> = mesh
-        .vertex_normal
-        .exists
-        .then(|| (0..nc).map(|c| mat::normalize(mat::vector(&normal_m, attr3(&mesh.vertex_normal, c)))).collect());
-    let tangents = match (&normals_f64, mesh.vertex_tangent.exists, mesh.vertex_bitangent.exists) {
+    let normals_f64: Option<Vec<[f64; 3]>> = mesh.vertex_normal.exists.then(|| {
+        (0..nc)
+            .map(|c| mat::normalize(mat::vector(&normal_m, attr3(&mesh.vertex_normal, c))))
+            .collect()
+    });
+    let tangents = match (
+        &normals_f64,
+        mesh.vertex_tangent.exists,
+        mesh.vertex_bitangent.exists,
+    ) {
         (Some(n), true, true) => Some(
             (0..nc)
                 .map(|c| {
                     let t = mat::normalize(mat::vector(&g, attr3(&mesh.vertex_tangent, c)));
                     let b = mat::vector(&g, attr3(&mesh.vertex_bitangent, c));
                     let nn = n[c];
-                    let cr = [nn[1] * t[2] - nn[2] * t[1], nn[2] * t[0] - nn[0] * t[2], nn[0] * t[1] - nn[1] * t[0]];
-                    let w = if cr[0] * b[0] + cr[1] * b[1] + cr[2] * b[2] < 0.0 { -1.0 } else { 1.0 };
+                    let cr = [
+                        nn[1] * t[2] - nn[2] * t[1],
+                        nn[2] * t[0] - nn[0] * t[2],
+                        nn[0] * t[1] - nn[1] * t[0],
+                    ];
+                    let w = if cr[0] * b[0] + cr[1] * b[1] + cr[2] * b[2] < 0.0 {
+                        -1.0
+                    } else {
+                        1.0
+                    };
                     let t = f3(t);
                     [t[0], t[1], t[2], w]
                 })
                 .collect::<Vec<[f32; 4]>>(),
         ),
         (_, true, _) => {
-            report.warn(format!("mesh \"{name}\": tangents without normals or bitangents dropped"));
+            report.warn(format!(
+                "mesh \"{name}\": tangents without normals or bitangents dropped"
+            ));
             None
         }
         _ => None,
@@ -322,30 +414,54 @@ fn convert_one(
     let uv_of = |a: &ufbx::VertexVec2| -> Vec<[f32; 2]> {
         (0..nc)
             .map(|c| {
-                let v = a.indices.get(c).and_then(|&i| a.values.get(i as usize)).map(|v| [v.x, v.y]).unwrap_or([0.0; 2]);
+                let v = a
+                    .indices
+                    .get(c)
+                    .and_then(|&i| a.values.get(i as usize))
+                    .map(|v| [v.x, v.y])
+                    .unwrap_or([0.0; 2]);
                 [canon(v[0] as f32), canon((1.0 - v[1]) as f32)]
             })
             .collect()
     };
     let uv0 = mesh.vertex_uv.exists.then(|| uv_of(&mesh.vertex_uv));
-    let uv1 = mesh.uv_sets.get(1).filter(|s| s.vertex_uv.exists).map(|s| uv_of(&s.vertex_uv));
+    let uv1 = mesh
+        .uv_sets
+        .get(1)
+        .filter(|s| s.vertex_uv.exists)
+        .map(|s| uv_of(&s.vertex_uv));
     if mesh.uv_sets.count > 2 {
-        report.warn(format!("mesh \"{name}\": {} UV sets; only the first two are kept", mesh.uv_sets.count));
+        report.warn(format!(
+            "mesh \"{name}\": {} UV sets; only the first two are kept",
+            mesh.uv_sets.count
+        ));
     }
     let colors = mesh.vertex_color.exists.then(|| {
         let a = &mesh.vertex_color;
         (0..nc)
             .map(|c| {
-                let v = a.indices.get(c).and_then(|&i| a.values.get(i as usize)).map(|v| [v.x, v.y, v.z, v.w]).unwrap_or([1.0; 4]);
+                let v = a
+                    .indices
+                    .get(c)
+                    .and_then(|&i| a.values.get(i as usize))
+                    .map(|v| [v.x, v.y, v.z, v.w])
+                    .unwrap_or([1.0; 4]);
                 v.map(|x| {
-                    let x = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+                    let x = if x.is_finite() {
+                        x.clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
                     (x * 255.0).round() as u8
                 })
             })
             .collect::<Vec<[u8; 4]>>()
     });
     if mesh.color_sets.count > 1 {
-        report.warn(format!("mesh \"{name}\": {} vertex colour sets; only the first is kept", mesh.color_sets.count));
+        report.warn(format!(
+            "mesh \"{name}\": {} vertex colour sets; only the first is kept",
+            mesh.color_sets.count
+        ));
     }
     let corners = Vertices {
         positions,
@@ -354,11 +470,19 @@ fn convert_one(
         uv0,
         uv1,
         colors,
-        skin: vertex_skin.map(|s| (0..nc).map(|c| s.get(vi(c)).copied().unwrap_or_default()).collect()),
+        skin: vertex_skin.map(|s| {
+            (0..nc)
+                .map(|c| s.get(vi(c)).copied().unwrap_or_default())
+                .collect()
+        }),
     };
 
     // Triangles grouped by material slot, slots in order of first use.
-    let node_materials = if node.materials.count > 0 { &node.materials } else { &mesh.materials };
+    let node_materials = if node.materials.count > 0 {
+        &node.materials
+    } else {
+        &mesh.materials
+    };
     let mut slots: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut buf: Vec<u32> = Vec::new();
     let mut skipped = 0usize;
@@ -390,7 +514,9 @@ fn convert_one(
         }
     }
     if skipped > 0 {
-        report.warn(format!("mesh \"{name}\": {skipped} point or line face(s) dropped"));
+        report.warn(format!(
+            "mesh \"{name}\": {skipped} point or line face(s) dropped"
+        ));
     }
     let mut corner_indices = Vec::new();
     let mut submeshes = Vec::new();
@@ -398,7 +524,9 @@ fn convert_one(
         if tris.is_empty() {
             continue;
         }
-        let material_index = node_materials.get(*slot as usize).map_or(-1, |m| materials.get(m));
+        let material_index = node_materials
+            .get(*slot as usize)
+            .map_or(-1, |m| materials.get(m));
         submeshes.push(Submesh {
             material_index,
             index_start: corner_indices.len() as u32,

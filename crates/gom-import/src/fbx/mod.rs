@@ -119,8 +119,16 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
         let n = ufbx::format_error(&mut buf, &e).min(buf.len());
         let text = String::from_utf8_lossy(&buf[..n]);
         // The first line is the summary; keep the rest (the error stack) compact.
-        let description = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
-        FbxError::Load { file: name.to_string(), description }
+        let description = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        FbxError::Load {
+            file: name.to_string(),
+            description,
+        }
     })
 }
 
@@ -133,27 +141,59 @@ pub fn convert(
     name_for_errors: &str,
     options: &FbxOptions,
 ) -> Result<(gom::Model, Report), FbxError> {
-    if !(options.sample_rate.is_finite() && options.sample_rate > 0.0 && options.sample_rate <= 10_000.0) {
-        return Err(FbxError::Option(format!("sample rate {} is not in (0, 10000]", options.sample_rate)));
+    if !(options.sample_rate.is_finite()
+        && options.sample_rate > 0.0
+        && options.sample_rate <= 10_000.0)
+    {
+        return Err(FbxError::Option(format!(
+            "sample rate {} is not in (0, 10000]",
+            options.sample_rate
+        )));
     }
     let tol = options.key_tolerance;
-    if !(tol.tolerance.is_finite() && tol.tolerance >= 0.0 && tol.distance.is_finite() && tol.distance >= 0.0) {
-        return Err(FbxError::Option(format!("key tolerance {tol:?} is not finite and non-negative")));
+    if !(tol.tolerance.is_finite()
+        && tol.tolerance >= 0.0
+        && tol.distance.is_finite()
+        && tol.distance >= 0.0)
+    {
+        return Err(FbxError::Option(format!(
+            "key tolerance {tol:?} is not finite and non-negative"
+        )));
     }
     let scene = load(bytes, name_for_errors)?;
-    let mut report = Report { source: name_for_errors.to_string(), ..Default::default() };
+    let mut report = Report {
+        source: name_for_errors.to_string(),
+        ..Default::default()
+    };
     for w in scene.metadata.warnings.iter() {
-        let count = if w.count > 1 { format!(" ({} times)", w.count) } else { String::new() };
-        report.loader_warnings.push(format!("{}{count}", &*w.description));
+        let count = if w.count > 1 {
+            format!(" ({} times)", w.count)
+        } else {
+            String::new()
+        };
+        report
+            .loader_warnings
+            .push(format!("{}{count}", &*w.description));
     }
     other_content_warnings(&scene, &mut report);
 
     let stacks = anim::sample_stacks(&scene, options, &mut report);
     let animated = anim::animated_nodes(&scene, &stacks);
     let model_animated = animated.iter().any(|a| *a);
-    let mut skel = skeleton::build(&scene, &animated, model_animated, &mut report)
-        .map_err(|message| FbxError::Limit { file: name_for_errors.to_string(), message })?;
-    let follow = follow::add_bones(&scene, &mut skel, &animated, options.skinned_mesh_node_motion, &mut report);
+    let mut skel =
+        skeleton::build(&scene, &animated, model_animated, &mut report).map_err(|message| {
+            FbxError::Limit {
+                file: name_for_errors.to_string(),
+                message,
+            }
+        })?;
+    let follow = follow::add_bones(
+        &scene,
+        &mut skel,
+        &animated,
+        options.skinned_mesh_node_motion,
+        &mut report,
+    );
     if skel.bones.len() > 4096 {
         return Err(FbxError::Limit {
             file: name_for_errors.to_string(),
@@ -165,9 +205,18 @@ pub fn convert(
     model.header.source_hash = Sha256::digest(bytes).into();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
     model.skeleton.bones = skel.bones.clone();
-    mesh::convert_meshes(&scene, &skel, &follow, model_animated, options, &mut model, &mut report);
+    mesh::convert_meshes(
+        &scene,
+        &skel,
+        &follow,
+        model_animated,
+        options,
+        &mut model,
+        &mut report,
+    );
     if model_animated {
-        model.clips = anim::build_clips(&stacks, &skel, &follow, &model.meshes, options, &mut report);
+        model.clips =
+            anim::build_clips(&stacks, &skel, &follow, &model.meshes, options, &mut report);
     } else {
         for s in &stacks {
             report.warn(format!(
@@ -206,7 +255,10 @@ fn other_content_warnings(scene: &ufbx::Scene, report: &mut Report) {
     let counts = [
         (scene.cameras.count, "camera"),
         (scene.lights.count, "light"),
-        (scene.nurbs_curves.count + scene.nurbs_surfaces.count, "NURBS object"),
+        (
+            scene.nurbs_curves.count + scene.nurbs_surfaces.count,
+            "NURBS object",
+        ),
         (scene.line_curves.count, "line curve"),
         (scene.constraints.count, "constraint"),
         (scene.cache_deformers.count, "geometry cache"),
@@ -214,7 +266,9 @@ fn other_content_warnings(scene: &ufbx::Scene, report: &mut Report) {
     ];
     for (n, what) in counts {
         if n > 0 {
-            report.warn(format!("{n} {what}(s) not converted: GOM v1 has no place for them"));
+            report.warn(format!(
+                "{n} {what}(s) not converted: GOM v1 has no place for them"
+            ));
         }
     }
 }
@@ -225,7 +279,12 @@ mod tests {
 
     #[test]
     fn not_fbx_is_a_clean_error() {
-        let err = convert(b"hello, this is not an FBX file", "x.txt", &FbxOptions::default()).unwrap_err();
+        let err = convert(
+            b"hello, this is not an FBX file",
+            "x.txt",
+            &FbxOptions::default(),
+        )
+        .unwrap_err();
         match &err {
             FbxError::Load { file, description } => {
                 assert_eq!(file, "x.txt");
@@ -239,7 +298,10 @@ mod tests {
 
     #[test]
     fn bad_options_are_rejected() {
-        let o = FbxOptions { sample_rate: 0.0, ..Default::default() };
+        let o = FbxOptions {
+            sample_rate: 0.0,
+            ..Default::default()
+        };
         assert!(matches!(convert(b"", "x", &o), Err(FbxError::Option(_))));
     }
 }

@@ -27,7 +27,10 @@ pub(crate) struct Skel {
 
 /// Mesh nodes in depth-first source order.
 pub(crate) fn mesh_nodes(scene: &ufbx::Scene) -> Vec<&ufbx::Node> {
-    dfs(scene).into_iter().filter(|n| n.mesh.is_some()).collect()
+    dfs(scene)
+        .into_iter()
+        .filter(|n| n.mesh.is_some())
+        .collect()
 }
 
 /// All nodes except the root, depth-first in source order.
@@ -50,13 +53,19 @@ pub(crate) fn dfs(scene: &ufbx::Scene) -> Vec<&ufbx::Node> {
 
 /// Whether a skinned mesh has vertices without any positive weight.
 pub(crate) fn has_unweighted(mesh: &ufbx::Mesh) -> bool {
-    let Some(skin) = mesh.skin_deformers.first() else { return false };
+    let Some(skin) = mesh.skin_deformers.first() else {
+        return false;
+    };
     (0..mesh.num_vertices).any(|v| match skin.vertices.get(v) {
         None => true,
         Some(sv) => {
             let begin = sv.weight_begin as usize;
-            let end = begin.saturating_add(sv.num_weights as usize).min(skin.weights.len());
-            !skin.weights.as_ref()[begin.min(end)..end].iter().any(|w| w.weight > 0.0)
+            let end = begin
+                .saturating_add(sv.num_weights as usize)
+                .min(skin.weights.len());
+            !skin.weights.as_ref()[begin.min(end)..end]
+                .iter()
+                .any(|w| w.weight > 0.0)
         }
     })
 }
@@ -91,7 +100,9 @@ pub(crate) fn build(
     let mut needed = vec![false; n];
     let mut cluster_bind: Vec<Option<M64>> = vec![None; n];
     for node in mesh_nodes(scene) {
-        let Some(mesh) = node.mesh.as_ref() else { continue };
+        let Some(mesh) = node.mesh.as_ref() else {
+            continue;
+        };
         let id = node.element.typed_id as usize;
         if model_animated || has_unweighted(mesh) {
             needed[id] = true;
@@ -134,7 +145,9 @@ pub(crate) fn build(
 
     let root_world = mat::from_ufbx(&scene.root_node.node_to_world);
     if !mat::approx_eq(&root_world, &mat::ID, 1e-9) {
-        report.warn("the scene root carries a transform; it is folded into the root bones".to_string());
+        report.warn(
+            "the scene root carries a transform; it is folded into the root bones".to_string(),
+        );
     }
     let mut skel = Skel {
         bones: Vec::new(),
@@ -159,7 +172,12 @@ pub(crate) fn build(
                 &*node.element.name, node.inherit_mode
             ));
         }
-        let parent_bone = node.parent.as_ref().and_then(|p| skel.node_bone.get(p.element.typed_id as usize).copied().flatten());
+        let parent_bone = node.parent.as_ref().and_then(|p| {
+            skel.node_bone
+                .get(p.element.typed_id as usize)
+                .copied()
+                .flatten()
+        });
         let parent_world = match parent_bone {
             Some(p) => skel.bind_world[p],
             None => root_world,

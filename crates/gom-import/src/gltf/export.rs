@@ -9,6 +9,13 @@
 //! primitive sharing the part's vertex accessors. Every clip becomes an animation
 //! with LINEAR samplers (clips without tracks are left out: glTF requires at least
 //! one channel). Everything is mirrored back to right-handed (D2).
+//!
+//! glTF has no place for a clip's root-motion flag and root bone, its sample rate, or a
+//! duration longer than its last key: those do not survive a round trip. Vertex
+//! colours are written as normalised unsigned bytes, joints as unsigned bytes (up to
+//! 256 bones) or shorts, indices as unsigned shorts (up to 65,535 vertices) or ints;
+//! normals and tangents are renormalised, quaternions too; buffer views start on
+//! 4-byte boundaries.
 
 use serde_json::{json, Map, Value};
 

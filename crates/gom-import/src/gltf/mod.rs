@@ -7,9 +7,11 @@
 //!   tangents get z negated, tangent w flips, quaternions become (−x, −y, z, w),
 //!   matrices `F*M*F` with F = diag(1, 1, −1, 1), and the second and third index of
 //!   every triangle swap.
-//! - **Skeleton.** Bones are the skin joints, the animated nodes, in an animated model
-//!   the mesh-carrying nodes, and all their ancestors; parents come before children
-//!   (depth-first from the root nodes in index order). Several skins share this one
+//! - **Skeleton.** Bones are the skin joints, the animated nodes, the mesh-carrying
+//!   nodes that move (an animated node or one below it), and all their ancestors.
+//!   Parents come before children: bones keep the node index order when it already
+//!   has parents first (so a file [`export`] wrote reads back in the same order), else
+//!   depth-first from the root nodes in index order. Several skins share this one
 //!   skeleton; each mesh part carries the inverse binds of its own skin (bones outside
 //!   it get the inverse of their bind-pose world matrix), so skins whose inverse binds
 //!   disagree end up in different mesh parts (rule M2).
@@ -18,6 +20,9 @@
 //!   separate parts (rule M2). A skinned mesh ignores its node's transform (glTF spec);
 //!   a mesh on a moving node is bound rigidly to that node's bone (D7); a mesh on a
 //!   still node is baked into model space.
+//!   A skin whose inverse binds all differ from the nodes' rest pose by one common
+//!   matrix (a mesh bound under another root transform, as COLLADA2GLTF writes) has
+//!   that matrix baked into its vertices, so the bind-pose check of D13 holds.
 //! - **Weights.** All `JOINTS_n`/`WEIGHTS_n` sets are merged, reduced to the four
 //!   largest, renormalised and sorted (D7); the weight dropped is reported.
 //! - **Animations.** One clip per glTF animation, glTF time 0 = clip time 0, one track
@@ -26,6 +31,12 @@
 //!   key k's time, so that D9's strictly ascending keys with linear sampling reproduce
 //!   the jump; CUBICSPLINE channels are resampled at [`GltfOptions::sample_rate`] plus
 //!   their own key times, with their Hermite tangents.
+//! - **Materials.** Name, `baseColorFactor` and the base-colour texture: a relative
+//!   URI as its decoded path; an embedded image (buffer view or data URI) is returned
+//!   in [`GltfReport::images`] under a deterministic name for the caller to write.
+//! - **Limits.** Besides GOM's own (draft §11.1), a scene may expand to at most
+//!   30,000,000 vertices and 16,000,000 keys in total, so that a small file cannot
+//!   exhaust memory by instancing or resampling.
 //!
 //! Export ([`export`]) writes a model back as `.glb` or `.gltf` + `.bin`: one node per
 //! bone, one skin over all bones, mesh parts as meshes with one primitive per submesh,

@@ -30,7 +30,10 @@ pub struct KeyTolerance {
 
 impl Default for KeyTolerance {
     fn default() -> Self {
-        KeyTolerance { tolerance: 0.001, distance: 0.1 }
+        KeyTolerance {
+            tolerance: 0.001,
+            distance: 0.1,
+        }
     }
 }
 
@@ -67,7 +70,9 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
     }
     // Skinned vertices: their bind positions are in model space.
     for mesh in meshes {
-        let Some(skin) = &mesh.vertices.skin else { continue };
+        let Some(skin) = &mesh.vertices.skin else {
+            continue;
+        };
         for (p, sw) in mesh.vertices.positions.iter().zip(skin) {
             let p = p.map(f64::from);
             for k in 0..4 {
@@ -80,7 +85,8 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
                         break;
                     }
                     let q = pos(&world[a]);
-                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2))
+                        .sqrt();
                     if d > extent[a] {
                         extent[a] = d;
                     }
@@ -97,7 +103,10 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
                 Some(p) if p < i => matrix_scale(&world[p]),
                 _ => 1.0,
             };
-            JointMetric { distance: extent[i] + f64::from(extra), parent_scale }
+            JointMetric {
+                distance: extent[i] + f64::from(extra),
+                parent_scale,
+            }
         })
         .collect()
 }
@@ -169,7 +178,10 @@ pub fn slerp(a: [f32; 4], b: [f32; 4], t: f64) -> [f64; 4] {
         (1.0 - t, t)
     } else {
         let omega = atan2_first_quadrant(sin_omega, dot);
-        (sin_small((1.0 - t) * omega) / sin_omega, sin_small(t * omega) / sin_omega)
+        (
+            sin_small((1.0 - t) * omega) / sin_omega,
+            sin_small(t * omega) / sin_omega,
+        )
     };
     let mut q = [0.0; 4];
     for k in 0..4 {
@@ -199,7 +211,11 @@ pub fn make_hemisphere_continuous(keys: &mut [Key]) {
 /// `key.time`.
 fn key_error(a: &Key, b: &Key, key: &Key, metric: &JointMetric) -> f64 {
     let span = f64::from(b.time) - f64::from(a.time);
-    let t = if span > 0.0 { (f64::from(key.time) - f64::from(a.time)) / span } else { 0.0 };
+    let t = if span > 0.0 {
+        (f64::from(key.time) - f64::from(a.time)) / span
+    } else {
+        0.0
+    };
     let lerp = |x: f32, y: f32| f64::from(x) + (f64::from(y) - f64::from(x)) * t;
     let mut dt = 0.0f64;
     let mut ds = 0.0f64;
@@ -255,7 +271,11 @@ pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
             stack.push((i, worst.1));
         }
     }
-    keys.iter().zip(keep).filter(|(_, k)| *k).map(|(key, _)| *key).collect()
+    keys.iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(key, _)| *key)
+        .collect()
 }
 
 #[cfg(test)]
@@ -291,8 +311,13 @@ mod tests {
 
     #[test]
     fn linear_motion_reduces_to_end_keys() {
-        let keys: Vec<Key> = (0..31).map(|i| key(i as f32 / 30.0, i as f32 * 0.01, i as f32 * 0.02)).collect();
-        let metric = JointMetric { distance: 0.1, parent_scale: 1.0 };
+        let keys: Vec<Key> = (0..31)
+            .map(|i| key(i as f32 / 30.0, i as f32 * 0.01, i as f32 * 0.02))
+            .collect();
+        let metric = JointMetric {
+            distance: 0.1,
+            parent_scale: 1.0,
+        };
         let out = reduce(&keys, &metric, 0.001);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0], keys[0]);
@@ -303,21 +328,31 @@ mod tests {
     fn a_bump_is_kept_and_errors_stay_within_tolerance() {
         let mut keys: Vec<Key> = (0..31).map(|i| key(i as f32 / 30.0, 0.0, 0.0)).collect();
         keys[12].translation[0] = 0.005; // 5 mm bump
-        let metric = JointMetric { distance: 0.1, parent_scale: 1.0 };
+        let metric = JointMetric {
+            distance: 0.1,
+            parent_scale: 1.0,
+        };
         let out = reduce(&keys, &metric, 0.001);
         assert!(out.iter().any(|k| k.time == keys[12].time));
         assert!(out.len() < keys.len());
         // Every original key is reproduced within the tolerance by the kept ones.
         for k in &keys {
             let j = out.iter().position(|o| o.time >= k.time).unwrap();
-            let (a, b) = if out[j].time == k.time { (&out[j], &out[j]) } else { (&out[j - 1], &out[j]) };
+            let (a, b) = if out[j].time == k.time {
+                (&out[j], &out[j])
+            } else {
+                (&out[j - 1], &out[j])
+            };
             assert!(key_error(a, b, k, &metric) <= 0.001);
         }
         // A rotation of 0.02 rad at 0.1 m moves a point by ~2 mm: kept when alone.
         let mut rot: Vec<Key> = (0..3).map(|i| key(i as f32, 0.0, 0.0)).collect();
         rot[1].rotation = math::quat_from_axis_angle([0.0, 0.0, 1.0], 0.02);
         assert_eq!(reduce(&rot, &metric, 0.001).len(), 3);
-        let far = JointMetric { distance: 0.01, parent_scale: 1.0 };
+        let far = JointMetric {
+            distance: 0.01,
+            parent_scale: 1.0,
+        };
         assert_eq!(reduce(&rot, &far, 0.001).len(), 2);
     }
 }

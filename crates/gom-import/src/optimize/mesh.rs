@@ -118,14 +118,22 @@ mod tests {
     #[test]
     fn weld_merges_equal_vertices_and_keeps_first_use_order() {
         let v = Vertices {
-            positions: vec![[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [-0.0, 0.0, 0.0], [1.0, 0.0, 0.0]],
+            positions: vec![
+                [1.0, 0.0, 0.0],
+                [0.0, 0.0, 0.0],
+                [-0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+            ],
             uv0: Some(vec![[0.5, 0.5], [0.0, 0.0], [0.0, 0.0], [0.5, 0.25]]),
             ..Default::default()
         };
         let (w, idx) = weld(&v, &[1, 0, 2, 3, 0, 1]);
         // Corners 1 and 2 are equal (−0 = +0); corner 3 differs from 0 by its uv.
         assert_eq!(idx, vec![0, 1, 0, 2, 1, 0]);
-        assert_eq!(w.positions, vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]);
+        assert_eq!(
+            w.positions,
+            vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+        );
         assert_eq!(w.uv0.unwrap(), vec![[0.0, 0.0], [0.5, 0.5], [0.5, 0.25]]);
     }
 
@@ -146,11 +154,22 @@ mod tests {
             }
         }
         let mut part = MeshPart {
-            vertices: Vertices { positions, ..Default::default() },
+            vertices: Vertices {
+                positions,
+                ..Default::default()
+            },
             indices: indices.clone(),
             submeshes: vec![
-                Submesh { material_index: 0, index_start: 0, index_count: 48 },
-                Submesh { material_index: 1, index_start: 48, index_count: 48 },
+                Submesh {
+                    material_index: 0,
+                    index_start: 0,
+                    index_count: 48,
+                },
+                Submesh {
+                    material_index: 1,
+                    index_start: 48,
+                    index_count: 48,
+                },
             ],
             ..Default::default()
         };
@@ -160,7 +179,8 @@ mod tests {
             let mut t: Vec<[[u32; 3]; 3]> = p.indices[range]
                 .chunks(3)
                 .map(|c| {
-                    let mut tri = [0usize, 1, 2].map(|k| p.vertices.positions[c[k] as usize].map(f32::to_bits));
+                    let mut tri = [0usize, 1, 2]
+                        .map(|k| p.vertices.positions[c[k] as usize].map(f32::to_bits));
                     // rotate so the smallest corner comes first (keeps winding)
                     let m = (0..3).min_by_key(|&k| tri[k]).unwrap_or(0);
                     tri.rotate_left(m);

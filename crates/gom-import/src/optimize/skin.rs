@@ -73,7 +73,10 @@ pub fn limit_influences(
         merged.truncate(4);
     }
     let kept: f64 = merged.iter().map(|e| e.1).sum();
-    let mut out: Vec<(u16, f32)> = merged.iter().map(|&(b, w)| (b, (w / kept) as f32)).collect();
+    let mut out: Vec<(u16, f32)> = merged
+        .iter()
+        .map(|&(b, w)| (b, (w / kept) as f32))
+        .collect();
     // Rounding to f32 keeps the order but can create ties: apply the tie rule again.
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut sw = SkinWeights::default();

@@ -367,7 +367,9 @@ pub(crate) fn parse_mesh<'a>(
         ctx.used.resize(bone_count as usize, false);
     }
     let layout = Layout::of(fmt);
-    let mut streams = decoded.as_ref().map(|_| layout.streams(vertex_count as usize));
+    let mut streams = decoded
+        .as_ref()
+        .map(|_| layout.streams(vertex_count as usize));
     check_vertices(
         VertexCheck {
             fmt,

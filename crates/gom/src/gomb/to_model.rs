@@ -175,7 +175,9 @@ pub(crate) fn push_vertex(out: &mut Vertices, l: &Layout, vx: &[u8]) {
 /// The index list of IB0 data.
 pub(crate) fn decode_indices(data: &[u8], size: u32) -> Vec<u32> {
     if size == 2 {
-        data.chunks_exact(2).map(|s| u32::from(u16::from_le_bytes([s[0], s[1]]))).collect()
+        data.chunks_exact(2)
+            .map(|s| u32::from(u16::from_le_bytes([s[0], s[1]])))
+            .collect()
     } else {
         data.chunks_exact(4).map(le32).collect()
     }

@@ -8,6 +8,7 @@ use super::header::{
     OFF_TABLE_OFFSET, OFF_VALIDATION_FLAGS,
 };
 use crate::error::{FourCc, Item, WriteError};
+use crate::limits::MAX_STRING_EXPANSION;
 use crate::model::{Bounds, Mat4, MeshPart, Model};
 use crate::validate::{check_structure_bounds, flags_for};
 
@@ -177,6 +178,32 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
             field: "size",
             value: size,
             limit: u64::from(u32::MAX),
+        });
+    }
+    // The reader refuses a file whose string uses would expand beyond a multiple of
+    // its size (D12): so does the writer.
+    let n = |s: &str| s.len() as u64;
+    let uses = n(&model.header.converter_version)
+        + model
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| n(&b.name) + n(&b.path))
+            .sum::<u64>()
+        + model
+            .materials
+            .iter()
+            .map(|m| n(&m.name) + m.base_color_texture.as_deref().map_or(0, n))
+            .sum::<u64>()
+        + model.meshes.iter().map(|m| n(&m.name)).sum::<u64>()
+        + model.clips.iter().map(|c| n(&c.name)).sum::<u64>();
+    if uses > MAX_STRING_EXPANSION * size {
+        return Err(WriteError::Limit {
+            item: Item::File,
+            name: String::new(),
+            field: "strings",
+            value: uses,
+            limit: MAX_STRING_EXPANSION * size,
         });
     }
     let mut o = Out {

@@ -24,6 +24,9 @@ pub enum TextErrorKind {
     /// The first line is not exactly `GOMT0001`.
     #[error("the text must begin with the line `GOMT0001`")]
     Magic,
+    /// The bytes are not valid UTF-8 (reported at the first invalid byte).
+    #[error("the text is not valid UTF-8")]
+    InvalidUtf8,
     /// The text starts with a UTF-8 byte order mark, which GOMT forbids.
     #[error("the text starts with a byte order mark; GOMT is UTF-8 without BOM")]
     ByteOrderMark,

@@ -25,11 +25,34 @@ pub fn push_f32(out: &mut String, v: f32) {
     let start = out.len();
     let _ = write!(out, "{v}");
     let plain_len = out.len() - start;
-    let mut exp = String::new();
-    let _ = write!(exp, "{v:e}");
-    if exp.len() < plain_len {
+    let mut exp = Small::default();
+    let written = write!(exp, "{v:e}").is_ok();
+    if let Some(e) = exp.as_str().filter(|e| written && e.len() < plain_len) {
         out.truncate(start);
-        out.push_str(&exp);
+        out.push_str(e);
+    }
+}
+
+/// A stack buffer for one formatted float (at most 15 characters are ever kept).
+#[derive(Default)]
+struct Small {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Small {
+    fn as_str(&self) -> Option<&str> {
+        core::str::from_utf8(self.buf.get(..self.len)?).ok()
+    }
+}
+
+impl Write for Small {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(core::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 

@@ -18,5 +18,5 @@ mod write;
 pub use crate::error::WriteError;
 pub use error::{TextError, TextErrorKind};
 pub use float::{format_f32, push_f32};
-pub use read::read;
+pub use read::{read, read_bytes};
 pub use write::write;

@@ -83,6 +83,25 @@ pub fn read(text: &str) -> Result<Model, TextError> {
     Ok(model)
 }
 
+/// Reads GOMT0001 bytes: like [`read`], after checking that they are UTF-8 (an
+/// invalid byte is reported at its line and column).
+pub fn read_bytes(bytes: &[u8]) -> Result<Model, TextError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read(text),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let valid = std::str::from_utf8(&bytes[..at]).unwrap_or("");
+            let (line, column) = super::lexer::line_column(valid, at);
+            Err(TextError {
+                line,
+                column,
+                offset: at,
+                kind: TextErrorKind::InvalidUtf8,
+            })
+        }
+    }
+}
+
 /// Parses the document without the structural checks.
 pub(crate) fn parse(text: &str) -> Result<(Model, Spans), TextError> {
     let mut p = Lexer::new(text);

@@ -214,12 +214,11 @@ pub fn rich_model(seed: u64) -> Model {
         bounds: None,
     };
     let (p1, i1) = grid(3, 3, &mut rng);
-    let mut g = from_trs(
+    let g = from_trs(
         [1.0, 2.0, 3.0],
         quat_from_axis_angle([0.0, 0.0, 1.0], 0.3),
         [2.0; 3],
     );
-    g[0] += 0.0;
     let prop = MeshPart {
         name: "prop".into(),
         vertices: Vertices {

@@ -1,0 +1,219 @@
+//! `gom render`: pictures of a model, a pose, a clip as a filmstrip, or a whole folder
+//! as a contact sheet.
+
+use crate::input::{self, CliError};
+use gom_render::{Filter, Image, TextureSource, View};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `gom render`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The model to draw (any format gom reads); omit with --sheet.
+    #[arg(required_unless_present = "sheet")]
+    file: Option<PathBuf>,
+    /// Draw this clip instead of the bind pose.
+    #[arg(long)]
+    clip: Option<String>,
+    /// Time in seconds within the clip.
+    #[arg(long, default_value_t = 0.0, requires = "clip")]
+    time: f32,
+    /// A filmstrip of this many poses spread across the clip.
+    #[arg(long, requires = "clip")]
+    frames: Option<u32>,
+    /// Image size (or cell size for strips and sheets), `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "512x512", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Camera direction: front, side, top or three-quarter.
+    #[arg(long, default_value = "three-quarter", value_parser = parse_view)]
+    view: View,
+    /// Draw the skeleton on top: bones as lines, joints as dots.
+    #[arg(long)]
+    skeleton: bool,
+    /// Leave out the ground grid.
+    #[arg(long)]
+    no_grid: bool,
+    /// Base-colour textures from this JPOG material library, by material name.
+    #[arg(long)]
+    tml: Option<PathBuf>,
+    /// A contact sheet of every model in this folder, each with its name.
+    #[arg(long, conflicts_with_all = ["file", "clip", "frames"])]
+    sheet: Option<PathBuf>,
+    /// The PNG file to write.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT"))?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width in '{s}'"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height in '{s}'"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(format!("'{s}': each side must be 1..=16384"));
+    }
+    Ok((w, h))
+}
+
+fn parse_view(s: &str) -> Result<View, String> {
+    Ok(match s {
+        "front" => View::Front,
+        "side" => View::Side,
+        "top" => View::Top,
+        "three-quarter" | "threequarter" | "3/4" => View::ThreeQuarter,
+        _ => return Err(format!("unknown view '{s}' (front, side, top, three-quarter)")),
+    })
+}
+
+/// Runs `gom render`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(dir) = &args.sheet {
+        return sheet(dir, &args);
+    }
+    let Some(file) = &args.file else {
+        return Err("give a model file or --sheet DIR".into());
+    };
+    let loaded = input::load(file)?;
+    let model = &loaded.model;
+    let images = load_textures(model, file.parent(), args.tml.as_deref())?;
+    let textures = TextureSource::ByMaterial {
+        images: &images,
+        filter: Filter::Bilinear,
+    };
+    let image = if let (Some(clip), Some(frames)) = (&args.clip, args.frames) {
+        let strip = gom_render::filmstrip::filmstrip(
+            model,
+            &gom_render::FilmstripOptions {
+                frames,
+                frame_size: if args.size == (512, 512) {
+                    (256, 256)
+                } else {
+                    args.size
+                },
+                view: args.view,
+                skeleton_overlay: args.skeleton,
+                textures,
+                grid: !args.no_grid,
+                ..gom_render::FilmstripOptions::new(clip)
+            },
+        )?;
+        strip.image
+    } else {
+        gom_render::render(
+            model,
+            &gom_render::RenderOptions {
+                size: args.size,
+                view: args.view,
+                clip: args.clip.as_deref().map(|c| (c, args.time)),
+                skeleton_overlay: args.skeleton,
+                textures,
+                grid: !args.no_grid,
+                ..Default::default()
+            },
+        )?
+    };
+    save(&image, &args.output)
+}
+
+fn save(image: &Image, path: &Path) -> Result<ExitCode, CliError> {
+    let png = gom_render::encode_png(image)?;
+    gom_import::build::write_atomic(path, &png)?;
+    eprintln!(
+        "wrote {} ({}x{})",
+        path.display(),
+        image.width(),
+        image.height()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Base-colour textures by material index: from the `.tml` when one is given (by
+/// material name), else PNG files beside the model named by the materials.
+pub fn load_textures(
+    model: &gom::Model,
+    dir: Option<&Path>,
+    tml: Option<&Path>,
+) -> Result<BTreeMap<usize, Image>, CliError> {
+    let mut out = BTreeMap::new();
+    let library = match tml {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => None,
+    };
+    for (i, m) in model.materials.iter().enumerate() {
+        if let Some(lib) = &library {
+            if let Some(&first) = lib.material_textures(&m.name).as_deref().and_then(|t| t.first()) {
+                let img = lib.decode_texture(first, jpog::CodecOptions::default())?;
+                out.insert(i, Image::from_rgba8(img.width, img.height, img.rgba)?);
+                continue;
+            }
+        }
+        let Some(tex) = &m.base_color_texture else {
+            continue;
+        };
+        let path = dir.unwrap_or(Path::new(".")).join(tex);
+        let is_png = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if is_png && path.is_file() {
+            match gom_render::png_file::load_png(&path) {
+                Ok(img) => {
+                    out.insert(i, img);
+                }
+                Err(e) => eprintln!("warning: {}: {e}; drawing the colour factor", path.display()),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
+    let sources = gom_import::build::find_sources(dir, None)?;
+    if sources.is_empty() {
+        return Err(format!("{}: no model files found", dir.display()).into());
+    }
+    let mut models = Vec::new();
+    for path in &sources {
+        match input::load(path) {
+            Ok(l) => {
+                let name = path
+                    .strip_prefix(dir)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string();
+                let textures = load_textures(&l.model, path.parent(), None).unwrap_or_default();
+                models.push((name, l.model, textures));
+            }
+            Err(e) => eprintln!("warning: skipped {e}"),
+        }
+    }
+    let items: Vec<gom_render::sheet::SheetItem> = models
+        .iter()
+        .map(|(name, model, images)| gom_render::sheet::SheetItem {
+            name,
+            model,
+            textures: TextureSource::ByMaterial {
+                images,
+                filter: Filter::Bilinear,
+            },
+        })
+        .collect();
+    let bar = crate::cmd::progress_bar(items.len() as u64, "rendering");
+    let image = gom_render::sheet::contact_sheet(
+        &items,
+        &gom_render::sheet::SheetOptions {
+            cell_size: if args.size == (512, 512) { (256, 256) } else { args.size },
+            view: args.view,
+            skeleton_overlay: args.skeleton,
+            grid: !args.no_grid,
+            ..Default::default()
+        },
+        &|_done, _total| bar.inc(1),
+    )?;
+    bar.finish_and_clear();
+    save(&image, &args.output)
+}

@@ -1,0 +1,104 @@
+//! `gom tmd …`: inspect a Jurassic Park: Operation Genesis model (`.tmd`). The summary
+//! comes from `jpog::ops`; this module parses arguments and prints.
+
+use crate::input::CliError;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The `gom tmd` subcommands.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Summarise a model: keyframe library, nodes, animations, LODs and meshes.
+    Info {
+        /// The model.
+        file: PathBuf,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also list every field whose meaning is open, with its stored value.
+        #[arg(long)]
+        open_fields: bool,
+    },
+}
+
+/// Runs a `gom tmd` subcommand.
+pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
+    match cmd {
+        Command::Info {
+            file,
+            json,
+            open_fields,
+        } => {
+            let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let tmd = jpog::Tmd::read(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+            let info = jpog::ops::tmd_info(&tmd);
+            let open = if open_fields {
+                tmd.open_fields()
+            } else {
+                Vec::new()
+            };
+            if json {
+                if open_fields {
+                    println!(
+                        "{{\"info\":{},\"open_fields\":{}}}",
+                        info.to_json(),
+                        jpog::ops::open_fields_json(&open)
+                    );
+                } else {
+                    println!("{}", info.to_json());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!("{}", file.display());
+            println!(
+                "  keyframe library: {}",
+                if info.tkl_name.is_empty() {
+                    "(none)"
+                } else {
+                    &info.tkl_name
+                }
+            );
+            println!(
+                "  pointer layout: {} (raw base {:#x})",
+                info.node_layout, info.raw_base
+            );
+            println!("  nodes: {}", info.nodes.len());
+            for (i, (name, parent)) in info.nodes.iter().enumerate() {
+                println!("    {i}: {name} (parent {parent})");
+            }
+            println!("  animations: {}", info.animations.len());
+            for a in &info.animations {
+                println!(
+                    "    {}: {} s, {} key(s){}",
+                    a.name,
+                    a.duration,
+                    a.keys,
+                    if a.looping { ", loops" } else { "" }
+                );
+            }
+            println!(
+                "  LODs: {} (distance {})",
+                info.lods.len(),
+                info.lod_distance
+            );
+            for (l, lod) in info.lods.iter().enumerate() {
+                println!(
+                    "    lod {l}: shader type {}, {} mesh(es)",
+                    lod.shader_type,
+                    lod.meshes.len()
+                );
+                for m in &lod.meshes {
+                    println!(
+                        "      \"{}\": {} piece(s), {} vertices, {} triangles ({} stitches), palette up to {}",
+                        m.material, m.pieces, m.vertices, m.triangles, m.stitches, m.max_palette
+                    );
+                }
+            }
+            println!("  open fields: {}", info.open_fields);
+            for f in &open {
+                println!("    {} {} at {}: {}", f.record, f.field, f.offset, f.value);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

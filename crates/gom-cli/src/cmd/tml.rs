@@ -1,0 +1,285 @@
+//! `gom tml …`: list, extract, pack and replace the textures of a Jurassic Park:
+//! Operation Genesis material library (`.tml`). The work is done by `jpog::ops`; this
+//! module parses arguments and prints.
+
+use crate::input::CliError;
+use jpog::ops::{self, PackMaterial, PackTexture, ReplaceOptions};
+use jpog::texture::{CodecOptions, DdsOptions, Dxt, Order4444, Order8888};
+use jpog::Tml;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Byte order of format 0 (RGBA 8888), which is open.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum Order0 {
+    /// Bytes R, G, B, A (the public tools).
+    #[default]
+    Rgba,
+    /// Bytes A, R, G, B (one decompiled engine path).
+    Argb,
+}
+
+/// Nibble order of format 7 (RGBA 4444), which is open.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum Order7 {
+    /// R in bits 0-3 (as the engine reads it).
+    #[default]
+    RLow,
+    /// B in bits 0-3 (one public tool).
+    BLow,
+}
+
+/// Channel orders for the texture formats whose order is open.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct CodecArgs {
+    /// Byte order of format 0 textures.
+    #[arg(long, value_enum, default_value_t = Order0::Rgba)]
+    order_8888: Order0,
+    /// Nibble order of format 7 textures.
+    #[arg(long, value_enum, default_value_t = Order7::RLow)]
+    order_4444: Order7,
+}
+
+impl CodecArgs {
+    fn options(self) -> CodecOptions {
+        CodecOptions {
+            order_8888: match self.order_8888 {
+                Order0::Rgba => Order8888::Rgba,
+                Order0::Argb => Order8888::Argb,
+            },
+            order_4444: match self.order_4444 {
+                Order7::RLow => Order4444::RLow,
+                Order7::BLow => Order4444::BLow,
+            },
+        }
+    }
+}
+
+/// The `gom tml` subcommands.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// List a library's textures and materials.
+    List {
+        /// The material library.
+        file: PathBuf,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decode every texture to `OUTDIR/<material>.png` (named after the first material
+    /// using it; names are made safe and never leave OUTDIR).
+    Extract {
+        /// The material library.
+        file: PathBuf,
+        /// The folder to write the PNG files into (created if needed).
+        outdir: PathBuf,
+        /// Print what was written as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        codec: CodecArgs,
+    },
+    /// Build a library from PNG files: one `--material NAME=A.png[,B.png…]` per
+    /// material (at most 4 textures each); names are sorted as the game needs.
+    Pack {
+        /// The library to write.
+        output: PathBuf,
+        /// A material and its textures, `NAME=A.png[,B.png…]`.
+        #[arg(long = "material", value_name = "NAME=PNG[,PNG…]", required = true)]
+        materials: Vec<String>,
+        /// Storage format of every texture: 0 (RGBA 8888), 2 (RGBA 5551), 6 (DDS),
+        /// 7 (RGBA 4444).
+        #[arg(long, default_value_t = 6)]
+        format: u16,
+        /// Material flags (`flags & 0xF000` selects the shader), decimal or 0x-hex.
+        #[arg(long, default_value = "0", value_parser = parse_u16)]
+        flags: u16,
+        /// Format 6: DXT3 instead of DXT5.
+        #[arg(long)]
+        dxt3: bool,
+        /// Format 6: a single level instead of a full mip chain.
+        #[arg(long)]
+        no_mipmaps: bool,
+        #[command(flatten)]
+        codec: CodecArgs,
+    },
+    /// Replace one texture of a material with a PNG, re-encoded in the texture's own
+    /// format; the library is rewritten in place unless `--out` is given.
+    Replace {
+        /// The material library.
+        file: PathBuf,
+        /// The material whose texture is replaced (case-insensitive).
+        material: String,
+        /// The new image.
+        png: PathBuf,
+        /// Which of the material's textures (0 to 3).
+        #[arg(long, default_value_t = 0)]
+        slot: usize,
+        /// Write the edited library here instead of over FILE.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Accept an image whose size differs from the texture's.
+        #[arg(long)]
+        allow_resize: bool,
+        #[command(flatten)]
+        codec: CodecArgs,
+    },
+    // `Sheet` (every texture on one contact sheet) is added with the renderer.
+}
+
+fn parse_u16(s: &str) -> Result<u16, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("'{s}' is not a 16-bit number: {e}"))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+fn load(path: &Path) -> Result<Tml, CliError> {
+    Tml::read(&read(path)?).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// Runs a `gom tml` subcommand.
+pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
+    match cmd {
+        Command::List { file, json } => {
+            let listing = ops::list_tml(&load(&file)?);
+            if json {
+                println!("{}", listing.to_json());
+            } else {
+                println!(
+                    "{}: {} texture(s), {} material(s)",
+                    file.display(),
+                    listing.textures.len(),
+                    listing.materials.len()
+                );
+                for t in &listing.textures {
+                    println!(
+                        "  texture {} id {}: format {}{} {}x{}, {} bytes, used by {}",
+                        t.index,
+                        t.id,
+                        t.format,
+                        if t.supported { "" } else { " (unsupported)" },
+                        t.width,
+                        t.height,
+                        t.data_size,
+                        if t.materials.is_empty() {
+                            "no material".to_string()
+                        } else {
+                            t.materials.join(", ")
+                        }
+                    );
+                }
+                for m in &listing.materials {
+                    println!(
+                        "  material {} \"{}\": flags {:#06x}, textures {:?}",
+                        m.index, m.name, m.flags, m.texture_ids
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Extract {
+            file,
+            outdir,
+            json,
+            codec,
+        } => {
+            let tml = load(&file)?;
+            let manifest = ops::extract_textures(&tml, &outdir, codec.options())
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            if json {
+                println!("{}", manifest.to_json());
+            } else {
+                for t in &manifest.textures {
+                    match (&t.file, &t.skipped) {
+                        (Some(f), _) => {
+                            println!("texture {} -> {}", t.index, outdir.join(f).display())
+                        }
+                        (None, Some(why)) => println!("texture {} skipped: {why}", t.index),
+                        (None, None) => println!("texture {} skipped", t.index),
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Pack {
+            output,
+            materials,
+            format,
+            flags,
+            dxt3,
+            no_mipmaps,
+            codec,
+        } => {
+            let dds = (format == 6).then_some(DdsOptions {
+                dxt: if dxt3 { Dxt::Dxt3 } else { Dxt::Dxt5 },
+                mipmaps: !no_mipmaps,
+            });
+            let mut list = Vec::with_capacity(materials.len());
+            for spec in &materials {
+                let (name, files) = spec
+                    .split_once('=')
+                    .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
+                let mut textures = Vec::new();
+                for f in files.split(',').filter(|f| !f.is_empty()) {
+                    let path = PathBuf::from(f);
+                    let image = jpog::png_io::decode_png(&read(&path)?)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    textures.push(PackTexture {
+                        image,
+                        format,
+                        flags: 0,
+                        dds,
+                    });
+                }
+                list.push(PackMaterial {
+                    name: name.to_string(),
+                    flags,
+                    textures,
+                });
+            }
+            let tml = ops::pack_tml(&list, codec.options())?;
+            let bytes = tml.write()?;
+            gom_import::build::write_atomic(&output, &bytes)?;
+            eprintln!(
+                "wrote {} ({} bytes, {} material(s))",
+                output.display(),
+                bytes.len(),
+                list.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replace {
+            file,
+            material,
+            png,
+            slot,
+            out,
+            allow_resize,
+            codec,
+        } => {
+            let mut tml = load(&file)?;
+            let opts = ReplaceOptions {
+                codec: codec.options(),
+                allow_resize,
+            };
+            let index = ops::replace_texture_png(&mut tml, &material, slot, &read(&png)?, opts)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let bytes = tml
+                .write()
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let target = out.unwrap_or(file);
+            gom_import::build::write_atomic(&target, &bytes)?;
+            eprintln!(
+                "replaced texture {index} of \"{material}\"; wrote {}",
+                target.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! End-to-end tests of `gom tml …` and `gom tmd info` on the synthetic JPOG files
+//! (copied into a temporary folder; the shared data is read-only).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(args)
+        .output()
+        .expect("the gom binary runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+fn shared() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/jpog"
+    ));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+/// Whether the binary has the `gom <group>` commands (they are wired into the CLI
+/// separately); prints why a test is skipped otherwise.
+fn has(group: &str) -> bool {
+    let ok = gom(&[group, "--help"]).status.success();
+    if !ok {
+        eprintln!("skipping: this gom binary has no `{group}` command");
+    }
+    ok
+}
+
+fn copy(dir: &Path, name: &str) -> Option<PathBuf> {
+    let src = shared()?.join(name);
+    let dst = dir.join(name);
+    std::fs::copy(&src, &dst).expect("copy test data");
+    Some(dst)
+}
+
+fn expected(name: &str) -> serde_json::Value {
+    let p = shared().expect("shared data").join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "gom failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn decode_png(path: &Path) -> jpog::Image {
+    jpog::png_io::decode_png(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn write_png(path: &Path, w: u32, h: u32, rgba: Vec<u8>) -> jpog::Image {
+    let img = jpog::Image::new(w, h, rgba).unwrap();
+    std::fs::write(path, jpog::png_io::encode_png(&img).unwrap()).unwrap();
+    img
+}
+
+#[test]
+fn tml_list_shows_the_expected_textures_and_materials() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+        return;
+    };
+    if !has("tml") {
+        return;
+    }
+    let exp = expected("tml_main.expected.json");
+    let listing: serde_json::Value =
+        serde_json::from_str(&ok(&gom(&["tml", "list", s(&tml), "--json"]))).unwrap();
+    let textures = listing["textures"].as_array().unwrap();
+    let exp_textures = exp["textures"].as_array().unwrap();
+    assert_eq!(textures.len(), exp_textures.len());
+    for (t, e) in textures.iter().zip(exp_textures) {
+        for key in ["id", "format", "width", "height", "data_size"] {
+            assert_eq!(t[key], e[key], "{key}");
+        }
+    }
+    let names: Vec<&str> = listing["materials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    let exp_names: Vec<&str> = exp["materials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, exp_names);
+    let text = ok(&gom(&["tml", "list", s(&tml)]));
+    assert!(text.contains("Fern_b"), "{text}");
+    // not a material library: an error, exit 2
+    let out = gom(&["tml", "list", s(&tmp.path().join("missing.tml"))]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn tml_extract_writes_each_texture_under_its_first_materials_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+        return;
+    };
+    if !has("tml") {
+        return;
+    }
+    let exp = expected("tml_main.expected.json");
+    let outdir = tmp.path().join("png");
+    let manifest: serde_json::Value = serde_json::from_str(&ok(&gom(&[
+        "tml",
+        "extract",
+        s(&tml),
+        s(&outdir),
+        "--json",
+    ])))
+    .unwrap();
+    let materials = exp["materials"].as_array().unwrap();
+    for (i, t) in exp["textures"].as_array().unwrap().iter().enumerate() {
+        // the first material (in material order) listing this texture's id names it
+        let id = t["id"].as_u64().unwrap();
+        let stem = materials
+            .iter()
+            .find(|m| {
+                m["texture_ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x.as_u64() == Some(id))
+            })
+            .map(|m| m["name"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| format!("texture-{id}"));
+        let file = outdir.join(format!("{stem}.png"));
+        assert_eq!(manifest["textures"][i]["file"], format!("{stem}.png"));
+        let img = decode_png(&file);
+        assert_eq!(
+            (u64::from(img.width), u64::from(img.height)),
+            (t["width"].as_u64().unwrap(), t["height"].as_u64().unwrap())
+        );
+        assert_eq!(
+            hex(&img.rgba),
+            t["rgba_hex"].as_str().unwrap(),
+            "texture {i}"
+        );
+    }
+    // the open byte order of format 0, as an option
+    let alt = tmp.path().join("alt");
+    ok(&gom(&[
+        "tml",
+        "extract",
+        s(&tml),
+        s(&alt),
+        "--order-8888",
+        "argb",
+    ]));
+    let t0 = &exp["textures"][0];
+    assert_eq!(t0["format"], 0);
+    let img = decode_png(&alt.join("bkg_Menu.png"));
+    assert_eq!(
+        hex(&img.rgba),
+        t0["rgba_hex_alt"]["rgba_hex"].as_str().unwrap()
+    );
+}
+
+#[test]
+fn tml_pack_then_extract_gives_the_images_back_and_names_stay_inside_outdir() {
+    let tmp = tempfile::tempdir().unwrap();
+    if !has("tml") {
+        return;
+    }
+    // values 0 and 255 survive RGBA 5551 exactly
+    let red = write_png(
+        &tmp.path().join("red.png"),
+        2,
+        2,
+        [255, 0, 0, 255].repeat(4),
+    );
+    let mixed = write_png(
+        &tmp.path().join("mixed.png"),
+        2,
+        1,
+        vec![0, 255, 0, 255, 255, 255, 255, 0],
+    );
+    let lib = tmp.path().join("lib.tml");
+    ok(&gom(&[
+        "tml",
+        "pack",
+        s(&lib),
+        "--format",
+        "2",
+        "--material",
+        &format!("zeta={}", s(&tmp.path().join("red.png"))),
+        "--material",
+        &format!("../../evil={}", s(&tmp.path().join("mixed.png"))),
+    ]));
+    let listing: serde_json::Value =
+        serde_json::from_str(&ok(&gom(&["tml", "list", s(&lib), "--json"]))).unwrap();
+    let names: Vec<&str> = listing["materials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    // sorted by lower-cased bytes: '.' (0x2e) before 'z'
+    assert_eq!(names, ["../../evil", "zeta"]);
+
+    // extract into a folder two levels down: "../../evil" must not climb out of it
+    let outdir = tmp.path().join("a").join("b").join("out");
+    ok(&gom(&["tml", "extract", s(&lib), s(&outdir)]));
+    assert!(!tmp.path().join("a").join("evil.png").exists());
+    assert!(!tmp.path().join("evil.png").exists());
+    let mut written = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                written.push(p);
+            }
+        }
+    }
+    let inputs = [
+        tmp.path().join("red.png"),
+        tmp.path().join("mixed.png"),
+        lib.clone(),
+    ];
+    for p in &written {
+        assert!(
+            inputs.contains(p) || p.starts_with(&outdir),
+            "{} written outside OUTDIR",
+            p.display()
+        );
+    }
+    let pngs: Vec<&PathBuf> = written.iter().filter(|p| p.starts_with(&outdir)).collect();
+    assert_eq!(pngs.len(), 2);
+    assert_eq!(decode_png(&outdir.join("zeta.png")), red);
+    let evil = pngs.iter().find(|p| !p.ends_with("zeta.png")).unwrap();
+    assert_eq!(decode_png(evil), mixed);
+
+    // a name the game cannot hold is refused
+    let long = format!("{}={}", "x".repeat(32), s(&tmp.path().join("red.png")));
+    let out = gom(&[
+        "tml",
+        "pack",
+        s(&tmp.path().join("bad.tml")),
+        "--material",
+        &long,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!tmp.path().join("bad.tml").exists());
+}
+
+#[test]
+fn tml_replace_reencodes_in_the_textures_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+        return;
+    };
+    if !has("tml") {
+        return;
+    }
+    let exp = expected("tml_main.expected.json");
+    // "Sand" uses texture id 5: find its size and format in the expected file
+    let t = exp["textures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == 5)
+        .unwrap()
+        .clone();
+    assert_eq!(t["format"], 0);
+    let (w, h) = (
+        t["width"].as_u64().unwrap() as u32,
+        t["height"].as_u64().unwrap() as u32,
+    );
+    let pixels: Vec<u8> = (0..w * h * 4).map(|i| (i * 37 % 251) as u8).collect();
+    let new = write_png(&tmp.path().join("new.png"), w, h, pixels);
+    let edited = tmp.path().join("edited.tml");
+    ok(&gom(&[
+        "tml",
+        "replace",
+        s(&tml),
+        "sand",
+        s(&tmp.path().join("new.png")),
+        "--out",
+        s(&edited),
+    ]));
+    let out = tmp.path().join("out");
+    ok(&gom(&["tml", "extract", s(&edited), s(&out)]));
+    // format 0 stores 8 bits per channel: the image comes back exactly
+    assert_eq!(decode_png(&out.join("Sand.png")), new);
+    // the other textures are untouched
+    let orig = tmp.path().join("orig");
+    ok(&gom(&["tml", "extract", s(&tml), s(&orig)]));
+    assert_eq!(
+        decode_png(&out.join("Gate01.png")),
+        decode_png(&orig.join("Gate01.png"))
+    );
+
+    // a different size is refused by default, and the file is left as it was
+    let before = std::fs::read(&tml).unwrap();
+    write_png(
+        &tmp.path().join("big.png"),
+        w + 1,
+        h,
+        vec![0; ((w + 1) * h * 4) as usize],
+    );
+    let r = gom(&[
+        "tml",
+        "replace",
+        s(&tml),
+        "Sand",
+        s(&tmp.path().join("big.png")),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert_eq!(std::fs::read(&tml).unwrap(), before);
+    // an unknown material is an error
+    let r = gom(&[
+        "tml",
+        "replace",
+        s(&tml),
+        "Nope",
+        s(&tmp.path().join("new.png")),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+}
+
+#[test]
+fn tmd_info_summarises_the_synthetic_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(tmd) = copy(tmp.path(), "tmd_static.tmd") else {
+        return;
+    };
+    if !has("tmd") {
+        return;
+    }
+    let exp = expected("tmd_static.expected.json");
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&gom(&["tmd", "info", s(&tmd), "--json"]))).unwrap();
+    assert_eq!(info["tkl_name"], exp["header"]["tkl_name"]);
+    let nodes: Vec<&str> = info["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    let exp_nodes: Vec<&str> = exp["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, exp_nodes);
+    let m = &info["lods"][0]["meshes"][0];
+    let em = &exp["lods"][0]["meshes"][0];
+    assert_eq!(m["material"], em["material"]);
+    assert_eq!(m["vertices"], em["total_vertices"]);
+    assert_eq!(
+        m["triangles"].as_u64().unwrap() as usize,
+        em["triangles"].as_array().unwrap().len()
+    );
+    let text = ok(&gom(&["tmd", "info", s(&tmd), "--open-fields"]));
+    assert!(text.contains("Rock01") && text.contains("MISC"), "{text}");
+    assert!(text.contains("u1"), "open fields listed: {text}");
+    // a truncated model is an error naming the problem, exit 2
+    let bytes = std::fs::read(&tmd).unwrap();
+    let cut = tmp.path().join("cut.tmd");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = gom(&["tmd", "info", s(&cut)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TMD"));
+}
+
+#[test]
+fn convert_turns_the_synthetic_model_into_a_valid_gom_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(tmd) = copy(tmp.path(), "tmd_static.tmd") else {
+        return;
+    };
+    let out = tmp.path().join("rock.gom");
+    ok(&gom(&["convert", s(&tmd), s(&out)]));
+    let v = gom(&["validate", s(&out)]);
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+    let model = gom::gomb::read(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .model;
+    assert_eq!(model.skeleton.bones.len(), 2);
+    assert_eq!(model.materials[0].name, "SynthRock");
+}
