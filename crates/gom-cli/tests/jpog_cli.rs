@@ -134,8 +134,10 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
     ])))
     .unwrap();
     let materials = exp["materials"].as_array().unwrap();
+    let mut used: Vec<String> = Vec::new();
     for (i, t) in exp["textures"].as_array().unwrap().iter().enumerate() {
-        // the first material (in material order) listing this texture's id names it
+        // the first material (in material order) listing this texture's id names it;
+        // a name already taken (case-insensitively) gets "-2", "-3"…
         let id = t["id"].as_u64().unwrap();
         let stem = materials
             .iter()
@@ -148,8 +150,15 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
             })
             .map(|m| m["name"].as_str().unwrap().to_string())
             .unwrap_or_else(|| format!("texture-{id}"));
-        let file = outdir.join(format!("{stem}.png"));
-        assert_eq!(manifest["textures"][i]["file"], format!("{stem}.png"));
+        let mut name = format!("{stem}.png");
+        let mut k = 2;
+        while used.contains(&name.to_lowercase()) {
+            name = format!("{stem}-{k}.png");
+            k += 1;
+        }
+        used.push(name.to_lowercase());
+        let file = outdir.join(&name);
+        assert_eq!(manifest["textures"][i]["file"], name.as_str());
         let img = decode_png(&file);
         assert_eq!(
             (u64::from(img.width), u64::from(img.height)),
@@ -173,7 +182,7 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
     ]));
     let t0 = &exp["textures"][0];
     assert_eq!(t0["format"], 0);
-    let img = decode_png(&alt.join("bkg_Menu.png"));
+    let img = decode_png(&alt.join(manifest["textures"][0]["file"].as_str().unwrap()));
     assert_eq!(
         hex(&img.rgba),
         t0["rgba_hex_alt"]["rgba_hex"].as_str().unwrap()

@@ -283,3 +283,36 @@ fn fbx_skeleton_holds_cluster_bones_and_ancestors() {
         }
     }
 }
+
+/// One submesh per material, in order of first use: ufbx's own test expects the
+/// Suzanne file's materials to be first used in the order 0, 4, 6, 1, 5, 2, 3; each
+/// submesh holds as many triangles as ufbx's faces of that material give.
+#[test]
+fn fbx_submeshes_follow_material_first_use() {
+    let Some(dir) = data_dir() else { return };
+    let name = "blender_suzanne_multimaterial_7400_binary.fbx";
+    let bytes = std::fs::read(dir.join(name)).unwrap();
+    let (model, _) = convert(&bytes, name, &FbxOptions::default()).unwrap();
+    let scene = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+    let mesh = &scene.meshes[0];
+    let order = [0usize, 4, 6, 1, 5, 2, 3];
+    let want: Vec<String> = order
+        .iter()
+        .map(|&i| mesh.materials[i].element.name.to_string())
+        .collect();
+    let got: Vec<String> = model.materials.iter().map(|m| m.name.clone()).collect();
+    assert_eq!(got, want);
+    let part = &model.meshes[0];
+    assert_eq!(part.submeshes.len(), 7);
+    for (k, sub) in part.submeshes.iter().enumerate() {
+        assert_eq!(sub.material_index, k as i32);
+        let tris: usize = mesh
+            .faces
+            .iter()
+            .zip(mesh.face_material.iter())
+            .filter(|(_, m)| **m as usize == order[k])
+            .map(|(f, _)| (f.num_indices as usize).saturating_sub(2))
+            .sum();
+        assert_eq!(sub.index_count as usize, tris * 3, "material {}", want[k]);
+    }
+}

@@ -999,3 +999,89 @@ fn import_finds_the_libraries_beside_the_model() {
     };
     assert!(gom_import::source::import_path(&model, &options).is_err());
 }
+
+#[test]
+fn stored_inverse_binds_are_kept_and_a_mismatch_is_reported() {
+    // Hip's stored inverse bind moved by 0.5 along x: the bind-pose check must fail on
+    // the mesh that uses Hip, and the report must say so
+    let mut tmd = fixture_tmd();
+    tmd.nodes[0].inverse_bind[12] += 0.5;
+    let out = gj::convert(
+        &tmd.write().unwrap(),
+        "t.tmd",
+        None,
+        None,
+        &JpogOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        out.report
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.contains("\"Hip\"")),
+        "{:?}",
+        out.report.report.warnings
+    );
+    let findings = gom::validate::validate(&out.model);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].check, gom::validate::Check::BindPose);
+    assert_eq!(findings[0].mesh, Some(0));
+    // Hip is bone 1; its inverse bind is the stored one after the axis change:
+    // the translation row (x, y, z) becomes (x, z, y)
+    let ib = out.model.meshes[0].inverse_bind[1];
+    let s = tmd.nodes[0].inverse_bind;
+    assert_eq!([ib[12], ib[13], ib[14]], [s[12], s[14], s[13]]);
+}
+
+#[test]
+fn vertices_no_strip_draws_are_bound_to_the_first_bone_and_reported() {
+    let mut tmd = fixture_tmd();
+    // an eighth vertex that no strip uses
+    let extra = tmd.mesh.lods[0].meshes[0].pieces[0].vertices[0];
+    tmd.mesh.lods[0].meshes[0].pieces[0].vertices.push(extra);
+    let out = gj::convert(
+        &tmd.write().unwrap(),
+        "t.tmd",
+        None,
+        None,
+        &JpogOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out.report.unweighted_vertices, 1);
+    let skin = out.model.meshes[0].vertices.skin.as_ref().unwrap();
+    assert_eq!(skin.len(), 8);
+    assert_eq!(
+        (skin[7].bones, skin[7].weights),
+        ([0; 4], [1.0, 0.0, 0.0, 0.0])
+    );
+    assert_valid(&out.model);
+}
+
+#[test]
+fn repeated_key_times_are_dropped_and_late_keys_extend_the_clip() {
+    let mut tmd = fixture_tmd();
+    // Hip: times 0, 0.5, 0.5 (repeat), and Prop's key moved past the 1 s duration
+    tmd.animations[0].channels[0].keys[2].time = 0.5;
+    tmd.animations[0].channels[4].keys[0].time = 1.5;
+    let tkl = fixture_tkl().write().unwrap();
+    let out = gj::convert(
+        &tmd.write().unwrap(),
+        "t.tmd",
+        Some((&tkl, "k.tkl")),
+        None,
+        &JpogOptions::default(),
+    )
+    .unwrap();
+    let walk = &out.model.clips[0];
+    let hip: Vec<f32> = walk.tracks[1].keys.iter().map(|k| k.time).collect();
+    assert_eq!(hip, [0.0, 0.5]);
+    assert_eq!(walk.duration, 1.5);
+    let w = &out.report.report.warnings;
+    assert!(
+        w.iter().any(|w| w.contains("repeat"))
+            && w.iter().any(|w| w.contains("past the stored duration")),
+        "{w:?}"
+    );
+    assert_valid(&out.model);
+}

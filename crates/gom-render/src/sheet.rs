@@ -126,6 +126,7 @@ const CHECKER_SIZE: u32 = 8;
 /// `image` scaled to fit a `cell`×`cell` square (each output pixel the average of the
 /// source pixels under it), composited over a checkerboard, centred in the square.
 fn fit_cell(image: &Image, cell: u32) -> Result<Image, RenderError> {
+    let mut out = Image::new(cell, cell, crate::layout::SHEET_BACKGROUND)?;
     let (iw, ih) = (u64::from(image.width()), u64::from(image.height()));
     let c = u64::from(cell);
     // Output size: the longer side becomes `cell` (never upscaled past it).
@@ -134,7 +135,6 @@ fn fit_cell(image: &Image, cell: u32) -> Result<Image, RenderError> {
     } else {
         ((iw * c).div_ceil(ih).clamp(1, c), c)
     };
-    let mut out = Image::new(cell, cell, crate::layout::SHEET_BACKGROUND)?;
     let (ox, oy) = ((c - ow) / 2, (c - oh) / 2);
     for y in 0..oh {
         let sy0 = y * ih / oh;

@@ -174,3 +174,13 @@ fn texture_sheet_fits_images_in_square_cells_keeping_their_aspect() {
     assert!(lit_rows(4 + 64 + 13) > 10, "size line");
     assert_eq!(lit_rows(4 + 64 + 13 + 7), 0);
 }
+
+#[test]
+fn a_zero_cell_is_an_error_not_a_panic() {
+    let img = Image::new(2, 2, [1, 2, 3, 255]).unwrap();
+    let o = TextureSheetOptions {
+        cell: 0,
+        columns: None,
+    };
+    assert!(texture_sheet(&[("x", &img)], &o).is_err());
+}

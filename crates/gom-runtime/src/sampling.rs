@@ -435,11 +435,19 @@ pub fn sample(
     let tracks = &clip.tracks;
     // Three passes: reload the groups whose interval was left, compute their angles
     // (independent chains, so the processor overlaps them), interpolate.
+    // Four passes: move the cursors of the groups whose interval was left (short
+    // and independent, so key-time cache misses overlap), reload those groups, compute
+    // their angles (independent dependency chains), interpolate every group.
     reloaded.clear();
-    for (gi, g) in groups.iter_mut().enumerate() {
+    for (gi, g) in groups.iter().enumerate() {
         if !(t >= g.lo && t < g.hi) {
-            refill(g, gi, t, tracks, track_of, segs, bind_keys);
+            reseek(gi, t, tracks, track_of, segs);
             reloaded.push(gi as u32);
+        }
+    }
+    for &gi in reloaded.iter() {
+        if let Some(g) = groups.get_mut(gi as usize) {
+            reload(g, gi as usize, tracks, track_of, segs, bind_keys);
         }
     }
     for &gi in reloaded.iter() {
@@ -455,19 +463,39 @@ pub fn sample(
 
 /// Re-seeks the lanes of group `gi` whose segment does not contain `t` and reloads
 /// the group.
+/// Moves the cursors of group `gi`'s lanes whose segment does not contain `t`.
 #[inline(never)]
-fn refill(
+fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], segs: &mut [Segment]) {
+    let base = gi * 4;
+    let (Some(segs), Some(track_of)) = (segs.get_mut(base..base + 4), track_of.get(base..base + 4))
+    else {
+        return;
+    };
+    for (seg, &ti) in segs.iter_mut().zip(track_of) {
+        let current = *seg;
+        if t >= current.lo && t < current.hi {
+            continue;
+        }
+        *seg = match tracks.get(ti as usize) {
+            Some(track) => Segment::find(&track.keys, t, current.k0),
+            None => CONSTANT,
+        };
+    }
+}
+
+/// Reloads group `gi` from its lanes' segments.
+#[inline(never)]
+fn reload(
     g: &mut Group,
     gi: usize,
-    t: f32,
     tracks: &[crate::clip::Track],
     track_of: &[u32],
-    segs: &mut [Segment],
+    segs: &[Segment],
     bind_keys: &[Key],
 ) {
     let base = gi * 4;
     let (Some(segs), Some(track_of), Some(bind_keys)) = (
-        segs.get_mut(base..base + 4),
+        segs.get(base..base + 4),
         track_of.get(base..base + 4),
         bind_keys.get(base..base + 4),
     ) else {
@@ -479,28 +507,16 @@ fn refill(
     };
     let mut lanes = [id; 4];
     for l in 0..4 {
-        let seg = &mut segs[l];
-        match tracks.get(track_of[l] as usize) {
-            Some(track) => {
-                let keys = &track.keys[..];
-                let current = *seg;
-                let next = if t >= current.lo && t < current.hi {
-                    current
-                } else {
-                    let n = Segment::find(keys, t, current.k0);
-                    *seg = n;
-                    n
-                };
-                lanes[l] = Lane { keys, seg: next };
-            }
-            None => {
-                *seg = CONSTANT;
-                lanes[l] = Lane {
-                    keys: std::slice::from_ref(&bind_keys[l]),
-                    seg: CONSTANT,
-                };
-            }
-        }
+        lanes[l] = match tracks.get(track_of[l] as usize) {
+            Some(track) => Lane {
+                keys: &track.keys,
+                seg: segs[l],
+            },
+            None => Lane {
+                keys: std::slice::from_ref(&bind_keys[l]),
+                seg: CONSTANT,
+            },
+        };
     }
     g.load(&lanes);
 }

@@ -130,7 +130,16 @@ fn gomt_parses_at_least_as_fast_as_serde_json() {
         let v: serde_json::Value = serde_json::from_str(std::hint::black_box(&json)).unwrap();
         std::hint::black_box(v);
     });
+    let model = gom::demo::build();
+    let t_write = best_of(runs, || {
+        std::hint::black_box(gom::gomt::write(std::hint::black_box(&model)).unwrap());
+    });
     let mb = |t: Duration, len: usize| len as f64 / t.as_secs_f64() / 1e6;
+    println!(
+        "GOMT write: {:?} ({:.0} MB/s)",
+        t_write,
+        mb(t_write, text.len())
+    );
     println!(
         "GOMT read: {:?} ({:.0} MB/s, {} bytes); serde_json::Value: {:?} ({:.0} MB/s, {} bytes)",
         t_gomt,

@@ -12,9 +12,24 @@
 //! * bind data from the skin clusters (never from FBX Pose objects);
 //! * one mesh part per FBX mesh node (draft §6 rule M1), triangulated, welded, one
 //!   submesh per material, ordered for the GPU;
-//! * one clip per animation stack, sampled at a fixed rate and key-reduced.
+//! * one clip per animation stack, sampled at a fixed rate (clip time 0 = stack start),
+//!   hemisphere-continuous, key-reduced ([`crate::optimize::keys`]).
 //!
-//! Anything GOM v1 cannot hold is listed in the [`Report`]'s warnings.
+//! Two FBX situations get an explicit representation:
+//! * a file without animation whose stored pose differs from the skin bind pose gets a
+//!   zero-length clip [`STORED_POSE_CLIP`] holding the stored pose;
+//! * a skinned mesh whose own node moves after binding follows its node as Maya does
+//!   (see [`SkinnedMeshNodeMotion`]), through extra bones.
+//!
+//! Anything GOM v1 cannot hold (blend shapes, cameras, lights, animated non-transform
+//! properties, extra UV or colour sets, a second skin deformer, dual-quaternion
+//! skinning) is listed in the [`Report`]'s warnings; a static blend shape is baked into
+//! the base geometry at its stored weight.
+//!
+//! Determinism (D11): the output depends only on the bytes and the options. One caveat:
+//! ufbx evaluates Euler rotations with the C library's `sin`/`cos`, so rotation keys
+//! may differ in the last bit between platforms whose C math libraries round
+//! differently; everything the converter computes itself uses plain IEEE arithmetic.
 
 mod anim;
 mod follow;

@@ -363,54 +363,39 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     let start = o.buf.len();
     o.buf.resize(start + vc * stride, 0);
     let data = &mut o.buf[start..];
-    let mut off = 0usize;
-    for (i, p) in v.positions.iter().enumerate() {
-        let d = &mut data[i * stride..];
-        put(d, 0, p[0]);
-        put(d, 4, p[1]);
-        put(d, 8, p[2]);
-    }
-    off += 12;
-    if let Some(n) = &v.normals {
-        for (i, x) in n.iter().enumerate() {
-            let d = &mut data[i * stride + off..];
-            for (k, &c) in x.iter().enumerate() {
-                put(d, 4 * k, c);
+    // One pass over the output: each vertex gets all its attributes in bit order.
+    for (i, d) in data.chunks_exact_mut(stride).enumerate() {
+        let mut at = 0usize;
+        let mut put_all = |d: &mut [u8], xs: &[f32]| {
+            for &x in xs {
+                put(d, at, x);
+                at += 4;
             }
+        };
+        put_all(d, &v.positions[i]);
+        if let Some(n) = &v.normals {
+            put_all(d, &n[i]);
         }
-        off += 12;
-    }
-    if let Some(t) = &v.tangents {
-        for (i, x) in t.iter().enumerate() {
-            let d = &mut data[i * stride + off..];
-            for (k, &c) in x.iter().enumerate() {
-                put(d, 4 * k, c);
-            }
+        if let Some(t) = &v.tangents {
+            put_all(d, &t[i]);
         }
-        off += 16;
-    }
-    for uv in [&v.uv0, &v.uv1].into_iter().flatten() {
-        for (i, x) in uv.iter().enumerate() {
-            let d = &mut data[i * stride + off..];
-            put(d, 0, x[0]);
-            put(d, 4, x[1]);
+        if let Some(uv) = &v.uv0 {
+            put_all(d, &uv[i]);
         }
-        off += 8;
-    }
-    if let Some(c) = &v.colors {
-        for (i, x) in c.iter().enumerate() {
-            data[i * stride + off..i * stride + off + 4].copy_from_slice(x);
+        if let Some(uv) = &v.uv1 {
+            put_all(d, &uv[i]);
         }
-        off += 4;
-    }
-    if let Some(s) = &v.skin {
-        for (i, x) in s.iter().enumerate() {
-            let d = &mut data[i * stride + off..];
+        if let Some(c) = &v.colors {
+            d[at..at + 4].copy_from_slice(&c[i]);
+            at += 4;
+        }
+        if let Some(s) = &v.skin {
+            let x = &s[i];
             for k in 0..4 {
-                d[2 * k..2 * k + 2].copy_from_slice(&x.bones[k].to_le_bytes());
+                d[at + 2 * k..at + 2 * k + 2].copy_from_slice(&x.bones[k].to_le_bytes());
             }
             for k in 0..4 {
-                put(d, 8 + 4 * k, x.weights[k]);
+                put(d, at + 8 + 4 * k, x.weights[k]);
             }
         }
     }

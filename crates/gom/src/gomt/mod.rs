@@ -3,8 +3,8 @@
 //! A UTF-8 document whose first line is `GOMT0001`, followed by the top-level
 //! assignments `Header`, `Skeleton`, `Materials`, `Meshes` and `Animations`. Values are
 //! tables `{ key = value, }`, arrays `[ … ]`, strings, JSON numbers and `true`/`false`;
-//! `#` starts a comment. [`write`] produces one canonical layout (described with an
-//! example in `docs/gomt.md`); [`read`] accepts any layout and reports the line and
+//! `#` starts a comment. [`write()`] produces one canonical layout (described with an
+//! example in `docs/gomt.md`); [`read()`] accepts any layout and reports the line and
 //! column of the first problem.
 
 mod error;
