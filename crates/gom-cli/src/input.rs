@@ -85,9 +85,12 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
         _ => {
             let imported =
                 gom_import::source::import_path(path, &gom_import::source::ImportOptions::default())?;
-            let findings = gom::validate::validate(&imported.model);
+            let mut model = imported.model;
+            // What a GOM file written from this model would claim.
+            model.header.validation_flags = gom::validate::flags_for(&model);
+            let findings = gom::validate::validate(&model);
             Ok(Loaded {
-                model: imported.model,
+                model,
                 warnings: imported.warnings,
                 findings,
             })

@@ -34,6 +34,12 @@ enum Command {
     Pose(cmd::pose::Args),
     /// Draw a model, a pose, a clip's filmstrip or a folder's contact sheet as PNG.
     Render(cmd::render::Args),
+    /// Jurassic Park: Operation Genesis material libraries (.tml).
+    #[command(subcommand)]
+    Tml(cmd::tml::Command),
+    /// Jurassic Park: Operation Genesis models (.tmd).
+    #[command(subcommand)]
+    Tmd(cmd::tmd::Command),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +52,8 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::build::run(a),
         Command::Pose(a) => cmd::pose::run(a),
         Command::Render(a) => cmd::render::run(a),
+        Command::Tml(c) => cmd::tml::run(c),
+        Command::Tmd(c) => cmd::tmd::run(c),
     };
     match result {
         Ok(code) => code,

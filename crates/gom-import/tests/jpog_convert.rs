@@ -897,6 +897,31 @@ fn broken_input_gives_errors_not_panics() {
             let _ = gom::validate::validate(&out.model);
         }
     }
+    // every truncation of a material library
+    let tml = jpog::ops::pack_tml(
+        &[jpog::ops::PackMaterial {
+            name: "Skin01".into(),
+            flags: 0,
+            textures: vec![jpog::ops::PackTexture {
+                image: jpog::Image::new(1, 1, vec![255, 0, 0, 255]).unwrap(),
+                format: 2,
+                flags: 0,
+                dds: None,
+            }],
+        }],
+        jpog::CodecOptions::default(),
+    )
+    .unwrap()
+    .write()
+    .unwrap();
+    assert!(gj::convert(&tmd, "t.tmd", None, Some((&tml, "m.tml")), &opts).is_ok());
+    for n in 0..tml.len() {
+        let r = gj::convert(&tmd, "t.tmd", None, Some((&tml[..n], "m.tml")), &opts);
+        assert!(
+            matches!(r, Err(JpogImportError::Read { .. })),
+            "tml truncated to {n}"
+        );
+    }
     // a rotation index past the library's end
     let mut bad = fixture_tmd();
     bad.animations[0].channels[0].keys[1].rot_index = 99;

@@ -31,6 +31,10 @@ pub struct Track<'a> {
 #[derive(Debug, Clone)]
 pub struct Clip<'a> {
     pub(crate) id: u64,
+    /// Per track, the index of its first key pair in `angles`.
+    pub(crate) pair_offsets: Vec<usize>,
+    /// Per key pair, the slerp angle and `θ / sin θ`, computed on first use.
+    pub(crate) angles: std::sync::OnceLock<Vec<[f32; 2]>>,
     /// Clip name.
     pub name: Cow<'a, str>,
     /// Length in seconds.
@@ -94,6 +98,8 @@ impl<'a> Clip<'a> {
         }
         Ok(Clip {
             id: crate::skeleton::next_id(),
+            pair_offsets: pair_offsets(&tracks),
+            angles: std::sync::OnceLock::new(),
             name,
             duration,
             sample_rate,
@@ -114,6 +120,8 @@ impl<'a> Clip<'a> {
     ) -> Self {
         Clip {
             id: crate::skeleton::next_id(),
+            pair_offsets: pair_offsets(&tracks),
+            angles: std::sync::OnceLock::new(),
             name,
             duration,
             sample_rate,
@@ -195,10 +203,49 @@ impl<'a> Clip<'a> {
     /// cache: binary search, then interpolation (D9). `None` when the bone has no
     /// track. The result is bit-identical to what [`crate::sample`] produces.
     pub fn sample_bone(&self, bone: u32, time: f32) -> Option<Transform> {
-        let keys = &self.track(bone)?.keys;
+        let ti = self
+            .tracks
+            .binary_search_by_key(&bone, |t| t.bone)
+            .ok()?;
+        let keys = &self.tracks.get(ti)?.keys;
         let seg = crate::sampling::Segment::find(keys, time, 0);
-        Some(crate::sampling::eval_one(keys, &seg, time))
+        let angle = self.pair_angle(ti, &seg);
+        Some(crate::sampling::eval_one(keys, &seg, angle, time))
     }
+
+    /// The slerp angle data of track `ti`'s segment `seg` (see [`crate::sampling`]).
+    #[inline]
+    pub(crate) fn pair_angle(&self, ti: usize, seg: &crate::sampling::Segment) -> [f32; 2] {
+        if seg.k0 == seg.k1 {
+            return [0.0, 1.0];
+        }
+        self.pair_offsets
+            .get(ti)
+            .and_then(|o| self.pair_angles().get(o + seg.k0))
+            .copied()
+            .unwrap_or([0.0, 1.0])
+    }
+
+    /// Per key pair of every track (tracks in order), the slerp angle `θ` and
+    /// `θ / sin θ`. Computed once, on first use, for all users of the clip: O(keys)
+    /// time and 8 bytes per key pair. Opening a file never pays for it.
+    pub(crate) fn pair_angles(&self) -> &[[f32; 2]] {
+        self.angles
+            .get_or_init(|| crate::sampling::pair_angles(&self.tracks))
+    }
+}
+
+/// Per track, the index of its first key pair in a list of all tracks' pairs.
+fn pair_offsets(tracks: &[Track]) -> Vec<usize> {
+    let mut at = 0usize;
+    tracks
+        .iter()
+        .map(|t| {
+            let o = at;
+            at += t.keys.len().saturating_sub(1);
+            o
+        })
+        .collect()
 }
 
 /// The translation, rotation and scale of a key.

@@ -119,6 +119,8 @@ impl Segment {
 struct Lane<'k> {
     keys: &'k [Key],
     seg: Segment,
+    /// `θ` and `θ / sin θ` of the pair.
+    angle: [f32; 2],
 }
 
 /// A key that holds the identity, for lanes past the last bone.
@@ -248,15 +250,8 @@ impl Group {
         self.q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
         self.lo = l0.seg.lo.max(l1.seg.lo).max(l2.seg.lo.max(l3.seg.lo));
         self.hi = l0.seg.hi.min(l1.seg.hi).min(l2.seg.hi.min(l3.seg.hi));
-    }
-
-    /// Computes the rotation angles of the loaded key pairs (a long dependency chain:
-    /// [`sample`] runs it for all reloaded groups in a row so that they overlap).
-    #[inline]
-    fn finish(&mut self) {
-        let (theta, inv_sinc) = rotation_params(&self.q0, &self.q1);
-        self.theta = theta;
-        self.inv_sinc = inv_sinc;
+        self.theta = Vec4::new(l0.angle[0], l1.angle[0], l2.angle[0], l3.angle[0]);
+        self.inv_sinc = Vec4::new(l0.angle[1], l1.angle[1], l2.angle[1], l3.angle[1]);
     }
 
     /// Interpolates all four lanes at time `t`.
@@ -432,27 +427,31 @@ pub fn sample(
         reloaded,
         ..
     } = ctx;
-    let tracks = &clip.tracks;
-    // Three passes: reload the groups whose interval was left, compute their angles
-    // (independent chains, so the processor overlaps them), interpolate.
-    // Four passes: move the cursors of the groups whose interval was left (short
-    // and independent, so key-time cache misses overlap), reload those groups, compute
-    // their angles (independent dependency chains), interpolate every group.
+    // Three passes: move the cursors of the groups whose interval was left (short
+    // and independent, so key-time cache misses overlap), reload those groups,
+    // interpolate every group.
     reloaded.clear();
     for (gi, g) in groups.iter().enumerate() {
         if !(t >= g.lo && t < g.hi) {
-            reseek(gi, t, tracks, track_of, segs);
+            reseek(gi, t, &clip.tracks, track_of, segs);
             reloaded.push(gi as u32);
         }
     }
-    for &gi in reloaded.iter() {
-        if let Some(g) = groups.get_mut(gi as usize) {
-            reload(g, gi as usize, tracks, track_of, segs, bind_keys);
-        }
-    }
-    for &gi in reloaded.iter() {
-        if let Some(g) = groups.get_mut(gi as usize) {
-            g.finish();
+    if !reloaded.is_empty() {
+        let angles = clip.pair_angles();
+        for &gi in reloaded.iter() {
+            if let Some(g) = groups.get_mut(gi as usize) {
+                reload(
+                    g,
+                    gi as usize,
+                    clip,
+                    &clip.pair_offsets,
+                    angles,
+                    track_of,
+                    segs,
+                    bind_keys,
+                );
+            }
         }
     }
     for (g, o) in groups.iter().zip(out.groups.iter_mut()) {
@@ -477,7 +476,23 @@ fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], se
             continue;
         }
         *seg = match tracks.get(ti as usize) {
-            Some(track) => Segment::find(&track.keys, t, current.k0),
+            Some(track) => {
+                let keys: &[Key] = &track.keys;
+                // Forward playback: the time usually just passed `hi`, into the next
+                // pair. One key time decides it.
+                let next = current.k1 + 1;
+                match keys.get(next) {
+                    Some(k) if current.k0 < current.k1 && t >= current.hi && t < k.time => {
+                        Segment {
+                            k0: current.k1,
+                            k1: next,
+                            lo: current.hi,
+                            hi: k.time,
+                        }
+                    }
+                    _ => Segment::find(keys, t, current.k0),
+                }
+            }
             None => CONSTANT,
         };
     }
@@ -485,10 +500,13 @@ fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], se
 
 /// Reloads group `gi` from its lanes' segments.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn reload(
     g: &mut Group,
     gi: usize,
-    tracks: &[crate::clip::Track],
+    clip: &Clip,
+    offsets: &[usize],
+    angles: &[[f32; 2]],
     track_of: &[u32],
     segs: &[Segment],
     bind_keys: &[Key],
@@ -504,33 +522,89 @@ fn reload(
     let id = Lane {
         keys: std::slice::from_ref(&IDENTITY_KEY),
         seg: CONSTANT,
+        angle: [0.0, 1.0],
     };
     let mut lanes = [id; 4];
     for l in 0..4 {
-        lanes[l] = match tracks.get(track_of[l] as usize) {
+        let ti = track_of[l] as usize;
+        lanes[l] = match clip.tracks.get(ti) {
             Some(track) => Lane {
                 keys: &track.keys,
                 seg: segs[l],
+                angle: if segs[l].k0 == segs[l].k1 {
+                    [0.0, 1.0]
+                } else {
+                    offsets
+                        .get(ti)
+                        .and_then(|o| angles.get(o + segs[l].k0))
+                        .copied()
+                        .unwrap_or([0.0, 1.0])
+                },
             },
             None => Lane {
                 keys: std::slice::from_ref(&bind_keys[l]),
                 seg: CONSTANT,
+                angle: [0.0, 1.0],
             },
         };
     }
     g.load(&lanes);
 }
 
-/// Interpolates one segment of `keys` at `t` exactly as [`sample`] does.
-pub(crate) fn eval_one(keys: &[Key], seg: &Segment, t: f32) -> Transform {
+/// Interpolates one segment of `keys` at `t` exactly as [`sample`] does, `angle`
+/// being the pair's entry of [`pair_angles`].
+pub(crate) fn eval_one(keys: &[Key], seg: &Segment, angle: [f32; 2], t: f32) -> Transform {
     let mut g = Group::EMPTY;
     let id = Lane {
         keys: std::slice::from_ref(&IDENTITY_KEY),
         seg: CONSTANT,
+        angle: [0.0, 1.0],
     };
-    g.load(&[Lane { keys, seg: *seg }, id, id, id]);
-    g.finish();
+    g.load(&[
+        Lane {
+            keys,
+            seg: *seg,
+            angle,
+        },
+        id,
+        id,
+        id,
+    ]);
     g.eval(t).get(0)
+}
+
+/// For every key pair of every track (tracks in order, pairs in order), `θ` and
+/// `θ / sin θ` of the pair's rotations, `q1` on the shorter arc: four pairs at a time
+/// with the same arithmetic the sampler would use.
+pub(crate) fn pair_angles(tracks: &[crate::clip::Track]) -> Vec<[f32; 2]> {
+    let pairs: Vec<(&Key, &Key)> = tracks
+        .iter()
+        .flat_map(|t| t.keys.iter().zip(t.keys.iter().skip(1)))
+        .collect();
+    let mut out = Vec::with_capacity(pairs.len());
+    for chunk in pairs.chunks(4) {
+        let lane = |l: usize, c: usize, second: bool| {
+            chunk.get(l).map_or(if c == 3 { 1.0 } else { 0.0 }, |(a, b)| {
+                if second {
+                    b.rotation[c]
+                } else {
+                    a.rotation[c]
+                }
+            })
+        };
+        let q0: [Vec4; 4] =
+            std::array::from_fn(|c| Vec4::new(lane(0, c, false), lane(1, c, false), lane(2, c, false), lane(3, c, false)));
+        let q1: [Vec4; 4] =
+            std::array::from_fn(|c| Vec4::new(lane(0, c, true), lane(1, c, true), lane(2, c, true), lane(3, c, true)));
+        let dot = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3];
+        let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
+        let q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
+        let (theta, inv_sinc) = rotation_params(&q0, &q1);
+        for l in 0..chunk.len() {
+            out.push([theta[l], inv_sinc[l]]);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -600,7 +674,11 @@ mod tests {
             ];
             let t = rnd() as f32;
             let seg = Segment::find(&keys, t, 0);
-            let got = eval_one(&keys, &seg, t).rotation.to_array();
+            let angle = pair_angles(&[crate::clip::Track {
+                bone: 0,
+                keys: std::borrow::Cow::Borrowed(&keys[..]),
+            }])[0];
+            let got = eval_one(&keys, &seg, angle, t).rotation.to_array();
             let want = slerp_f64(p, q, f64::from(t));
             for i in 0..4 {
                 let e = (f64::from(got[i]) - want[i]).abs();

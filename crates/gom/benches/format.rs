@@ -135,7 +135,12 @@ fn gomb_read(c: &mut Criterion) {
         })
     });
     g.bench_function("read (parse + to_model)", |b| {
-        b.iter(|| black_box(gomb::read(black_box(&bytes)).expect("valid")).model.meshes.len())
+        b.iter(|| {
+            black_box(gomb::read(black_box(&bytes)).expect("valid"))
+                .model
+                .meshes
+                .len()
+        })
     });
     g.finish();
 }

@@ -53,6 +53,8 @@ impl fmt::Display for FourCc {
 /// Where in a GOMB file a problem lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Place {
+    /// The file as a whole (for a chunk the file lacks).
+    File,
     /// The 512-byte file header (D3).
     Header,
     /// The chunk table (D5).
@@ -64,6 +66,7 @@ pub enum Place {
 impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Place::File => f.write_str("the file"),
             Place::Header => f.write_str("the header"),
             Place::ChunkTable => f.write_str("the chunk table"),
             Place::Chunk(c) => write!(f, "chunk `{c}`"),
@@ -208,7 +211,9 @@ pub enum ReadError {
         field: &'static str,
     },
     /// A required chunk is absent.
-    #[error("{place} at offset {offset} lacks its required `{field}` chunk")]
+    #[error(
+        "the required chunk `{field}` is missing from {place} (looked for at offset {offset})"
+    )]
     Missing {
         /// Offset of the container (0 for the file).
         offset: u64,

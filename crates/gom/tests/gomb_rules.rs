@@ -239,7 +239,7 @@ fn d4_exactly_one_str0_and_skel_at_most_one_matl_and_anim() {
         chunks.retain(|c| &c.fourcc != name);
         let e = err(&assemble(&h, &chunks, true));
         assert!(matches!(e, ReadError::Missing { .. }));
-        at(&e, H, core::str::from_utf8(name).unwrap(), 512);
+        at(&e, Place::File, core::str::from_utf8(name).unwrap(), 512);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Library-level operations behind the command line: list, extract, pack and replace
 //! textures of a material library, and summarise a model.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::error::{Error, FileKind, Result};
@@ -94,13 +95,38 @@ impl TmlListing {
     }
 }
 
+/// For each texture (file order), the indices of the materials using it, in material
+/// order, each once. A material's id refers to the first texture carrying that id (as
+/// in [`Tml::texture_index`]), so a texture whose id repeats an earlier one's has no
+/// users. One pass over the ids: the listing stays linear in the library's size.
+fn texture_users(tml: &Tml) -> Vec<Vec<usize>> {
+    let mut first: BTreeMap<u32, usize> = BTreeMap::new();
+    for (i, t) in tml.textures.iter().enumerate() {
+        first.entry(t.header.id).or_insert(i);
+    }
+    let mut users = vec![Vec::new(); tml.textures.len()];
+    for (mi, m) in tml.materials.iter().enumerate() {
+        for id in &m.texture_ids {
+            if let Some(&ti) = first.get(id) {
+                let u: &mut Vec<usize> = &mut users[ti];
+                if u.last() != Some(&mi) {
+                    u.push(mi);
+                }
+            }
+        }
+    }
+    users
+}
+
 /// Lists a library's textures and materials.
 pub fn list_tml(tml: &Tml) -> TmlListing {
+    let users = texture_users(tml);
     let textures = tml
         .textures
         .iter()
+        .zip(&users)
         .enumerate()
-        .map(|(i, t)| TextureInfo {
+        .map(|(i, (t, u))| TextureInfo {
             index: i,
             id: t.header.id,
             format: t.header.format,
@@ -109,12 +135,7 @@ pub fn list_tml(tml: &Tml) -> TmlListing {
             height: t.header.height,
             data_size: t.data.len(),
             flags: t.header.flags,
-            materials: tml
-                .materials
-                .iter()
-                .filter(|m| m.texture_ids.contains(&t.header.id))
-                .map(Material::name)
-                .collect(),
+            materials: u.iter().map(|&mi| tml.materials[mi].name()).collect(),
         })
         .collect();
     let materials = tml
@@ -171,25 +192,32 @@ pub fn safe_file_stem(name: &str) -> String {
 }
 
 /// File names (`<stem>.png`) for every texture: named after the first material using it
-/// (else `texture-<id>`), made safe, duplicates (compared case-insensitively) suffixed
-/// `-2`, `-3`….
+/// (else `texture-<id>`; see [`list_tml`] for which texture a material uses), made safe,
+/// duplicates (compared case-insensitively) suffixed `-2`, `-3`….
 pub fn texture_file_names(tml: &Tml) -> Vec<String> {
-    let mut used: Vec<String> = Vec::new();
+    let users = texture_users(tml);
+    // every name taken so far, lower-cased; and per lower-cased stem the next suffix to
+    // try (names only accumulate, so suffixes below it stay taken)
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let mut next_suffix: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::with_capacity(tml.textures.len());
-    for t in &tml.textures {
-        let stem = tml
-            .materials
-            .iter()
-            .find(|m| m.texture_ids.contains(&t.header.id))
-            .map(|m| safe_file_stem(&m.name()))
+    for (t, u) in tml.textures.iter().zip(&users) {
+        let stem = u
+            .first()
+            .map(|&mi| safe_file_stem(&tml.materials[mi].name()))
             .unwrap_or_else(|| format!("texture-{}", t.header.id));
         let mut name = format!("{stem}.png");
-        let mut k = 2;
-        while used.contains(&name.to_ascii_lowercase()) {
-            name = format!("{stem}-{k}.png");
-            k += 1;
+        if used.contains(&name.to_ascii_lowercase()) {
+            let k = next_suffix.entry(stem.to_ascii_lowercase()).or_insert(2);
+            loop {
+                name = format!("{stem}-{k}.png");
+                *k += 1;
+                if !used.contains(&name.to_ascii_lowercase()) {
+                    break;
+                }
+            }
         }
-        used.push(name.to_ascii_lowercase());
+        used.insert(name.to_ascii_lowercase());
         out.push(name);
     }
     out
@@ -633,5 +661,45 @@ mod tests {
         assert_eq!(safe_file_stem("x\u{1}y"), "x_y");
         assert_eq!(safe_file_stem("con"), "con_");
         assert_eq!(safe_file_stem("Fern_b"), "Fern_b");
+    }
+
+    fn material(name: &str, ids: &[u32]) -> Material {
+        Material {
+            name_field: Material::name_field_from(name).unwrap(),
+            name_index: 0,
+            flags: 0,
+            texture_ids: ids.to_vec(),
+        }
+    }
+
+    #[test]
+    fn file_names_collide_case_insensitively_and_skip_taken_suffixes() {
+        let mut tml = Tml::new();
+        for id in [10, 11, 12, 13, 14] {
+            let mut header = TextureHeader::new(0, 1, 1);
+            header.id = id;
+            tml.textures.push(Texture {
+                header,
+                data: vec![0; 4],
+            });
+        }
+        tml.materials = vec![
+            material("a", &[10, 13]),
+            material("A", &[11]),
+            material("a-2", &[12, 11]),
+        ];
+        // 10: "a.png". 11: "A.png" is taken as "a.png", so "A-2.png". 12: "a-2.png" is
+        // taken as "A-2.png", so "a-2-2.png". 13: "a.png" and "a-2.png" taken, "a-3.png".
+        // 14: no material.
+        assert_eq!(
+            texture_file_names(&tml),
+            ["a.png", "A-2.png", "a-2-2.png", "a-3.png", "texture-14.png"]
+        );
+        let listing = list_tml(&tml);
+        let users: Vec<Vec<String>> = listing.textures.into_iter().map(|t| t.materials).collect();
+        assert_eq!(
+            users,
+            [vec!["a"], vec!["A", "a-2"], vec!["a-2"], vec!["a"], vec![]]
+        );
     }
 }

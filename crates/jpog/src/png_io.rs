@@ -25,11 +25,37 @@ pub fn encode_png(img: &Image) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Most bytes deflate can expand one compressed byte into (RFC 1951: a 258-byte match
+/// costs at least 2 bits, so at most 1032 bytes come from one input byte).
+const DEFLATE_MAX_RATIO: u128 = 1032;
+
 /// Decodes any PNG (grey, grey+alpha, RGB, RGBA, palette; 1-16 bits) to RGBA8.
+///
+/// The header's dimensions are checked against the bytes present before any pixel
+/// buffer is allocated: the image data cannot be larger than deflate can expand the
+/// whole file into, so a small file claiming a huge image is refused.
 pub fn decode_png(bytes: &[u8]) -> Result<Image> {
     let mut dec = png::Decoder::new(bytes);
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| png_err("decode", e))?;
+    {
+        let info = reader.info();
+        // fewest bytes of filtered image data the header's dimensions need
+        let pixel_bits =
+            u128::from(info.width) * u128::from(info.height) * info.bits_per_pixel() as u128;
+        let at_most = bytes.len() as u128 * DEFLATE_MAX_RATIO;
+        if pixel_bits / 8 > at_most {
+            return Err(png_err(
+                "decode",
+                format!(
+                    "a {}×{} image cannot come from {} bytes of PNG",
+                    info.width,
+                    info.height,
+                    bytes.len()
+                ),
+            ));
+        }
+    }
     let mut buf = vec![0u8; reader.output_buffer_size()];
     let info = reader
         .next_frame(&mut buf)

@@ -248,3 +248,111 @@ fn seeded_corruptions_are_ok_or_err() {
         eprintln!("fixture {i} ({kind}, {} bytes): {oks} of 100000 corruptions parsed; worst peak/size {worst:.2}", bytes.len());
     }
 }
+
+/// CRC-32 (ISO 3309, as PNG chunks use), bit by bit.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A PNG of the given header with one IDAT chunk of `idat` bytes, built by hand.
+fn png_with_header(width: u32, height: u32, color_type: u8, idat: &[u8]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+    };
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, color_type, 0, 0, 0]);
+    chunk(b"IHDR", &ihdr);
+    chunk(b"IDAT", idat);
+    chunk(b"IEND", &[]);
+    out
+}
+
+#[test]
+fn the_png_builder_matches_the_png_crate() {
+    // "IEND" with no data has the well-known CRC AE 42 60 82.
+    assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+    // A 1×1 RGBA image: zlib stream of the filter byte 0 and one pixel, stored.
+    let raw = [0u8, 10, 20, 30, 40];
+    let mut z = vec![0x78, 0x01, 0x01, 5, 0, !5u8, 0xFF];
+    z.extend_from_slice(&raw);
+    let (mut a, mut b) = (1u32, 0u32);
+    for &x in &raw {
+        a = (a + u32::from(x)) % 65521;
+        b = (b + a) % 65521;
+    }
+    z.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    let img = jpog::png_io::decode_png(&png_with_header(1, 1, 6, &z)).unwrap();
+    assert_eq!(img.rgba, vec![10, 20, 30, 40]);
+}
+
+#[test]
+fn a_png_claiming_a_huge_image_is_refused_before_its_pixels_are_allocated() {
+    // 4096 × 2^31−1 RGBA (a row fits the decoder's own limit; the image is 35 TB)
+    // from a file of about 60 bytes.
+    let png = png_with_header(4096, 0x7FFF_FFFF, 6, &[0x78, 0x01]);
+    let (r, peak) = peak_of(|| jpog::png_io::decode_png(&png));
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("4096×2147483647"), "{e}");
+    assert!(peak <= SLACK + 64 * 1024, "peak {peak} bytes");
+}
+
+/// A library of `n` empty format-99 textures that all carry id 0, and one material
+/// "Skin" using id 0: the shape of a hostile file (ids must be unique for the game).
+fn tml_with_repeated_ids(n: u32) -> Vec<u8> {
+    let mut b = common::B::default();
+    b.raw(b"TML1").u32(0).u32(n);
+    for _ in 0..n {
+        b.u32(0).u32(0).u16(0).i16(0).u32(0);
+        b.u16(99).u16(1).u16(1).u16(0xFFFF).u32(0x4300_0000);
+    }
+    b.u32(1).name::<32>(b"Skin");
+    b.u32(0).u16(0).u16(1).u32(0);
+    b.v
+}
+
+#[test]
+fn repeated_texture_ids_name_and_list_in_linear_time() {
+    // 20,000 textures in 560 kB: before, every name rescanned all earlier names for
+    // every suffix tried (cubic: about 10^12 comparisons) and the listing repeated the
+    // material under every texture.
+    let n = 20_000;
+    let t = Tml::read(&tml_with_repeated_ids(n)).unwrap();
+    let started = std::time::Instant::now();
+    let names = jpog::ops::texture_file_names(&t);
+    let listing = jpog::ops::list_tml(&t);
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "took {:?}",
+        started.elapsed()
+    );
+    // The material's id 0 is the first texture with that id (as `texture_index` finds).
+    assert_eq!(t.texture_index(0), Some(0));
+    assert_eq!(names[0], "Skin.png");
+    assert_eq!(listing.textures[0].materials, vec!["Skin".to_string()]);
+    // The others have no user: `texture-<id>` stems, suffixed in order.
+    assert_eq!(names[1], "texture-0.png");
+    assert_eq!(names[2], "texture-0-2.png");
+    assert_eq!(names[19_999], "texture-0-19999.png");
+    assert!(listing.textures[1..].iter().all(|x| x.materials.is_empty()));
+    let unique: std::collections::BTreeSet<String> =
+        names.iter().map(|s| s.to_ascii_lowercase()).collect();
+    assert_eq!(unique.len(), n as usize);
+}

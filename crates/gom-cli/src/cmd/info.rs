@@ -18,8 +18,19 @@ pub struct Args {
 
 /// Runs `gom info`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(kind) = super::game_files::Library::of_path(&args.file) {
+        super::game_files::info(&args.file, kind, args.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let read = input::load(&args.file)?;
     let mut warnings = read.warnings.clone();
+    let is_tmd = args
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tmd"));
+    if is_tmd {
+        warnings.extend(super::game_files::tmd_open_fields(&args.file)?);
+    }
     warnings.extend(read.findings.iter().map(input::finding_text));
     let summary = describe(&read.model, &warnings);
     if args.json {

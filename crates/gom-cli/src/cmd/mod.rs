@@ -3,9 +3,12 @@
 pub mod build;
 pub mod convert;
 pub mod demo;
+pub mod game_files;
 pub mod info;
 pub mod pose;
 pub mod render;
+pub mod tmd;
+pub mod tml;
 pub mod validate;
 
 use gom_import::source::ImportOptions;

@@ -17,6 +17,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut worst = 0u8;
     for file in &args.files {
+        if let Some(kind) = super::game_files::Library::of_path(file) {
+            worst = worst.max(super::game_files::validate(file, kind));
+            continue;
+        }
         match input::load(file) {
             Err(e) => {
                 println!("{}: unreadable: {e}", file.display());

@@ -20,8 +20,21 @@ pub(crate) struct SampledStack {
     pub times: Vec<f64>,
     /// Duration in seconds.
     pub duration: f64,
-    /// Per node (by typed id): the local transform at each sample time.
+    /// Per node (by typed id): the local transform at each sample time, or a single
+    /// entry for a node the stack does not animate.
     pub locals: Vec<Vec<ufbx::Transform>>,
+}
+
+impl SampledStack {
+    /// The local transform of node `node` at sample `k`.
+    pub fn local(&self, node: u32, k: usize) -> Option<&ufbx::Transform> {
+        let l = self.locals.get(node as usize)?;
+        if l.len() == 1 {
+            l.first()
+        } else {
+            l.get(k)
+        }
+    }
 }
 
 /// Sample times `0, 1/rate, …` up to and including `duration`.
@@ -67,14 +80,24 @@ pub(crate) fn sample_stacks(
         };
         let times = sample_times(duration, rate);
         let anim: &ufbx::Anim = &stack.anim;
+        // Only nodes with animated properties in some layer can move; the others keep
+        // their stored transform (one entry stands for every sample).
         let locals = scene
             .nodes
             .iter()
             .map(|node| {
-                times
+                let moves = stack
+                    .layers
                     .iter()
-                    .map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t))
-                    .collect()
+                    .any(|layer| !ufbx::find_anim_props(layer, &node.element).is_empty());
+                if moves {
+                    times
+                        .iter()
+                        .map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t))
+                        .collect()
+                } else {
+                    vec![node.local_transform]
+                }
             })
             .collect();
         for layer in stack.layers.iter() {
@@ -165,11 +188,7 @@ pub(crate) fn key_of(time: f32, t: &ufbx::Transform) -> Key {
 fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize) -> Vec<M64> {
     let mut world: Vec<M64> = Vec::with_capacity(skel.bones.len());
     for (b, bone) in skel.bones.iter().enumerate() {
-        let local = match stack
-            .locals
-            .get(skel.bone_nodes[b] as usize)
-            .and_then(|l| l.get(k))
-        {
+        let local = match stack.local(skel.bone_nodes[b], k) {
             Some(t) => mat::from_transform(t),
             None => mat::ID,
         };
@@ -218,13 +237,16 @@ pub(crate) fn build_clips(
             ..Default::default()
         };
         for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
-            let Some(samples) = stack.locals.get(node_id as usize) else {
+            if node_id == u32::MAX {
                 continue;
-            };
+            }
             let mut track_keys: Vec<Key> = times
                 .iter()
-                .map(|&(k, tf)| key_of(tf, &samples[k]))
+                .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
                 .collect();
+            if track_keys.is_empty() {
+                continue;
+            }
             keys::make_hemisphere_continuous(&mut track_keys);
             if let Some(rest) = &skel.rest_keys[b] {
                 if track_keys

@@ -278,6 +278,7 @@ fn convert_one(
         }
     }
 
+    let tm0 = std::time::Instant::now();
     // Per-vertex skin weights.
     let vertex_skin: Option<Vec<SkinWeights>> = match binding {
         Binding::Static => None,
@@ -332,6 +333,7 @@ fn convert_one(
         }
     };
 
+    let tm1 = std::time::Instant::now();
     // Inverse binds: one per skeleton bone for a skinned part.
     let inverse_bind: Vec<gom::Mat4> = if vertex_skin.is_some() {
         let mut ibnd: Vec<gom::Mat4> = skel
@@ -359,6 +361,7 @@ fn convert_one(
         Vec::new()
     };
 
+    let tm2 = std::time::Instant::now();
     // Attributes per polygon corner.
     let nc = mesh.num_indices;
     let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
@@ -477,6 +480,7 @@ fn convert_one(
         }),
     };
 
+    let tm3 = std::time::Instant::now();
     // Triangles grouped by material slot, slots in order of first use.
     let node_materials = if node.materials.count > 0 {
         &node.materials
@@ -495,7 +499,13 @@ fn convert_one(
         if buf.len() < need {
             buf.resize(need, 0);
         }
-        let n = ufbx::triangulate_face(&mut buf, mesh, *face) as usize;
+        let n = if face.num_indices == 3 {
+            let b = face.index_begin;
+            buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
+            1
+        } else {
+            ufbx::triangulate_face(&mut buf, mesh, *face) as usize
+        };
         let slot = mesh.face_material.get(fi).copied().unwrap_or(0);
         let pos = match slots.iter().position(|(s, _)| *s == slot) {
             Some(p) => p,
@@ -538,7 +548,9 @@ fn convert_one(
         report.warn(format!("mesh \"{name}\": no triangles; not converted"));
         return None;
     }
+    let tm4 = std::time::Instant::now();
     let (vertices, indices) = weld(&corners, &corner_indices);
+    if std::env::var("FBX_TIMING").is_ok() { eprintln!("  skin {:?} ibnd {:?} attrs {:?} tris {:?} weld {:?}", tm1-tm0, tm2-tm1, tm3-tm2, tm4-tm3, tm4.elapsed()); }
     Some(MeshPart {
         name: name.to_string(),
         vertices,

@@ -189,6 +189,17 @@ pub(crate) fn resolve(uri: &str, base: Option<&Path>) -> Result<Resolved, String
     Ok(Resolved::File(base.join(percent_decode(uri))))
 }
 
+/// Reads at most `len` bytes from the start of the file at `path`: the bytes past a
+/// buffer's `byteLength` are never used, and the file may be endless (a device, a pipe).
+fn read_prefix(path: &Path, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut out = Vec::new();
+    file.take(u64::try_from(len).unwrap_or(u64::MAX))
+        .read_to_end(&mut out)?;
+    Ok(out)
+}
+
 /// Loads every buffer, cut to its `byteLength`.
 pub(crate) fn load_buffers(
     doc: &gltf::Document,
@@ -210,7 +221,7 @@ pub(crate) fn load_buffers(
                 .to_vec(),
             gltf::buffer::Source::Uri(uri) => match resolve(uri, base).map_err(invalid)? {
                 Resolved::Data(b, _) => b,
-                Resolved::File(path) => std::fs::read(&path)
+                Resolved::File(path) => read_prefix(&path, buffer.length())
                     .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?,
             },
         };

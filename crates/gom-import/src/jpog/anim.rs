@@ -29,6 +29,15 @@ impl ChannelFlag3Reading {
             ChannelFlag3Reading::TranslationOnly => "translation-only",
         }
     }
+
+    /// The reading named `name` (as [`ChannelFlag3Reading::name`] gives it, any case).
+    pub fn from_name(name: &str) -> Option<ChannelFlag3Reading> {
+        match name.to_ascii_lowercase().as_str() {
+            "translation-and-rotation" => Some(ChannelFlag3Reading::TranslationAndRotation),
+            "translation-only" => Some(ChannelFlag3Reading::TranslationOnly),
+            _ => None,
+        }
+    }
 }
 
 /// Per-animation facts the report mentions.

@@ -207,34 +207,87 @@ pub fn make_hemisphere_continuous(keys: &mut [Key]) {
     }
 }
 
+/// The interpolation between two keys, prepared once for many error measurements.
+struct Segment {
+    a: Key,
+    b: Key,
+    qa: [f64; 4],
+    qb: [f64; 4],
+    /// `(omega, sin omega)` of the slerp, `None` when the keys are (nearly) parallel.
+    arc: Option<(f64, f64)>,
+}
+
+impl Segment {
+    fn new(a: &Key, b: &Key) -> Segment {
+        let qa = a.rotation.map(f64::from);
+        let mut qb = b.rotation.map(f64::from);
+        let mut dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+        if dot < 0.0 {
+            qb = qb.map(|v| -v);
+            dot = -dot;
+        }
+        let dot = dot.min(1.0);
+        let sin_omega = (1.0 - dot * dot).max(0.0).sqrt();
+        let arc = (sin_omega >= 1e-9).then(|| (atan2_first_quadrant(sin_omega, dot), sin_omega));
+        Segment {
+            a: *a,
+            b: *b,
+            qa,
+            qb,
+            arc,
+        }
+    }
+
+    /// The displacement error of `key` against this interpolation at `key.time`.
+    fn error(&self, key: &Key, metric: &JointMetric) -> f64 {
+        let (a, b) = (&self.a, &self.b);
+        let span = f64::from(b.time) - f64::from(a.time);
+        let t = if span > 0.0 {
+            (f64::from(key.time) - f64::from(a.time)) / span
+        } else {
+            0.0
+        };
+        let lerp = |x: f32, y: f32| f64::from(x) + (f64::from(y) - f64::from(x)) * t;
+        let mut dt = 0.0f64;
+        let mut ds = 0.0f64;
+        for k in 0..3 {
+            dt +=
+                (lerp(a.translation[k], b.translation[k]) - f64::from(key.translation[k])).powi(2);
+            let s = lerp(a.scale[k], b.scale[k]);
+            let rel = (s - f64::from(key.scale[k])).abs() / f64::from(key.scale[k]).abs().max(1e-6);
+            ds = ds.max(rel);
+        }
+        let (wa, wb) = match self.arc {
+            None => (1.0 - t, t),
+            Some((omega, sin_omega)) => (
+                sin_small((1.0 - t) * omega) / sin_omega,
+                sin_small(t * omega) / sin_omega,
+            ),
+        };
+        let mut q = [0.0; 4];
+        for k in 0..4 {
+            q[k] = wa * self.qa[k] + wb * self.qb[k];
+        }
+        let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        if len > 0.0 {
+            q = q.map(|v| v / len);
+        }
+        let r = key.rotation.map(f64::from);
+        // Vector part of conj(q) * r: its length is sin(angle / 2) of the rotation between them.
+        let v = [
+            q[3] * r[0] - q[0] * r[3] - q[1] * r[2] + q[2] * r[1],
+            q[3] * r[1] - q[1] * r[3] - q[2] * r[0] + q[0] * r[2],
+            q[3] * r[2] - q[2] * r[3] - q[0] * r[1] + q[1] * r[0],
+        ];
+        let half_sin = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        dt.sqrt() * metric.parent_scale + 2.0 * half_sin * metric.distance + ds * metric.distance
+    }
+}
+
 /// The displacement error of `key` against the interpolation between `a` and `b` at
 /// `key.time`.
 fn key_error(a: &Key, b: &Key, key: &Key, metric: &JointMetric) -> f64 {
-    let span = f64::from(b.time) - f64::from(a.time);
-    let t = if span > 0.0 {
-        (f64::from(key.time) - f64::from(a.time)) / span
-    } else {
-        0.0
-    };
-    let lerp = |x: f32, y: f32| f64::from(x) + (f64::from(y) - f64::from(x)) * t;
-    let mut dt = 0.0f64;
-    let mut ds = 0.0f64;
-    for k in 0..3 {
-        dt += (lerp(a.translation[k], b.translation[k]) - f64::from(key.translation[k])).powi(2);
-        let s = lerp(a.scale[k], b.scale[k]);
-        let rel = (s - f64::from(key.scale[k])).abs() / f64::from(key.scale[k]).abs().max(1e-6);
-        ds = ds.max(rel);
-    }
-    let q = slerp(a.rotation, b.rotation, t);
-    let r = key.rotation.map(f64::from);
-    // Vector part of conj(q) * r: its length is sin(angle / 2) of the rotation between them.
-    let v = [
-        q[3] * r[0] - q[0] * r[3] - q[1] * r[2] + q[2] * r[1],
-        q[3] * r[1] - q[1] * r[3] - q[2] * r[0] + q[0] * r[2],
-        q[3] * r[2] - q[2] * r[3] - q[0] * r[1] + q[1] * r[0],
-    ];
-    let half_sin = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    dt.sqrt() * metric.parent_scale + 2.0 * half_sin * metric.distance + ds * metric.distance
+    Segment::new(a, b).error(key, metric)
 }
 
 /// The displacement error between two keys at the same time (used to compare a
@@ -259,8 +312,9 @@ pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
             continue;
         }
         let mut worst = (0.0f64, i);
+        let segment = Segment::new(&keys[i], &keys[j]);
         for k in i + 1..j {
-            let e = key_error(&keys[i], &keys[j], &keys[k], metric);
+            let e = segment.error(&keys[k], metric);
             if e > worst.0 {
                 worst = (e, k);
             }

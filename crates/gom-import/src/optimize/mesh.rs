@@ -1,6 +1,7 @@
 //! Vertex welding and GPU-friendly ordering of mesh parts.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use gom::{MeshPart, SkinWeights, Vertices};
 
@@ -14,6 +15,45 @@ pub fn canon(v: f32) -> f32 {
     }
 }
 
+/// A multiply-rotate hash over the key words (as in rustc's FxHash): fast, and only
+/// used for lookups (no iteration order reaches the output).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+}
+
 fn push_key(key: &mut Vec<u32>, values: &[f32]) {
     key.extend(values.iter().map(|v| canon(*v).to_bits()));
 }
@@ -23,37 +63,45 @@ fn push_key(key: &mut Vec<u32>, values: &[f32]) {
 /// bit patterns of every attribute, −0.0 equal to +0.0), numbered in order of first use
 /// in `indices`, and the remapped indices. The outcome depends only on the input order.
 pub fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
-    let mut map: HashMap<Vec<u32>, u32> = HashMap::with_capacity(indices.len());
-    let mut first: Vec<usize> = Vec::new();
-    let mut out_indices = Vec::with_capacity(indices.len());
-    let mut key = Vec::with_capacity(32);
-    for &i in indices {
+    // Every corner's key, flat: all keys have the same length.
+    let mut keys: Vec<u32> = Vec::with_capacity(indices.len() * 8);
+    let mut stride = 0;
+    for (n, &i) in indices.iter().enumerate() {
         let i = i as usize;
-        key.clear();
-        push_key(&mut key, &corners.positions[i]);
-        if let Some(n) = &corners.normals {
-            push_key(&mut key, &n[i]);
+        push_key(&mut keys, &corners.positions[i]);
+        if let Some(v) = &corners.normals {
+            push_key(&mut keys, &v[i]);
         }
-        if let Some(t) = &corners.tangents {
-            push_key(&mut key, &t[i]);
+        if let Some(v) = &corners.tangents {
+            push_key(&mut keys, &v[i]);
         }
-        if let Some(uv) = &corners.uv0 {
-            push_key(&mut key, &uv[i]);
+        if let Some(v) = &corners.uv0 {
+            push_key(&mut keys, &v[i]);
         }
-        if let Some(uv) = &corners.uv1 {
-            push_key(&mut key, &uv[i]);
+        if let Some(v) = &corners.uv1 {
+            push_key(&mut keys, &v[i]);
         }
         if let Some(c) = &corners.colors {
-            key.push(u32::from_le_bytes(c[i]));
+            keys.push(u32::from_le_bytes(c[i]));
         }
         if let Some(s) = &corners.skin {
             let sw: &SkinWeights = &s[i];
-            key.extend(sw.bones.iter().map(|b| u32::from(*b)));
-            push_key(&mut key, &sw.weights);
+            keys.extend(sw.bones.iter().map(|b| u32::from(*b)));
+            push_key(&mut keys, &sw.weights);
         }
+        if n == 0 {
+            stride = keys.len();
+        }
+    }
+    let mut map: HashMap<&[u32], u32, BuildHasherDefault<KeyHasher>> =
+        HashMap::with_capacity_and_hasher(indices.len(), BuildHasherDefault::default());
+    let mut first: Vec<usize> = Vec::new();
+    let mut out_indices = Vec::with_capacity(indices.len());
+    for (n, &i) in indices.iter().enumerate() {
+        let key = &keys[n * stride..(n + 1) * stride];
         let next = first.len() as u32;
-        let idx = *map.entry(key.clone()).or_insert_with(|| {
-            first.push(i);
+        let idx = *map.entry(key).or_insert_with(|| {
+            first.push(i as usize);
             next
         });
         out_indices.push(idx);

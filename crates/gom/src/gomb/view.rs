@@ -292,7 +292,7 @@ impl<'a> FileView<'a> {
         }
         let missing = |field| ReadError::Missing {
             offset: HEADER_SIZE as u64,
-            place: Place::Header,
+            place: Place::File,
             field,
         };
         let str0 = top.str0.ok_or_else(|| missing("STR0"))?;

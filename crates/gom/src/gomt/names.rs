@@ -1,6 +1,7 @@
 //! The names GOMT uses for enum values, flags and vertex keys.
 
 use crate::model::{ClipFlags, ValidationFlags};
+use crate::validate::Check;
 
 /// The only coordinate system of GOM v1 (binary value 1).
 pub const COORDINATE_SYSTEM: &str = "CS_LH_YUP_METERS";
@@ -24,12 +25,18 @@ pub const CLIP_FLAGS: [(&str, u32); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_
 /// normal, tangent, uv0, uv1, colour, skin bone indices, skin weights.
 pub const VERTEX_KEYS: [&str; 8] = ["p", "n", "t", "uv", "uv1", "c", "bi", "bw"];
 
-/// The bit of a validation flag name.
+/// The bit of a validation flag name (the names of [`Check::name`]).
 pub fn validation_flag(name: &str) -> Option<u32> {
-    VALIDATION_FLAGS
+    Check::ALL.iter().find(|c| c.name() == name).map(|c| c.flag())
+}
+
+/// The names of the flags set in `flags`, in bit order.
+pub fn validation_flag_names(flags: ValidationFlags) -> Vec<&'static str> {
+    Check::ALL
         .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, b)| *b)
+        .filter(|c| flags.contains(c.flag()))
+        .map(|c| c.name())
+        .collect()
 }
 
 /// The bit of a clip flag name.

@@ -138,12 +138,7 @@ impl Writer {
         self.s("\",\n  converterVersion = ");
         self.string(&h.converter_version);
         self.s(",\n  validationFlags = ");
-        let flags = validation_flags(model);
-        let set: Vec<&str> = names::VALIDATION_FLAGS
-            .iter()
-            .filter(|(_, bit)| flags & bit != 0)
-            .map(|(n, _)| *n)
-            .collect();
+        let set = names::validation_flag_names(flags_for(model));
         self.names(&set);
         self.s(",\n  coordinateSystem = \"");
         self.s(names::COORDINATE_SYSTEM);
@@ -382,12 +377,6 @@ impl Writer {
         }
         self.s("]\n");
     }
-}
-
-/// The validation flags the GOMB writer stores for `model` (D13: each flag set exactly
-/// when its check passes).
-fn validation_flags(model: &Model) -> u32 {
-    flags_for(model).0
 }
 
 /// The bounds every writer stores for `m` (D7: always recomputed).
