@@ -71,13 +71,10 @@ fn bench(c: &mut Criterion) {
     let bytes = generate(&src);
     let mut g = c.benchmark_group("build");
     g.sample_size(10);
+    println!("{MODELS} models, {bytes} source bytes");
     for jobs in [1usize, 2] {
         g.throughput(Throughput::Elements(MODELS as u64));
-        g.bench_function(format!("full_{jobs}_jobs_models"), |b| {
-            b.iter(|| run_build(&src, &tmp.join(format!("out{jobs}")), jobs, true))
-        });
-        g.throughput(Throughput::Bytes(bytes));
-        g.bench_function(format!("full_{jobs}_jobs_bytes"), |b| {
+        g.bench_function(format!("full_{jobs}_jobs"), |b| {
             b.iter(|| run_build(&src, &tmp.join(format!("out{jobs}")), jobs, true))
         });
     }

@@ -46,6 +46,13 @@ fn export_and_validate(
     let gltf_path = dir.join(format!("{stem}.gltf"));
     std::fs::write(&gltf_path, json).unwrap();
     std::fs::write(dir.join(format!("{stem} data.bin")), bin).unwrap();
+    // A second reader, available everywhere: the `gltf` crate's loader checks the
+    // schema and every index, and reads the buffers back.
+    for file in [&glb_path, &gltf_path] {
+        let g = gltf::Gltf::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        gltf::import_buffers(&g.document, Some(dir), g.blob)
+            .unwrap_or_else(|e| panic!("{}: buffers: {e}", file.display()));
+    }
     let mut ran = false;
     for file in [&glb_path, &gltf_path] {
         let Some(report) = validate_with_khronos(file) else {

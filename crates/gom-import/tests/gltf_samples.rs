@@ -31,6 +31,22 @@ fn check_times(path: &std::path::Path, animation: usize, duration: f32) -> Vec<f
     v
 }
 
+/// Checks, at every [`check_times`] of every clip of `model` (imported from `path`),
+/// that `posed(clip, t)` gives the reference triangles of the document.
+fn clips_pose_like_the_reference(
+    path: &std::path::Path,
+    model: &gom::Model,
+    posed: impl Fn(usize, f32) -> Vec<Tri>,
+) {
+    for (ci, clip) in model.clips.iter().enumerate() {
+        for t in check_times(path, ci, clip.duration) {
+            let reference = reference_triangles(path, Some(ci), t);
+            same_triangles(&posed(ci, t), &reference, 1e-4)
+                .unwrap_or_else(|e| panic!("{}, clip {} at {t} s: {e}", path.display(), clip.name));
+        }
+    }
+}
+
 #[test]
 fn every_sample_converts_and_follows_the_gom_rules() {
     let samples = samples();
@@ -92,14 +108,7 @@ fn posed_samples_match_the_gltf_reference() {
         let ours = gom_triangles(&model, None, 0.0);
         same_triangles(&ours, &reference, 1e-4)
             .unwrap_or_else(|e| panic!("{name}, rest pose: {e}"));
-        for (ci, clip) in model.clips.iter().enumerate() {
-            for t in check_times(path, ci, clip.duration) {
-                let reference = reference_triangles(path, Some(ci), t);
-                let ours = gom_triangles(&model, Some(ci), t);
-                same_triangles(&ours, &reference, 1e-4)
-                    .unwrap_or_else(|e| panic!("{name}, clip {} at {t} s: {e}", clip.name));
-            }
-        }
+        clips_pose_like_the_reference(path, &model, |ci, t| gom_triangles(&model, Some(ci), t));
     }
 }
 
@@ -118,11 +127,7 @@ fn step_keys_jump_at_the_key_time() {
             if ch.sampler().interpolation() != gltf::animation::Interpolation::Step {
                 continue;
             }
-            let reader = ch.reader(|b| Some(&buffers[b.index()].0[..]));
-            let inputs: Vec<f32> = match reader.read_inputs().unwrap() {
-                gltf::accessor::Iter::Standard(it) => it.collect(),
-                gltf::accessor::Iter::Sparse(it) => it.collect(),
-            };
+            let inputs = input_times(&ch, &buffers);
             let node_name = ch.target().node().name().unwrap().to_string();
             let bone = model
                 .skeleton
@@ -208,14 +213,7 @@ fn gom_runtime_poses_converted_samples_like_the_gltf_reference() {
         let (model, _) = import(path, &GltfOptions::default()).unwrap();
         let bytes = gom::gomb::write(&model).unwrap();
         let asset = gom_runtime::Asset::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (ci, clip) in model.clips.iter().enumerate() {
-            for t in check_times(path, ci, clip.duration) {
-                let reference = reference_triangles(path, Some(ci), t);
-                let ours = runtime_triangles(&asset, ci, t);
-                same_triangles(&ours, &reference, 1e-4)
-                    .unwrap_or_else(|e| panic!("{name}, clip {} at {t} s: {e}", clip.name));
-            }
-        }
+        clips_pose_like_the_reference(path, &model, |ci, t| runtime_triangles(&asset, ci, t));
     }
 }
 
@@ -235,11 +233,7 @@ fn cubic_channels_are_resampled_at_the_sample_rate() {
                 if ch.sampler().interpolation() != gltf::animation::Interpolation::CubicSpline {
                     continue;
                 }
-                let reader = ch.reader(|b| Some(&buffers[b.index()].0[..]));
-                let inputs: Vec<f32> = match reader.read_inputs().unwrap() {
-                    gltf::accessor::Iter::Standard(it) => it.collect(),
-                    gltf::accessor::Iter::Sparse(it) => it.collect(),
-                };
+                let inputs = input_times(&ch, &buffers);
                 let (first, last) = (inputs[0], inputs[inputs.len() - 1]);
                 let clip = &model.clips[ci];
                 assert_eq!(clip.sample_rate, rate);

@@ -1110,3 +1110,19 @@ fn repeated_key_times_are_dropped_and_late_keys_extend_the_clip() {
     );
     assert_valid(&out.model);
 }
+
+#[test]
+fn the_same_input_gives_the_same_gom_bytes() {
+    let a = gom::gomb::write(&convert_fixture(&JpogOptions::default()).model).unwrap();
+    let b = gom::gomb::write(&convert_fixture(&JpogOptions::default()).model).unwrap();
+    assert_eq!(a, b);
+    let left = gom::gomb::write(
+        &convert_fixture(&JpogOptions {
+            handedness: Handedness::Left,
+            ..Default::default()
+        })
+        .model,
+    )
+    .unwrap();
+    assert_ne!(a, left, "the handedness option changes the output");
+}

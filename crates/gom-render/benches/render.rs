@@ -3,8 +3,11 @@
 use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gom::{Material, MeshPart, Model, Submesh, Vertices};
+use gom::Model;
 use gom_render::{render, Filter, Image, RenderOptions, TextureSource, View};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 /// A torus of `rings` × `sides` quads (2 triangles each) with normals and UVs, wound
 /// clockwise seen from outside (D2): with ∂a along the ring and ∂b around the tube,
@@ -40,31 +43,12 @@ fn torus(rings: u32, sides: u32) -> Model {
             indices.extend([a, c, b, a, d, c]);
         }
     }
-    let count = indices.len() as u32;
-    Model {
-        materials: vec![Material {
-            name: "skin".into(),
-            base_color_texture: Some("checker.png".into()),
-            base_color_factor: [0.9, 0.8, 0.7, 1.0],
-        }],
-        meshes: vec![MeshPart {
-            name: "torus".into(),
-            vertices: Vertices {
-                positions,
-                normals: Some(normals),
-                uv0: Some(uvs),
-                ..Default::default()
-            },
-            indices,
-            submeshes: vec![Submesh {
-                material_index: 0,
-                index_start: 0,
-                index_count: count,
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    let mut model = common::model_of(positions, Some(normals), indices, [0.9, 0.8, 0.7, 1.0]);
+    model.materials[0].name = "skin".into();
+    model.materials[0].base_color_texture = Some("checker.png".into());
+    model.meshes[0].name = "torus".into();
+    model.meshes[0].vertices.uv0 = Some(uvs);
+    model
 }
 
 fn checker(size: u32) -> Image {

@@ -203,10 +203,7 @@ impl<'a> Clip<'a> {
     /// cache: binary search, then interpolation (D9). `None` when the bone has no
     /// track. The result is bit-identical to what [`crate::sample`] produces.
     pub fn sample_bone(&self, bone: u32, time: f32) -> Option<Transform> {
-        let ti = self
-            .tracks
-            .binary_search_by_key(&bone, |t| t.bone)
-            .ok()?;
+        let ti = self.tracks.binary_search_by_key(&bone, |t| t.bone).ok()?;
         let keys = &self.tracks.get(ti)?.keys;
         let seg = crate::sampling::Segment::find(keys, time, 0);
         let angle = self.pair_angle(ti, &seg);

@@ -9,7 +9,9 @@
 //! `slerp = q0 · sin((1−α)θ)/sin θ + q1 · sin(αθ)/sin θ`. The weights are rewritten as
 //! `(1−α) · sinc((1−α)θ) · θ/sin θ` and `α · sinc(αθ) · θ/sin θ`, which stay finite and
 //! smooth as `θ → 0` (they become the plain lerp weights), so no branch is needed.
-//! `θ` is found once per key pair as `2·atan(|q1−q0| / |q1+q0|)` (accurate also for
+//! `θ` is found once per key pair, for all key pairs of a clip at its first sampling
+//! (8 bytes per pair, shared by every user of the clip, never paid when opening a
+//! file), as `2·atan(|q1−q0| / |q1+q0|)` (accurate also for
 //! small angles, unlike `acos` of the dot product), with `atan` reduced to
 //! `|y| ≤ tan(π/8)` and an odd Taylor polynomial up to `y¹⁵`; `sinc` is a polynomial in
 //! `x²` up to `x¹⁰`. Both truncations are below 4·10⁻⁸ on their ranges; the result
@@ -22,10 +24,13 @@
 //!
 //! # The cursor cache
 //! A [`SamplingContext`] keeps, per bone, the key pair around the last sampled time,
-//! already laid out four bones per SIMD vector with the per-pair rotation angle
-//! precomputed. Sampling checks the time against the group's validity interval and
-//! only re-seeks the bones whose interval was left: forward playback costs amortised
-//! O(1) per bone (a few steps forward), a random seek a binary search.
+//! already laid out four bones per SIMD vector (keys are read with three vector loads
+//! each and transposed four bones at a time). Sampling checks the time against each
+//! group's validity interval and only re-seeks the bones whose interval was left:
+//! forward playback costs amortised O(1) per bone (one key time decides the step to
+//! the next pair, whose first key is already in the cache), a random seek a binary
+//! search. The cached, the uncached ([`Clip::sample_bone`]) and the seeking paths give
+//! bit-identical results.
 
 use glam::{BVec4A, Mat4, Vec4};
 use gom::Key;
@@ -183,6 +188,26 @@ struct Group {
     inv_sinc: Vec4,
 }
 
+/// The second key of each lane of a group as stored (time, translation, scale,
+/// rotation before the shorter-arc sign), to become the first key when playback
+/// moves on. Kept apart from [`Group`] so that interpolation streams less memory.
+#[derive(Debug, Clone, Copy)]
+struct Next {
+    time: Vec4,
+    tr: [Vec4; 3],
+    sc: [Vec4; 3],
+    q: [Vec4; 4],
+}
+
+impl Next {
+    const EMPTY: Next = Next {
+        time: Vec4::ZERO,
+        tr: [Vec4::ZERO; 3],
+        sc: [Vec4::ONE; 3],
+        q: [Vec4::ZERO, Vec4::ZERO, Vec4::ZERO, Vec4::ONE],
+    };
+}
+
 impl Group {
     const EMPTY: Group = Group {
         lo: f32::INFINITY,
@@ -202,14 +227,12 @@ impl Group {
     /// Loads the key pairs of four lanes: each lane's two keys are read as vectors
     /// and transposed four at a time into the SoA layout.
     #[inline]
-    fn load(&mut self, lanes: &[Lane; 4]) {
+    ///
+    /// `shifted`: lanes whose new first key is their old second key (forward
+    /// playback); their first key is taken from the cache instead of memory, and when
+    /// it is given every other lane is unchanged.
+    fn load(&mut self, next: &mut Next, lanes: &[Lane; 4], shifted: Option<BVec4A>) {
         let [l0, l1, l2, l3] = lanes;
-        let r0 = [
-            key_rows(l0.keys, l0.seg.k0),
-            key_rows(l1.keys, l1.seg.k0),
-            key_rows(l2.keys, l2.seg.k0),
-            key_rows(l3.keys, l3.seg.k0),
-        ];
         let r1 = [
             key_rows(l0.keys, l0.seg.k1),
             key_rows(l1.keys, l1.seg.k1),
@@ -220,30 +243,50 @@ impl Group {
             Mat4::from_cols(r[0][i], r[1][i], r[2][i], r[3][i]).transpose()
         };
         // Columns: a = time, tx, ty, tz; b = qx, qy, qz, qw; c = qw, sx, sy, sz.
-        let (a0, b0, c0) = (soa(&r0, 0), soa(&r0, 1), soa(&r0, 2));
         let (a1, b1, c1) = (soa(&r1, 0), soa(&r1, 1), soa(&r1, 2));
+        let (time0, tr0, sc0, q0) = match shifted {
+            Some(m) => {
+                let pick = |new: Vec4, old: Vec4| Vec4::select(m, new, old);
+                (
+                    pick(next.time, self.t0),
+                    std::array::from_fn(|c| pick(next.tr[c], self.tr0[c])),
+                    std::array::from_fn(|c| pick(next.sc[c], self.sc0[c])),
+                    std::array::from_fn(|c| pick(next.q[c], self.q0[c])),
+                )
+            }
+            None => {
+                let r0 = [
+                    key_rows(l0.keys, l0.seg.k0),
+                    key_rows(l1.keys, l1.seg.k0),
+                    key_rows(l2.keys, l2.seg.k0),
+                    key_rows(l3.keys, l3.seg.k0),
+                ];
+                let (a0, b0, c0) = (soa(&r0, 0), soa(&r0, 1), soa(&r0, 2));
+                (
+                    a0.x_axis,
+                    [a0.y_axis, a0.z_axis, a0.w_axis],
+                    [c0.y_axis, c0.z_axis, c0.w_axis],
+                    [b0.x_axis, b0.y_axis, b0.z_axis, b0.w_axis],
+                )
+            }
+        };
+        let q1 = [b1.x_axis, b1.y_axis, b1.z_axis, b1.w_axis];
+        next.time = a1.x_axis;
+        next.tr = [a1.y_axis, a1.z_axis, a1.w_axis];
+        next.sc = [c1.y_axis, c1.z_axis, c1.w_axis];
+        next.q = q1;
         let held = BVec4A::new(
             l0.seg.k0 == l0.seg.k1,
             l1.seg.k0 == l1.seg.k1,
             l2.seg.k0 == l2.seg.k1,
             l3.seg.k0 == l3.seg.k1,
         );
-        self.t0 = Vec4::select(held, Vec4::ZERO, a0.x_axis);
-        self.dt = Vec4::select(held, Vec4::INFINITY, a1.x_axis - a0.x_axis);
-        self.tr0 = [a0.y_axis, a0.z_axis, a0.w_axis];
-        self.dtr = [
-            a1.y_axis - a0.y_axis,
-            a1.z_axis - a0.z_axis,
-            a1.w_axis - a0.w_axis,
-        ];
-        self.sc0 = [c0.y_axis, c0.z_axis, c0.w_axis];
-        self.dsc = [
-            c1.y_axis - c0.y_axis,
-            c1.z_axis - c0.z_axis,
-            c1.w_axis - c0.w_axis,
-        ];
-        let q0 = [b0.x_axis, b0.y_axis, b0.z_axis, b0.w_axis];
-        let q1 = [b1.x_axis, b1.y_axis, b1.z_axis, b1.w_axis];
+        self.t0 = Vec4::select(held, Vec4::ZERO, time0);
+        self.dt = Vec4::select(held, Vec4::INFINITY, next.time - time0);
+        self.dtr = std::array::from_fn(|c| next.tr[c] - tr0[c]);
+        self.dsc = std::array::from_fn(|c| next.sc[c] - sc0[c]);
+        self.tr0 = tr0;
+        self.sc0 = sc0;
         let dot = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3];
         let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
         self.q0 = q0;
@@ -347,7 +390,8 @@ pub struct SamplingContext {
     segs: Vec<Segment>,
     bind_keys: Vec<Key>,
     groups: Vec<Group>,
-    reloaded: Vec<u32>,
+    nexts: Vec<Next>,
+    reloaded: Vec<(u32, u8)>,
 }
 
 impl SamplingContext {
@@ -393,6 +437,8 @@ impl SamplingContext {
         }
         self.groups.clear();
         self.groups.resize(padded / 4, Group::EMPTY);
+        self.nexts.clear();
+        self.nexts.resize(padded / 4, Next::EMPTY);
         self.reloaded.clear();
         self.reloaded.reserve(padded / 4);
         self.clip_id = clip.id;
@@ -424,6 +470,7 @@ pub fn sample(
         segs,
         bind_keys,
         groups,
+        nexts,
         reloaded,
         ..
     } = ctx;
@@ -433,16 +480,18 @@ pub fn sample(
     reloaded.clear();
     for (gi, g) in groups.iter().enumerate() {
         if !(t >= g.lo && t < g.hi) {
-            reseek(gi, t, &clip.tracks, track_of, segs);
-            reloaded.push(gi as u32);
+            let shifted = reseek(gi, t, &clip.tracks, track_of, segs);
+            reloaded.push((gi as u32, shifted));
         }
     }
     if !reloaded.is_empty() {
         let angles = clip.pair_angles();
-        for &gi in reloaded.iter() {
-            if let Some(g) = groups.get_mut(gi as usize) {
+        for &(gi, shifted) in reloaded.iter() {
+            if let (Some(g), Some(next)) = (groups.get_mut(gi as usize), nexts.get_mut(gi as usize))
+            {
                 reload(
                     g,
+                    next,
                     gi as usize,
                     clip,
                     &clip.pair_offsets,
@@ -450,6 +499,7 @@ pub fn sample(
                     track_of,
                     segs,
                     bind_keys,
+                    shifted,
                 );
             }
         }
@@ -464,13 +514,23 @@ pub fn sample(
 /// the group.
 /// Moves the cursors of group `gi`'s lanes whose segment does not contain `t`.
 #[inline(never)]
-fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], segs: &mut [Segment]) {
+///
+/// Returns which lanes stepped to the next key pair (bits 0..4), or `FULL` when a
+/// lane had to search.
+fn reseek(
+    gi: usize,
+    t: f32,
+    tracks: &[crate::clip::Track],
+    track_of: &[u32],
+    segs: &mut [Segment],
+) -> u8 {
     let base = gi * 4;
     let (Some(segs), Some(track_of)) = (segs.get_mut(base..base + 4), track_of.get(base..base + 4))
     else {
-        return;
+        return FULL;
     };
-    for (seg, &ti) in segs.iter_mut().zip(track_of) {
+    let mut shifted = 0u8;
+    for (l, (seg, &ti)) in segs.iter_mut().zip(track_of).enumerate() {
         let current = *seg;
         if t >= current.lo && t < current.hi {
             continue;
@@ -483,6 +543,7 @@ fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], se
                 let next = current.k1 + 1;
                 match keys.get(next) {
                     Some(k) if current.k0 < current.k1 && t >= current.hi && t < k.time => {
+                        shifted |= 1 << l;
                         Segment {
                             k0: current.k1,
                             k1: next,
@@ -490,19 +551,30 @@ fn reseek(gi: usize, t: f32, tracks: &[crate::clip::Track], track_of: &[u32], se
                             hi: k.time,
                         }
                     }
-                    _ => Segment::find(keys, t, current.k0),
+                    _ => {
+                        shifted = FULL;
+                        Segment::find(keys, t, current.k0)
+                    }
                 }
             }
-            None => CONSTANT,
+            None => {
+                shifted = FULL;
+                CONSTANT
+            }
         };
     }
+    shifted
 }
+
+/// [`reseek`]'s answer when the group must be loaded from memory entirely.
+const FULL: u8 = 0xFF;
 
 /// Reloads group `gi` from its lanes' segments.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn reload(
     g: &mut Group,
+    next: &mut Next,
     gi: usize,
     clip: &Clip,
     offsets: &[usize],
@@ -510,6 +582,7 @@ fn reload(
     track_of: &[u32],
     segs: &[Segment],
     bind_keys: &[Key],
+    shifted: u8,
 ) {
     let base = gi * 4;
     let (Some(segs), Some(track_of), Some(bind_keys)) = (
@@ -548,28 +621,41 @@ fn reload(
             },
         };
     }
-    g.load(&lanes);
+    let shift = (shifted != FULL).then(|| {
+        BVec4A::new(
+            shifted & 1 != 0,
+            shifted & 2 != 0,
+            shifted & 4 != 0,
+            shifted & 8 != 0,
+        )
+    });
+    g.load(next, &lanes, shift);
 }
 
 /// Interpolates one segment of `keys` at `t` exactly as [`sample`] does, `angle`
 /// being the pair's entry of [`pair_angles`].
 pub(crate) fn eval_one(keys: &[Key], seg: &Segment, angle: [f32; 2], t: f32) -> Transform {
     let mut g = Group::EMPTY;
+    let mut next = Next::EMPTY;
     let id = Lane {
         keys: std::slice::from_ref(&IDENTITY_KEY),
         seg: CONSTANT,
         angle: [0.0, 1.0],
     };
-    g.load(&[
-        Lane {
-            keys,
-            seg: *seg,
-            angle,
-        },
-        id,
-        id,
-        id,
-    ]);
+    g.load(
+        &mut next,
+        &[
+            Lane {
+                keys,
+                seg: *seg,
+                angle,
+            },
+            id,
+            id,
+            id,
+        ],
+        None,
+    );
     g.eval(t).get(0)
 }
 
@@ -584,18 +670,32 @@ pub(crate) fn pair_angles(tracks: &[crate::clip::Track]) -> Vec<[f32; 2]> {
     let mut out = Vec::with_capacity(pairs.len());
     for chunk in pairs.chunks(4) {
         let lane = |l: usize, c: usize, second: bool| {
-            chunk.get(l).map_or(if c == 3 { 1.0 } else { 0.0 }, |(a, b)| {
-                if second {
-                    b.rotation[c]
-                } else {
-                    a.rotation[c]
-                }
-            })
+            chunk
+                .get(l)
+                .map_or(if c == 3 { 1.0 } else { 0.0 }, |(a, b)| {
+                    if second {
+                        b.rotation[c]
+                    } else {
+                        a.rotation[c]
+                    }
+                })
         };
-        let q0: [Vec4; 4] =
-            std::array::from_fn(|c| Vec4::new(lane(0, c, false), lane(1, c, false), lane(2, c, false), lane(3, c, false)));
-        let q1: [Vec4; 4] =
-            std::array::from_fn(|c| Vec4::new(lane(0, c, true), lane(1, c, true), lane(2, c, true), lane(3, c, true)));
+        let q0: [Vec4; 4] = std::array::from_fn(|c| {
+            Vec4::new(
+                lane(0, c, false),
+                lane(1, c, false),
+                lane(2, c, false),
+                lane(3, c, false),
+            )
+        });
+        let q1: [Vec4; 4] = std::array::from_fn(|c| {
+            Vec4::new(
+                lane(0, c, true),
+                lane(1, c, true),
+                lane(2, c, true),
+                lane(3, c, true),
+            )
+        });
         let dot = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3];
         let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
         let q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];

@@ -5,11 +5,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod demo;
-pub mod gomt;
 pub mod bounds;
+pub mod demo;
 pub mod error;
 pub mod gomb;
+pub mod gomt;
 pub mod limits;
 pub mod math;
 pub mod model;

@@ -708,3 +708,64 @@ fn check_mesh(
     }
     Ok(b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_rules_by_hand() {
+        assert_eq!(weights_rule([3, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]), None);
+        assert_eq!(weights_rule([1, 2, 0, 0], [0.5, 0.5, 0.0, 0.0]), None);
+        assert_eq!(weights_rule([2, 1, 0, 0], [0.7, 0.3, 0.0, 0.0]), None);
+        // 0.1 + 0.2 + 0.3 + 0.4 in the wrong order.
+        assert!(weights_rule([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4]).is_some());
+        // Ties listed by descending bone.
+        assert!(weights_rule([2, 1, 0, 0], [0.5, 0.5, 0.0, 0.0]).is_some());
+        // Sum 1 + 2e-5.
+        assert!(weights_rule([0, 0, 0, 0], [1.00002, 0.0, 0.0, 0.0]).is_some());
+        assert_eq!(weights_rule([0, 0, 0, 0], [1.000005, 0.0, 0.0, 0.0]), None);
+        // An unused slot naming bone 5.
+        assert!(weights_rule([1, 5, 0, 0], [1.0, 0.0, 0.0, 0.0]).is_some());
+        // The same bone twice.
+        assert!(weights_rule([1, 1, 0, 0], [0.6, 0.4, 0.0, 0.0]).is_some());
+    }
+
+    #[test]
+    fn structural_rules_by_hand() {
+        assert!(parent_ok(0, -1) && parent_ok(3, 2) && !parent_ok(2, 2) && !parent_ok(1, -2));
+        assert!(tangent_w_ok(-1.0) && !tangent_w_ok(0.999));
+        assert!(quat_ok([0.0, 0.0, 0.0, 1.0005]) && !quat_ok([0.0, 0.0, 0.0, 1.002]));
+        assert_eq!(skin_structure([7, 0, 0, 0], [1.0, 0.0, 0.0, 0.0], 8), None);
+        assert_eq!(
+            skin_structure([8, 0, 0, 0], [1.0, 0.0, 0.0, 0.0], 8).map(|x| x.0),
+            Some(0)
+        );
+        assert_eq!(skin_structure([0, 9, 0, 0], [1.0, 0.0, 0.0, 0.0], 8), None);
+        assert_eq!(
+            skin_structure([0, 1, 0, 0], [1.1, -0.1, 0.0, 0.0], 8).map(|x| x.0),
+            Some(1)
+        );
+        let s = |start, count| Submesh {
+            material_index: -1,
+            index_start: start,
+            index_count: count,
+        };
+        assert_eq!(submesh_structure(&s(3, 6), 9), None);
+        assert!(submesh_structure(&s(3, 9), 9).is_some());
+        assert!(submesh_structure(&s(u32::MAX - 2, 6), 9).is_some());
+        assert!(submeshes_rule([s(0, 3), s(3, 3)], 6, 0).is_none());
+        assert!(submeshes_rule([s(3, 3), s(0, 3)], 6, 0).is_some());
+        assert!(submeshes_rule([s(0, 3)], 6, 0).is_some());
+        assert!(submeshes_rule([], 0, 0).is_none());
+        let m = |mi| Submesh {
+            material_index: mi,
+            index_start: 0,
+            index_count: 3,
+        };
+        assert!(submeshes_rule([m(0)], 3, 1).is_none());
+        assert!(submeshes_rule([m(1)], 3, 1).is_some());
+        assert!(submeshes_rule([m(0)], 3, 0).is_some());
+        assert!(submeshes_rule([m(-2)], 3, 1).is_some());
+    }
+}

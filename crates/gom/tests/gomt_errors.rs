@@ -189,8 +189,8 @@ fn non_integer_index() {
 }
 
 #[test]
-fn index_out_of_range_points_at_the_indices() {
-    let e = fails_at(&with_line(23, "    indices = [0, 1, 3],"), 23, 5);
+fn index_out_of_range_points_at_the_index() {
+    let e = fails_at(&with_line(23, "    indices = [0, 1, 3],"), 23, 22);
     assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("index 2 is 3")));
 }
 
@@ -279,17 +279,39 @@ fn crlf_line_endings_read_alike() {
 }
 
 #[test]
-fn keys_out_of_order_point_at_the_tracks() {
+fn keys_out_of_order_point_at_the_key() {
     let bad = CLIP_LINES[1].replace("time = 0.5", "time = 0.125");
-    let e = fails_at(&with_clip(&bad), 29, 48);
+    let e = fails_at(&with_clip(&bad), 29, 138);
     assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("ascending")));
 }
 
 #[test]
-fn non_unit_quaternion_points_at_the_tracks() {
+fn non_unit_quaternion_points_at_the_key() {
     let bad = CLIP_LINES[1].replacen("r = [0,0,0,1]", "r = [0,0,0,2]", 1);
-    let e = fails_at(&with_clip(&bad), 29, 48);
+    let e = fails_at(&with_clip(&bad), 29, 80);
     assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("rotation")));
+}
+
+#[test]
+fn track_of_a_missing_bone_points_at_the_track() {
+    let bad = CLIP_LINES[1].replace("bone = 0", "bone = 1");
+    // The track's `{` stands at column 59.
+    let e = fails_at(&with_clip(&bad), 29, 59);
+    assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("names no bone")));
+}
+
+#[test]
+fn skin_bone_beyond_the_skeleton_points_at_the_vertex() {
+    let line = "      { p = [0, 0, 0], bi = [3, 0, 0, 0], bw = [1, 0, 0, 0] },";
+    let e = fails_at(&with_line(19, line), 19, 7);
+    assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("vertex 0")));
+}
+
+#[test]
+fn submesh_not_a_multiple_of_three_points_at_the_submesh() {
+    let line = "    submeshes = [{ materialIndex = -1, indexStart = 0, indexCount = 2 }],";
+    let e = fails_at(&with_line(24, line), 24, 18);
+    assert!(matches!(e.kind, TextErrorKind::Structure(ref m) if m.contains("multiple of 3")));
 }
 
 #[test]

@@ -230,3 +230,44 @@ pub(crate) fn field_bytes(field: &[u8]) -> &[u8] {
 pub(crate) fn to_u32(kind: FileKind, n: usize, record: &str, field: &'static str) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::refused(kind, record, field, "does not fit in 32 bits"))
 }
+
+/// A 16-byte name field holding `name` followed by NULs; refused when `name` has more
+/// than 15 bytes or a NUL (the field must keep a terminating NUL).
+pub(crate) fn name_field16(
+    kind: FileKind,
+    name: &str,
+    record: &str,
+    field: &'static str,
+) -> Result<[u8; 16]> {
+    let b = name.as_bytes();
+    if b.len() > 15 || b.contains(&0) {
+        return Err(Error::refused(
+            kind,
+            record,
+            field,
+            "holds at most 15 bytes and no NUL",
+        ));
+    }
+    let mut f = [0u8; 16];
+    f[..b.len()].copy_from_slice(b);
+    Ok(f)
+}
+
+/// Refuses a 16-byte name field whose name (the bytes before the first NUL) has more
+/// than 15 bytes, i.e. one without a terminating NUL.
+pub(crate) fn check_name_field16(
+    kind: FileKind,
+    f: &[u8; 16],
+    record: &str,
+    field: &'static str,
+) -> Result<()> {
+    if field_bytes(f).len() > 15 {
+        return Err(Error::refused(
+            kind,
+            record,
+            field,
+            "holds at most 15 bytes and a NUL",
+        ));
+    }
+    Ok(())
+}

@@ -1,6 +1,6 @@
 //! `.tkl` keyframe libraries ("TPKL"): shared translation and rotation keys.
 
-use crate::bytes::{field_text, to_u32, Reader, Writer};
+use crate::bytes::{check_name_field16, field_text, name_field16, to_u32, Reader, Writer};
 use crate::error::{Error, FileKind, Result};
 use crate::open::OpenField;
 
@@ -40,17 +40,7 @@ impl PartialEq for Tkl {
 impl Tkl {
     /// A new, empty library.
     pub fn new(name: &str) -> Result<Tkl> {
-        let b = name.as_bytes();
-        if b.len() > 15 || b.contains(&0) {
-            return Err(Error::refused(
-                TKL,
-                "header",
-                "name",
-                "holds at most 15 bytes and no NUL",
-            ));
-        }
-        let mut name_field = [0u8; 16];
-        name_field[..b.len()].copy_from_slice(b);
+        let name_field = name_field16(TKL, name, "header", "name")?;
         Ok(Tkl {
             zero: 0,
             name_field,
@@ -142,15 +132,8 @@ impl Tkl {
     /// have a name of at most 15 bytes. Keys are never renumbered: other models share them.
     pub fn write(&self) -> Result<Vec<u8>> {
         let out = self.serialize()?;
-        if self.original.as_deref() != Some(out.as_slice())
-            && field_text(&self.name_field).len() > 15
-        {
-            return Err(Error::refused(
-                TKL,
-                "header",
-                "name",
-                "holds at most 15 bytes and a NUL",
-            ));
+        if self.original.as_deref() != Some(out.as_slice()) {
+            check_name_field16(TKL, &self.name_field, "header", "name")?;
         }
         Ok(out)
     }

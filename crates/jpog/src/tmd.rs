@@ -2,7 +2,7 @@
 //!
 //! In-file pointers are the game's in-memory offsets: `fileOffset = raw + 0x3C - rawBase`.
 
-use crate::bytes::{field_text, to_u32, Reader, Writer};
+use crate::bytes::{check_name_field16, field_text, name_field16, to_u32, Reader, Writer};
 use crate::error::{Error, FileKind, Result};
 use crate::open::{hex, OpenField};
 
@@ -400,6 +400,29 @@ impl Claims {
     }
 }
 
+/// Reads a stored name length at the cursor, refusing more than [`MAX_NAME`].
+fn read_name_length(r: &mut Reader) -> Result<u8> {
+    let at = r.pos();
+    let n = r.u8("nameLength")?;
+    if usize::from(n) > MAX_NAME {
+        return Err(r.err_at("nameLength", at, format!("{n} is more than {MAX_NAME}")));
+    }
+    Ok(n)
+}
+
+/// Refuses a name length over [`MAX_NAME`] in a model to be written.
+fn check_name_length(record: &str, n: u8) -> Result<()> {
+    if usize::from(n) > MAX_NAME {
+        return Err(Error::refused(
+            TMD,
+            record,
+            "nameLength",
+            format!("is {n}, at most {MAX_NAME}"),
+        ));
+    }
+    Ok(())
+}
+
 fn relocate(r: &Reader, raw: u32, raw_base: u32, field: &'static str, at: usize) -> Result<usize> {
     (u64::from(raw) + SCENE_START as u64)
         .checked_sub(u64::from(raw_base))
@@ -522,14 +545,7 @@ impl Tmd {
             let rest_rotation = r.f32s::<4>("restRotation")?;
             let bind = r.f32s::<16>("bind")?;
             let inverse_bind = r.f32s::<16>("inverseBind")?;
-            let name_length = r.u8("nameLength")?;
-            if name_length as usize > MAX_NAME {
-                return Err(r.err_at(
-                    "nameLength",
-                    at + 0x90,
-                    format!("{name_length} is more than {MAX_NAME}"),
-                ));
-            }
+            let name_length = read_name_length(&mut r)?;
             let name_field = r.array::<15>("name")?;
             let parent = r.i16("parent")?;
             if parent < -1 || parent as isize >= node_count as isize {
@@ -574,14 +590,7 @@ impl Tmd {
         for (i, &off) in anim_offsets.iter().enumerate() {
             r.record = format!("animation {i}");
             r.seek(off, "animation pointer")?;
-            let name_length = r.u8("nameLength")?;
-            if name_length as usize > MAX_NAME {
-                return Err(r.err_at(
-                    "nameLength",
-                    off,
-                    format!("{name_length} is more than {MAX_NAME}"),
-                ));
-            }
+            let name_length = read_name_length(&mut r)?;
             let name_field = r.array::<15>("name")?;
             let overlay = r.u32("overlay")?;
             let unknown = r.u32("unknown")?;
@@ -825,17 +834,7 @@ fn add(a: usize, b: usize) -> Result<usize> {
 impl Tmd {
     /// A new, empty model (one root-less node list, no LODs), for building from scratch.
     pub fn new(tkl_name: &str) -> Result<Tmd> {
-        let b = tkl_name.as_bytes();
-        if b.len() > 15 || b.contains(&0) {
-            return Err(Error::refused(
-                TMD,
-                "header",
-                "tklName",
-                "holds at most 15 bytes and no NUL",
-            ));
-        }
-        let mut name = [0u8; 16];
-        name[..b.len()].copy_from_slice(b);
+        let name = name_field16(TMD, tkl_name, "header", "tklName")?;
         Ok(Tmd {
             header: TmdHeader {
                 zero: 0,
@@ -1112,14 +1111,7 @@ impl Tmd {
                 "more than 65535",
             ));
         }
-        if field_text(&self.header.tkl_name).len() > 15 {
-            return Err(Error::refused(
-                TMD,
-                "header",
-                "tklName",
-                "holds at most 15 bytes and a NUL",
-            ));
-        }
+        check_name_field16(TMD, &self.header.tkl_name, "header", "tklName")?;
         if let NodeLayout::Indexed { node_order } = &self.node_layout {
             if node_order.len() != n {
                 return Err(Error::refused(
@@ -1132,14 +1124,7 @@ impl Tmd {
         }
         for (i, node) in self.nodes.iter().enumerate() {
             let rec = format!("node {i}");
-            if node.name_length as usize > MAX_NAME {
-                return Err(Error::refused(
-                    TMD,
-                    rec,
-                    "nameLength",
-                    format!("is {}, at most {MAX_NAME}", node.name_length),
-                ));
-            }
+            check_name_length(&rec, node.name_length)?;
             if node.parent < -1 || node.parent as isize >= n as isize {
                 return Err(Error::refused(
                     TMD,
@@ -1152,14 +1137,7 @@ impl Tmd {
         crate::scene::check_acyclic(&self.nodes)?;
         for (i, a) in self.animations.iter().enumerate() {
             let rec = format!("animation {i}");
-            if a.name_length as usize > MAX_NAME {
-                return Err(Error::refused(
-                    TMD,
-                    rec,
-                    "nameLength",
-                    format!("is {}, at most {MAX_NAME}", a.name_length),
-                ));
-            }
+            check_name_length(&rec, a.name_length)?;
             if a.channels.len() != n {
                 return Err(Error::refused(
                     TMD,

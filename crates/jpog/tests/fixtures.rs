@@ -833,3 +833,20 @@ fn aliased_or_escaping_pointers_are_refused() {
         })
     ));
 }
+
+#[test]
+fn name_fields_are_measured_in_bytes_not_in_lossy_text() {
+    // Six non-UTF-8 bytes and a NUL fit the 16-byte field; as lossy text they are six
+    // U+FFFD (18 bytes), which the length checks used to count and refuse.
+    let field = *b"\xff\xfe\xfd\xfc\xfb\xfa\0\0\0\0\0\0\0\0\0\0";
+    let mut tkl = Tkl::read(&common::tkl_fixture()).unwrap();
+    tkl.name_field = field;
+    assert_eq!(&tkl.write().unwrap()[12..28], &field);
+    tkl.name_field = [b'x'; 16];
+    assert!(tkl.write().is_err(), "a name without its NUL is refused");
+    let mut tmd = Tmd::read(&common::tmd_direct()).unwrap();
+    tmd.header.tkl_name = field;
+    assert_eq!(&tmd.write().unwrap()[0x0C..0x1C], &field);
+    tmd.header.tkl_name = [b'x'; 16];
+    assert!(tmd.write().is_err(), "a name without its NUL is refused");
+}

@@ -37,14 +37,17 @@ impl SampledStack {
     }
 }
 
-/// Sample times `0, 1/rate, …` up to and including `duration`.
-fn sample_times(duration: f64, rate: f64) -> Vec<f64> {
+/// Sample times `0, 1/rate, …` up to and including `duration`, at most `max_samples`
+/// of them (evenly spread when the rate would give more).
+fn sample_times(duration: f64, rate: f64, max_samples: usize) -> Vec<f64> {
     if duration.is_nan() || duration <= 0.0 {
         return vec![0.0];
     }
+    let max_samples = max_samples.max(2);
     let intervals = (duration * rate - 1e-6).ceil().max(1.0);
-    let n = if intervals >= MAX_SAMPLES as f64 {
-        MAX_SAMPLES - 1
+    let capped = intervals >= max_samples as f64;
+    let n = if capped {
+        max_samples - 1
     } else {
         intervals as usize
     };
@@ -54,7 +57,7 @@ fn sample_times(duration: f64, rate: f64) -> Vec<f64> {
         .map(|k| {
             if k == n {
                 duration
-            } else if exact || n == MAX_SAMPLES - 1 {
+            } else if exact || capped {
                 k as f64 * step
             } else {
                 k as f64 / rate
@@ -78,18 +81,36 @@ pub(crate) fn sample_stacks(
         } else {
             0.0
         };
-        let times = sample_times(duration, rate);
         let anim: &ufbx::Anim = &stack.anim;
         // Only nodes with animated properties in some layer can move; the others keep
         // their stored transform (one entry stands for every sample).
-        let locals = scene
+        let moves: Vec<bool> = scene
             .nodes
             .iter()
             .map(|node| {
-                let moves = stack
+                stack
                     .layers
                     .iter()
-                    .any(|layer| !ufbx::find_anim_props(layer, &node.element).is_empty());
+                    .any(|layer| !ufbx::find_anim_props(layer, &node.element).is_empty())
+            })
+            .collect();
+        // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
+        // moving nodes' keys fit, which also bounds memory by the file's content.
+        let moving = moves.iter().filter(|m| **m).count().max(1);
+        let max_samples = MAX_SAMPLES / moving;
+        let times = sample_times(duration, rate, max_samples);
+        if times.len() >= max_samples.max(2) && duration * rate > times.len() as f64 {
+            report.warn(format!(
+                "animation stack \"{}\": {duration} s at {rate} Hz for {moving} moving node(s) exceeds {MAX_SAMPLES} keys; sampled {} times instead",
+                &*stack.element.name,
+                times.len()
+            ));
+        }
+        let locals = scene
+            .nodes
+            .iter()
+            .zip(&moves)
+            .map(|(node, &moves)| {
                 if moves {
                     times
                         .iter()
@@ -370,15 +391,20 @@ mod tests {
 
     #[test]
     fn sample_times_cover_the_stack_and_end_exactly() {
-        let t = sample_times(19.0 / 24.0, 30.0);
+        let t = sample_times(19.0 / 24.0, 30.0, 1000);
         // 0.79166 s at 30 Hz: 24 intervals (the last one shorter), 25 samples.
         assert_eq!(t.len(), 25);
         assert_eq!(t[0], 0.0);
         assert!((t[1] - 1.0 / 30.0).abs() < 1e-15);
         assert_eq!(*t.last().unwrap(), 19.0 / 24.0);
         assert!(t.windows(2).all(|w| w[1] > w[0]));
-        let t = sample_times(1.0, 30.0);
+        let t = sample_times(1.0, 30.0, 1000);
         assert_eq!(t.len(), 31);
-        assert_eq!(sample_times(0.0, 30.0), vec![0.0]);
+        assert_eq!(sample_times(0.0, 30.0, 1000), vec![0.0]);
+        // Capped: 10 samples spread evenly over the whole duration.
+        let t = sample_times(100.0, 30.0, 10);
+        assert_eq!(t.len(), 10);
+        assert_eq!(t[9], 100.0);
+        assert!((t[1] - 100.0 / 9.0).abs() < 1e-12);
     }
 }

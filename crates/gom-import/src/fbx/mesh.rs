@@ -278,7 +278,6 @@ fn convert_one(
         }
     }
 
-    let tm0 = std::time::Instant::now();
     // Per-vertex skin weights.
     let vertex_skin: Option<Vec<SkinWeights>> = match binding {
         Binding::Static => None,
@@ -333,7 +332,6 @@ fn convert_one(
         }
     };
 
-    let tm1 = std::time::Instant::now();
     // Inverse binds: one per skeleton bone for a skinned part.
     let inverse_bind: Vec<gom::Mat4> = if vertex_skin.is_some() {
         let mut ibnd: Vec<gom::Mat4> = skel
@@ -361,7 +359,6 @@ fn convert_one(
         Vec::new()
     };
 
-    let tm2 = std::time::Instant::now();
     // Attributes per polygon corner.
     let nc = mesh.num_indices;
     let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
@@ -480,7 +477,6 @@ fn convert_one(
         }),
     };
 
-    let tm3 = std::time::Instant::now();
     // Triangles grouped by material slot, slots in order of first use.
     let node_materials = if node.materials.count > 0 {
         &node.materials
@@ -548,9 +544,7 @@ fn convert_one(
         report.warn(format!("mesh \"{name}\": no triangles; not converted"));
         return None;
     }
-    let tm4 = std::time::Instant::now();
     let (vertices, indices) = weld(&corners, &corner_indices);
-    if std::env::var("FBX_TIMING").is_ok() { eprintln!("  skin {:?} ibnd {:?} attrs {:?} tris {:?} weld {:?}", tm1-tm0, tm2-tm1, tm3-tm2, tm4-tm3, tm4.elapsed()); }
     Some(MeshPart {
         name: name.to_string(),
         vertices,

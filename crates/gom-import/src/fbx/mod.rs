@@ -175,9 +175,7 @@ pub fn convert(
             "key tolerance {tol:?} is not finite and non-negative"
         )));
     }
-    let t0 = std::time::Instant::now();
     let scene = load(bytes, name_for_errors)?;
-    let t1 = std::time::Instant::now();
     let mut report = Report {
         source: name_for_errors.to_string(),
         ..Default::default()
@@ -194,9 +192,7 @@ pub fn convert(
     }
     other_content_warnings(&scene, &mut report);
 
-    let t2 = std::time::Instant::now();
     let stacks = anim::sample_stacks(&scene, options, &mut report);
-    let t3 = std::time::Instant::now();
     let animated = anim::animated_nodes(&scene, &stacks);
     let model_animated = animated.iter().any(|a| *a);
     let mut skel =
@@ -221,9 +217,7 @@ pub fn convert(
     }
 
     let mut model = gom::Model::default();
-    let t4 = std::time::Instant::now();
     model.header.source_hash = Sha256::digest(bytes).into();
-    let t5 = std::time::Instant::now();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
     model.skeleton.bones = skel.bones.clone();
     mesh::convert_meshes(
@@ -235,7 +229,6 @@ pub fn convert(
         &mut model,
         &mut report,
     );
-    let t6 = std::time::Instant::now();
     if model_animated {
         model.clips =
             anim::build_clips(&stacks, &skel, &follow, &model.meshes, options, &mut report);
@@ -262,19 +255,6 @@ pub fn convert(
                 model.clips.push(clip);
             }
         }
-    }
-    let t7 = std::time::Instant::now();
-    if std::env::var("FBX_TIMING").is_ok() {
-        eprintln!(
-            "load {:?} pre {:?} sample {:?} skel {:?} sha {:?} mesh {:?} clips {:?}",
-            t1 - t0,
-            t2 - t1,
-            t3 - t2,
-            t4 - t3,
-            t5 - t4,
-            t6 - t5,
-            t7 - t6
-        );
     }
     report.bones = model.skeleton.bones.len();
     Ok((model, report))

@@ -67,16 +67,18 @@ pub(crate) fn convert(
         positions.push(basis.vector(v.position));
         normals.push(basis.vector(v.normal));
         uvs.push([v.uv[0] + 0.0, -v.uv[1] + 0.0]);
-        let influences: Vec<(u16, f64)> = (0..4)
-            .filter_map(|k| {
-                let node = v.nodes[k]?;
-                let bone = *skeleton.node_bone.get(node as usize)?;
-                Some((bone, f64::from(v.weights_u8[k])))
-            })
-            .collect();
+        let mut influences = [(0u16, 0.0f64); 4];
+        let mut count = 0;
+        for k in 0..4 {
+            let bone = v.nodes[k].and_then(|node| skeleton.node_bone.get(node as usize));
+            if let Some(&bone) = bone {
+                influences[count] = (bone, f64::from(v.weights_u8[k]));
+                count += 1;
+            }
+        }
         // a vertex no strip draws, or whose weights are all zero, is bound rigidly to
         // the skeleton's first bone
-        let sw = match limit_influences(&influences, &mut ctx.dropped) {
+        let sw = match limit_influences(&influences[..count], &mut ctx.dropped) {
             Some(sw) => sw,
             None => {
                 unweighted += 1;

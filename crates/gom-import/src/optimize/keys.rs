@@ -265,8 +265,8 @@ impl Segment {
             ),
         };
         let mut q = [0.0; 4];
-        for k in 0..4 {
-            q[k] = wa * self.qa[k] + wb * self.qb[k];
+        for (k, qk) in q.iter_mut().enumerate() {
+            *qk = wa * self.qa[k] + wb * self.qb[k];
         }
         let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
         if len > 0.0 {
@@ -313,8 +313,8 @@ pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
         }
         let mut worst = (0.0f64, i);
         let segment = Segment::new(&keys[i], &keys[j]);
-        for k in i + 1..j {
-            let e = segment.error(&keys[k], metric);
+        for (k, key) in keys.iter().enumerate().take(j).skip(i + 1) {
+            let e = segment.error(key, metric);
             if e > worst.0 {
                 worst = (e, k);
             }

@@ -45,6 +45,15 @@ pub fn load(path: &Path) -> (gltf::Document, Vec<gltf::buffer::Data>) {
     (g.document, buffers)
 }
 
+/// The key times of an animation channel, read by the `gltf` crate.
+pub fn input_times(ch: &gltf::animation::Channel<'_>, buffers: &[gltf::buffer::Data]) -> Vec<f32> {
+    let reader = ch.reader(|b| Some(&buffers[b.index()].0[..]));
+    match reader.read_inputs().unwrap() {
+        gltf::accessor::Iter::Standard(it) => it.collect(),
+        gltf::accessor::Iter::Sparse(it) => it.collect(),
+    }
+}
+
 /// A triangle of three positions.
 pub type Tri = [[f32; 3]; 3];
 
@@ -123,10 +132,7 @@ pub fn reference_triangles(path: &Path, animation: Option<usize>, t: f32) -> Vec
         let anim = doc.animations().nth(ai).unwrap();
         for ch in anim.channels() {
             let r = ch.reader(get);
-            let times: Vec<f32> = match r.read_inputs().unwrap() {
-                gltf::accessor::Iter::Standard(it) => it.collect(),
-                gltf::accessor::Iter::Sparse(it) => it.collect(),
-            };
+            let times = input_times(&ch, &buffers);
             let node = ch.target().node().index();
             let interp = ch.sampler().interpolation();
             use gltf::animation::util::ReadOutputs::*;

@@ -14,7 +14,7 @@ use crate::validate::{
     submesh_structure, submeshes_rule, tangent_w_ok, weights_rule, Finding, Tally,
 };
 
-/// What parsing a mesh needs from the rest of the file.
+/// What parsing meshes and clips needs from the rest of the file.
 pub(crate) struct MeshCtx<'s, 'a> {
     pub strings: &'s Strings<'a>,
     pub skeleton: &'s SkeletonView<'a>,

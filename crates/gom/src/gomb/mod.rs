@@ -1,4 +1,4 @@
-//! GOMB0001, the binary form (D3–D13): the canonical [`write`]r, the strict zero-copy
+//! GOMB0001, the binary form (D3–D13): the canonical writer [`write()`], the strict zero-copy
 //! [`FileView`] and [`read`], which turns a file into a [`Model`].
 //!
 //! ```

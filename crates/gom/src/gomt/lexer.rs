@@ -36,6 +36,11 @@ impl<'a> Lexer<'a> {
         self.pos
     }
 
+    /// Moves to byte offset `pos` (a token start found by an earlier pass).
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.bytes.len());
+    }
+
     /// Checks the first line, `GOMT0001`, and moves past it.
     pub fn magic(&mut self) -> Result<(), TextError> {
         if self.bytes.starts_with(b"\xEF\xBB\xBF") {

@@ -6,6 +6,17 @@
 //! `#` starts a comment. [`write()`] produces one canonical layout (described with an
 //! example in `docs/gomt.md`); [`read()`] accepts any layout and reports the line and
 //! column of the first problem.
+//!
+//! ```
+//! let model = gom::demo::build();
+//! let text = gom::gomt::write(&model).unwrap();
+//! assert!(text.starts_with("GOMT0001\n"));
+//! let back = gom::gomt::read(&text).unwrap();
+//! assert_eq!(gom::gomt::write(&back).unwrap(), text);
+//!
+//! let err = gom::gomt::read("GOMT0001\nHeader = [").unwrap_err();
+//! assert_eq!((err.line, err.column), (2, 10));
+//! ```
 
 mod error;
 mod float;

@@ -8,16 +8,6 @@ pub const COORDINATE_SYSTEM: &str = "CS_LH_YUP_METERS";
 /// The only matrix convention of GOM v1 (binary value 1).
 pub const MATRIX_CONVENTION: &str = "MC_ROW_MAJOR_ROW_VECTOR_RIGHT_MUL";
 
-/// Validation flag names with their bits, in bit order.
-pub const VALIDATION_FLAGS: [(&str, u32); 3] = [
-    ("bindPosePass", ValidationFlags::BIND_POSE_PASS),
-    ("weightsPass", ValidationFlags::WEIGHTS_PASS),
-    (
-        "submeshMaterialsPass",
-        ValidationFlags::SUBMESH_MATERIALS_PASS,
-    ),
-];
-
 /// Clip flag names with their bits.
 pub const CLIP_FLAGS: [(&str, u32); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_MOTION)];
 
@@ -27,7 +17,10 @@ pub const VERTEX_KEYS: [&str; 8] = ["p", "n", "t", "uv", "uv1", "c", "bi", "bw"]
 
 /// The bit of a validation flag name (the names of [`Check::name`]).
 pub fn validation_flag(name: &str) -> Option<u32> {
-    Check::ALL.iter().find(|c| c.name() == name).map(|c| c.flag())
+    Check::ALL
+        .iter()
+        .find(|c| c.name() == name)
+        .map(|c| c.flag())
 }
 
 /// The names of the flags set in `flags`, in bit order.

@@ -7,12 +7,15 @@
 //! text, and fills in the bounds a document leaves out (D10).
 
 use super::error::{TextError, TextErrorKind};
-use super::lexer::line_column;
+use super::lexer::{line_column, Lexer};
 use super::read::Spans;
 use crate::bounds::{compute_bounds, to_model_space, Containment};
 use crate::error::{Item, WriteError};
 use crate::model::Model;
-use crate::validate::{check_structure, validate};
+use crate::validate::{
+    check_structure, key_structure, skin_structure, submesh_structure, tangent_w_ok,
+    track_bone_structure, validate,
+};
 
 /// Applies the shared structural rules to `model`, parsed from `text` with `spans`;
 /// computes the bounds of meshes that have none; refuses validation flags that claim a
@@ -28,7 +31,8 @@ pub(crate) fn check(text: &str, model: &mut Model, spans: &Spans) -> Result<(), 
         }
     };
     if let Err(e) = check_structure(model) {
-        return Err(err(position(&e, spans), e.to_string()));
+        let at = element_position(text, model, &e, spans).unwrap_or_else(|| position(&e, spans));
+        return Err(err(at, e.to_string()));
     }
     for (i, mesh) in model.meshes.iter_mut().enumerate() {
         match mesh.bounds {
@@ -102,5 +106,115 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
             "materialCount" => spans.materials_name,
             _ => 0,
         },
+    }
+}
+
+/// The offset of the very element (vertex, index, submesh, track or key) a structural
+/// error concerns, found after the fact: the shared element rules pick the first
+/// failing element, in the order `check_structure` visits them, and a second pass over
+/// the text walks to it. `None` when the error is not about one element.
+fn element_position(text: &str, model: &Model, e: &WriteError, spans: &Spans) -> Option<usize> {
+    if matches!(e, WriteError::Limit { .. }) {
+        return None;
+    }
+    match e.item() {
+        Item::Mesh(i) => {
+            let mesh = model.meshes.get(i)?;
+            let vc = mesh.vertices.positions.len();
+            let (key, k) = match e.field() {
+                "indices" => (
+                    "indices",
+                    mesh.indices.iter().position(|&x| x as usize >= vc)?,
+                ),
+                "tangents" => (
+                    "vertices",
+                    mesh.vertices
+                        .tangents
+                        .as_ref()?
+                        .iter()
+                        .position(|t| !tangent_w_ok(t[3]))?,
+                ),
+                "skin" => {
+                    let bones = u32::try_from(model.skeleton.bones.len()).ok()?;
+                    let skin = mesh.vertices.skin.as_ref()?;
+                    let k = skin
+                        .iter()
+                        .position(|s| skin_structure(s.bones, s.weights, bones).is_some())?;
+                    ("vertices", k)
+                }
+                "indexStart" | "indexCount" => {
+                    let ic = u32::try_from(mesh.indices.len()).ok()?;
+                    let k = mesh
+                        .submeshes
+                        .iter()
+                        .position(|s| submesh_structure(s, ic).is_some())?;
+                    ("submeshes", k)
+                }
+                _ => return None,
+            };
+            element(text, spans.mesh_key(i, key), k)
+        }
+        Item::Clip(i) => {
+            let clip = model.clips.get(i)?;
+            let bones = u32::try_from(model.skeleton.bones.len()).ok()?;
+            let tracks_at = spans.clip_key(i, "tracks");
+            let mut previous = None;
+            for (t, track) in clip.tracks.iter().enumerate() {
+                let bone = i64::from(track.bone);
+                if track_bone_structure(bone, previous, bones).is_some() || track.keys.is_empty() {
+                    return element(text, tracks_at, t);
+                }
+                previous = Some(bone);
+                let mut previous_time = None;
+                for (k, key) in track.keys.iter().enumerate() {
+                    if key_structure(key, previous_time, clip.duration).is_some() {
+                        let track_at = element(text, tracks_at, t)?;
+                        let keys_at = key_in_table(text, track_at, "keys")?;
+                        return element(text, keys_at, k);
+                    }
+                    previous_time = Some(key.time);
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// From `key = [ … ]` at `key_at`, the offset of element `k` of the array.
+fn element(text: &str, key_at: usize, k: usize) -> Option<usize> {
+    let mut p = Lexer::new(text);
+    p.seek(key_at);
+    p.name("").ok()?;
+    p.expect(b'=', "").ok()?;
+    p.expect(b'[', "").ok()?;
+    for _ in 0..k {
+        p.skip_value(0).ok()?;
+        if !p.separator(b']', "").ok()? {
+            return None;
+        }
+    }
+    p.peek()?;
+    Some(p.pos())
+}
+
+/// The offset of `key` inside the table whose `{` is at `table_at`.
+fn key_in_table(text: &str, table_at: usize, key: &str) -> Option<usize> {
+    let mut p = Lexer::new(text);
+    p.seek(table_at);
+    p.expect(b'{', "").ok()?;
+    loop {
+        if p.eat(b'}') {
+            return None;
+        }
+        let (name, at) = p.name("").ok()?;
+        if name == key {
+            return Some(at);
+        }
+        p.expect(b'=', "").ok()?;
+        p.skip_value(0).ok()?;
+        if !p.separator(b'}', "").ok()? {
+            return None;
+        }
     }
 }

@@ -5,7 +5,7 @@ use super::float::push_f32;
 use super::names;
 use crate::bounds::compute_bounds;
 use crate::error::WriteError;
-use crate::model::{Bounds, Clip, Mat4, Material, MeshPart, Model, Submesh};
+use crate::model::{Clip, Mat4, Material, MeshPart, Model, Submesh};
 use crate::validate::{check_structure, flags_for};
 
 /// Writes `model` as canonical GOMT0001 text.
@@ -138,6 +138,7 @@ impl Writer {
         self.s("\",\n  converterVersion = ");
         self.string(&h.converter_version);
         self.s(",\n  validationFlags = ");
+        // D13: each flag set exactly when its check passes, as the GOMB writer does.
         let set = names::validation_flag_names(flags_for(model));
         self.names(&set);
         self.s(",\n  coordinateSystem = \"");
@@ -261,17 +262,17 @@ impl Writer {
             }
             self.s("    ],\n");
         }
-        if let Some(b) = bounds(m) {
-            self.s("    bounds = { aabbMin = ");
-            self.floats(&b.aabb_min);
-            self.s(", aabbMax = ");
-            self.floats(&b.aabb_max);
-            self.s(", sphereCenter = ");
-            self.floats(&b.sphere_center);
-            self.s(", sphereRadius = ");
-            self.f(b.sphere_radius);
-            self.s(" },\n");
-        }
+        // D7: every writer recomputes the bounds; the model's own are not copied.
+        let b = compute_bounds(m);
+        self.s("    bounds = { aabbMin = ");
+        self.floats(&b.aabb_min);
+        self.s(", aabbMax = ");
+        self.floats(&b.aabb_max);
+        self.s(", sphereCenter = ");
+        self.floats(&b.sphere_center);
+        self.s(", sphereRadius = ");
+        self.f(b.sphere_radius);
+        self.s(" },\n");
         self.s("  },\n");
     }
 
@@ -377,9 +378,4 @@ impl Writer {
         }
         self.s("]\n");
     }
-}
-
-/// The bounds every writer stores for `m` (D7: always recomputed).
-fn bounds(m: &MeshPart) -> Option<Bounds> {
-    Some(compute_bounds(m))
 }
