@@ -83,8 +83,10 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
             })
         }
         _ => {
-            let imported =
-                gom_import::source::import_path(path, &gom_import::source::ImportOptions::default())?;
+            let imported = gom_import::source::import_path(
+                path,
+                &gom_import::source::ImportOptions::default(),
+            )?;
             let mut model = imported.model;
             // What a GOM file written from this model would claim.
             model.header.validation_flags = gom::validate::flags_for(&model);

@@ -38,7 +38,11 @@ fn mixed_inputs(dir: &Path) -> usize {
         let sub = dir.join(format!("gen/set{}", i % 2));
         std::fs::create_dir_all(&sub).unwrap();
         std::fs::write(sub.join(format!("m{i}.gom")), gom::gomb::write(&m).unwrap()).unwrap();
-        std::fs::write(sub.join(format!("t{i}.gomt")), gom::gomt::write(&m).unwrap()).unwrap();
+        std::fs::write(
+            sub.join(format!("t{i}.gomt")),
+            gom::gomt::write(&m).unwrap(),
+        )
+        .unwrap();
         n += 2;
     }
     if let Some(data) = shared_data() {
@@ -73,7 +77,11 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.insert(rel, std::fs::read(&p).unwrap());
             }
         }
@@ -183,7 +191,10 @@ fn output_does_not_depend_on_the_number_of_jobs() {
         "same file names"
     );
     for (name, bytes) in &a {
-        assert!(bytes == &b[name], "{name} differs between --jobs 1 and --jobs 4");
+        assert!(
+            bytes == &b[name],
+            "{name} differs between --jobs 1 and --jobs 4"
+        );
     }
 }
 
@@ -196,10 +207,18 @@ fn a_corrupt_file_fails_alone_and_leaves_nothing_behind() {
     // A GOM file cut in the middle, and an FBX that is not one.
     let good = std::fs::read(src.join("gen/set0/m0.gom")).unwrap();
     std::fs::write(src.join("gen/broken.gom"), &good[..good.len() / 2]).unwrap();
-    std::fs::write(src.join("gen/not-really.fbx"), b"Kaydara FBX Binary  \0garbage").unwrap();
+    std::fs::write(
+        src.join("gen/not-really.fbx"),
+        b"Kaydara FBX Binary  \0garbage",
+    )
+    .unwrap();
 
     let o = gom(&["build", s(&src), s(&out), "--report", "json", "-q"]);
-    assert_eq!(o.status.code(), Some(1), "a failure makes the exit code non-zero");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a failure makes the exit code non-zero"
+    );
     let r = report(&o);
     assert_eq!(r["failed"].as_u64(), Some(2), "{r:#}");
     assert_eq!(r["converted"].as_u64(), Some(n as u64), "{r:#}");

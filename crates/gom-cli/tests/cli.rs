@@ -65,7 +65,9 @@ fn convert_binary_to_text_and_back_is_byte_identical() {
     let dir = demo(tmp.path());
     let text = tmp.path().join("again.gomt");
     let bin = tmp.path().join("again.gom");
-    assert!(gom(&["convert", s(&dir.join("demo.gom")), s(&text)]).status.success());
+    assert!(gom(&["convert", s(&dir.join("demo.gom")), s(&text)])
+        .status
+        .success());
     assert!(gom(&["convert", s(&text), s(&bin)]).status.success());
     assert_eq!(
         std::fs::read(dir.join("demo.gom")).unwrap(),
@@ -73,7 +75,9 @@ fn convert_binary_to_text_and_back_is_byte_identical() {
     );
     // `--to` overrides the extension.
     let forced = tmp.path().join("forced.txt");
-    assert!(gom(&["convert", s(&bin), s(&forced), "--to", "gomt"]).status.success());
+    assert!(gom(&["convert", s(&bin), s(&forced), "--to", "gomt"])
+        .status
+        .success());
     assert!(std::fs::read(&forced).unwrap().starts_with(b"GOMT0001\n"));
 }
 
@@ -108,7 +112,10 @@ fn convert_of_a_broken_file_leaves_no_output() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!out_path.exists());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("broken.gom"), "the error names the file: {stderr}");
+    assert!(
+        stderr.contains("broken.gom"),
+        "the error names the file: {stderr}"
+    );
 }
 
 /// Parses the `v` lines of an OBJ file.
@@ -130,7 +137,9 @@ fn pose_at_time_zero_of_every_demo_clip_is_the_bind_pose() {
     let dir = demo(tmp.path());
     let model = dir.join("demo.gom");
     let bind_obj = tmp.path().join("bind.obj");
-    assert!(gom(&["pose", s(&model), "-o", s(&bind_obj)]).status.success());
+    assert!(gom(&["pose", s(&model), "-o", s(&bind_obj)])
+        .status
+        .success());
     let bind = obj_positions(&bind_obj);
     // The bind pose itself, independently: the demo's vertices as built, through GBTM.
     let built = gom::demo::build();
@@ -153,7 +162,16 @@ fn pose_at_time_zero_of_every_demo_clip_is_the_bind_pose() {
     }
     for clip in &built.clips {
         let out = tmp.path().join(format!("{}.obj", clip.name));
-        let o = gom(&["pose", s(&model), "--clip", &clip.name, "--time", "0", "-o", s(&out)]);
+        let o = gom(&[
+            "pose",
+            s(&model),
+            "--clip",
+            &clip.name,
+            "--time",
+            "0",
+            "-o",
+            s(&out),
+        ]);
         assert!(o.status.success(), "{o:?}");
         for (a, b) in obj_positions(&out).iter().zip(&bind) {
             for k in 0..3 {
@@ -174,14 +192,37 @@ fn pose_frame_and_fps_equal_the_same_time() {
     let model = dir.join("demo.gom");
     let a = tmp.path().join("a.obj");
     let b = tmp.path().join("b.obj");
-    assert!(gom(&["pose", s(&model), "--clip", "curl", "--time", "0.5", "-o", s(&a)])
-        .status
-        .success());
-    assert!(gom(&["pose", s(&model), "--clip", "curl", "--frame", "15", "--fps", "30", "-o", s(&b)])
-        .status
-        .success());
+    assert!(gom(&[
+        "pose",
+        s(&model),
+        "--clip",
+        "curl",
+        "--time",
+        "0.5",
+        "-o",
+        s(&a)
+    ])
+    .status
+    .success());
+    assert!(gom(&[
+        "pose",
+        s(&model),
+        "--clip",
+        "curl",
+        "--frame",
+        "15",
+        "--fps",
+        "30",
+        "-o",
+        s(&b)
+    ])
+    .status
+    .success());
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let bad = gom(&["pose", s(&model), "--clip", "nope", "-o", s(&a)]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("curl"), "lists the clips");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("curl"),
+        "lists the clips"
+    );
 }

@@ -22,7 +22,12 @@ fn generate(dir: &Path) -> u64 {
         let mut m = demo.clone();
         // Vary the models a little so that no two files are the same.
         m.skeleton.bones[0].name = format!("root{i}");
-        for key in m.clips.iter_mut().flat_map(|c| &mut c.tracks).flat_map(|t| &mut t.keys) {
+        for key in m
+            .clips
+            .iter_mut()
+            .flat_map(|c| &mut c.tracks)
+            .flat_map(|t| &mut t.keys)
+        {
             key.translation[0] += i as f32 * 0.001;
         }
         let sub = dir.join(format!("set{}", i % 10));

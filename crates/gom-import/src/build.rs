@@ -409,7 +409,9 @@ where
         };
         if !options.force {
             if let Some(r) = old.get(&job.rel) {
-                let current = std::fs::read(&out_path).ok().map(|b| hex(&Sha256::digest(&b)));
+                let current = std::fs::read(&out_path)
+                    .ok()
+                    .map(|b| hex(&Sha256::digest(&b)));
                 if r.input_hash == hash
                     && r.options == options.options_fingerprint
                     && r.converter == converter

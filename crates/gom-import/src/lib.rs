@@ -8,6 +8,6 @@ pub mod fbx;
 pub mod gltf;
 pub mod jpog;
 pub mod optimize;
-pub mod report;
 pub mod pose;
+pub mod report;
 pub mod source;

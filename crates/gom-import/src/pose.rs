@@ -74,7 +74,14 @@ pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseErro
         } else {
             Playback::Once
         };
-        sample(clip, &asset.skeleton, at.time, playback, &mut ctx, &mut local)?;
+        sample(
+            clip,
+            &asset.skeleton,
+            at.time,
+            playback,
+            &mut ctx,
+            &mut local,
+        )?;
         local_to_model(&asset.skeleton, &local, &mut model_pose)?;
     }
     let mut palette = Palette::new();
@@ -151,7 +158,13 @@ pub fn write_obj(meshes: &[PosedMesh]) -> String {
 fn obj_name(name: &str) -> String {
     let n: String = name
         .chars()
-        .map(|c| if c.is_whitespace() || c.is_control() { '_' } else { c })
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
     if n.is_empty() {
         "mesh".into()

@@ -122,7 +122,12 @@ impl ImportOptions {
     pub fn fingerprint(&self) -> String {
         format!(
             "sample_rate={};optimize_meshes={};key_tolerance={};lod={};tkl={:?};tml={:?}",
-            self.sample_rate, self.optimize_meshes, self.key_tolerance, self.lod, self.tkl, self.tml
+            self.sample_rate,
+            self.optimize_meshes,
+            self.key_tolerance,
+            self.lod,
+            self.tkl,
+            self.tml
         )
     }
 }
@@ -284,7 +289,11 @@ pub fn import_bytes(
     }
 }
 
-fn imported(model: gom::Model, report: &crate::report::Report, side_files: Vec<SideFile>) -> Imported {
+fn imported(
+    model: gom::Model,
+    report: &crate::report::Report,
+    side_files: Vec<SideFile>,
+) -> Imported {
     let mut warnings: Vec<String> = report.loader_warnings.clone();
     warnings.extend(report.warnings.iter().cloned());
     Imported {

@@ -77,3 +77,45 @@ fn fbx_non_fbx_input_is_a_clean_error() {
     fake.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
     expect_load_error(&fake, "garbage.fbx");
 }
+
+/// Corrupted bytes (deterministic pseudo-random byte changes in real files) either load
+/// and convert into a writable model, or give a clean error: never a panic.
+#[test]
+fn fbx_corrupted_files_never_panic() {
+    let Some(dir) = data_dir() else { return };
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut ok, mut err) = (0, 0);
+    for name in [
+        "maya_game_sausage_7500_binary_wiggle.fbx",
+        "blender_293_half_skinned_7400_binary.fbx",
+        "maya_game_sausage_7500_ascii_wiggle.fbx",
+    ] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        for round in 0..60 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + round % 8 {
+                let at = (next() % b.len() as u64) as usize;
+                b[at] = (next() & 0xff) as u8;
+            }
+            match convert(&b, name, &FbxOptions::default()) {
+                Ok((model, _)) => {
+                    ok += 1;
+                    // Whatever loaded must still be a writable model.
+                    if let Err(e) = gom::gomb::write(&model) {
+                        panic!("{name} round {round}: converted model not writable: {e}");
+                    }
+                }
+                Err(FbxError::Load { .. } | FbxError::Model { .. }) => err += 1,
+                Err(e) => panic!("{name} round {round}: unexpected error {e}"),
+            }
+        }
+    }
+    eprintln!("corrupted inputs: {ok} converted, {err} clean errors");
+    assert_eq!(ok + err, 180);
+}

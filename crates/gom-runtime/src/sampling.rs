@@ -543,6 +543,10 @@ fn reseek(
                 let next = current.k1 + 1;
                 match keys.get(next) {
                     Some(k) if current.k0 < current.k1 && t >= current.hi && t < k.time => {
+                        // Touch the key's last word too, so that both cache lines it
+                        // may span are requested now, while other lanes' misses are in
+                        // flight, rather than when the group is reloaded.
+                        std::hint::black_box(k.scale[2]);
                         shifted |= 1 << l;
                         Segment {
                             k0: current.k1,

@@ -151,7 +151,6 @@ mod tests {
 
     #[test]
     fn trs_applies_scale_then_rotation_then_translation() {
-
         let q = quat_from_axis_angle([0.0, 1.0, 0.0], core::f32::consts::FRAC_PI_2);
         let m = from_trs([1.0, 2.0, 3.0], q, [2.0, 2.0, 2.0]);
         let p = transform_point(&m, [1.0, 0.0, 0.0]);

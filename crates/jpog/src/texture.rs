@@ -196,16 +196,19 @@ pub fn encode(
     dds_opts: Option<DdsOptions>,
     record: &str,
 ) -> Result<Vec<u8>> {
-    let need = image.width as usize * image.height as usize * 4;
-    if image.rgba.len() != need {
+    let need = (image.width as usize)
+        .checked_mul(image.height as usize)
+        .and_then(|n| n.checked_mul(4));
+    if need != Some(image.rgba.len()) {
         return Err(Error::refused(
             crate::FileKind::Tml,
             record,
             "pixels",
             format!(
-                "a {}×{} image needs {need} bytes, it has {}",
+                "a {}×{} image needs {} bytes, it has {}",
                 image.width,
                 image.height,
+                need.map_or("too many".to_string(), |n| n.to_string()),
                 image.rgba.len()
             ),
         ));
@@ -316,6 +319,26 @@ mod tests {
         for v in 0..16u16 {
             assert_eq!(quant((v * 17) as u8, 4), v);
         }
+    }
+
+    #[test]
+    fn images_whose_size_overflows_are_refused() {
+        // width × height × 4 does not fit in 64 bits: refused, not an overflow panic
+        let huge = Image {
+            width: u32::MAX,
+            height: u32::MAX,
+            rgba: Vec::new(),
+        };
+        for format in [0, 2, 6, 7] {
+            assert!(matches!(
+                encode(format, &huge, CodecOptions::default(), None, "t"),
+                Err(Error::Refused {
+                    field: "pixels",
+                    ..
+                })
+            ));
+        }
+        assert!(dds::encode(&huge, Dxt::Dxt5, false).is_err());
     }
 
     #[test]

@@ -15,11 +15,13 @@ pub struct Args {
 
 /// Runs `gom demo`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    std::fs::create_dir_all(&args.outdir)
-        .map_err(|e| format!("{}: {e}", args.outdir.display()))?;
+    std::fs::create_dir_all(&args.outdir).map_err(|e| format!("{}: {e}", args.outdir.display()))?;
     let model = gom::demo::build();
     let mut ok = true;
-    for (name, kind) in [("demo.gom", OutputFormat::Gomb), ("demo.gomt", OutputFormat::Gomt)] {
+    for (name, kind) in [
+        ("demo.gom", OutputFormat::Gomb),
+        ("demo.gomt", OutputFormat::Gomt),
+    ] {
         let path = args.outdir.join(name);
         let (bytes, _) = export(&model, kind, &path)?;
         write_atomic(&path, &bytes)?;
@@ -32,7 +34,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ok = false;
             "INVALID"
         };
-        println!("wrote {} ({} bytes): {verdict}", path.display(), bytes.len());
+        println!(
+            "wrote {} ({} bytes): {verdict}",
+            path.display(),
+            bytes.len()
+        );
     }
     // glTF for every viewer: read back through the glTF importer as a check.
     let glb_path = args.outdir.join("demo.glb");
@@ -86,5 +92,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         model.clips.len(),
         keys
     );
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

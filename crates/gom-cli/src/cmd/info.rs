@@ -64,7 +64,10 @@ pub fn flag_names(f: ValidationFlags) -> Vec<&'static str> {
     let names = [
         (ValidationFlags::BIND_POSE_PASS, "bindPosePass"),
         (ValidationFlags::WEIGHTS_PASS, "weightsPass"),
-        (ValidationFlags::SUBMESH_MATERIALS_PASS, "submeshMaterialsPass"),
+        (
+            ValidationFlags::SUBMESH_MATERIALS_PASS,
+            "submeshMaterialsPass",
+        ),
     ];
     names
         .iter()
@@ -169,7 +172,10 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
     );
     println!("skeleton: {} bones", model.skeleton.bones.len());
     for (i, b) in model.skeleton.bones.iter().enumerate() {
-        println!("  [{i:>3}] {:<24} parent {:>3}  {}", b.name, b.parent, b.path);
+        println!(
+            "  [{i:>3}] {:<24} parent {:>3}  {}",
+            b.name, b.parent, b.path
+        );
     }
     println!("materials: {}", model.materials.len());
     for (i, m) in model.materials.iter().enumerate() {

@@ -43,7 +43,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return Err(format!("--time {time} is not a finite number").into());
     }
     if args.clip.is_none() && (args.time.is_some() || args.frame.is_some()) {
-        return Err("--time and --frame need --clip (without a clip gom writes the bind pose)".into());
+        return Err(
+            "--time and --frame need --clip (without a clip gom writes the bind pose)".into(),
+        );
     }
     let loaded = input::load(&args.file)?;
     let meshes = pose_model(

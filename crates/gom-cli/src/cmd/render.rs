@@ -63,7 +63,11 @@ fn parse_view(s: &str) -> Result<View, String> {
         "side" => View::Side,
         "top" => View::Top,
         "three-quarter" | "threequarter" | "3/4" => View::ThreeQuarter,
-        _ => return Err(format!("unknown view '{s}' (front, side, top, three-quarter)")),
+        _ => {
+            return Err(format!(
+                "unknown view '{s}' (front, side, top, three-quarter)"
+            ))
+        }
     })
 }
 
@@ -146,7 +150,11 @@ pub fn load_textures(
     };
     for (i, m) in model.materials.iter().enumerate() {
         if let Some(lib) = &library {
-            if let Some(&first) = lib.material_textures(&m.name).as_deref().and_then(|t| t.first()) {
+            if let Some(&first) = lib
+                .material_textures(&m.name)
+                .as_deref()
+                .and_then(|t| t.first())
+            {
                 let img = lib.decode_texture(first, jpog::CodecOptions::default())?;
                 out.insert(i, Image::from_rgba8(img.width, img.height, img.rgba)?);
                 continue;
@@ -164,7 +172,10 @@ pub fn load_textures(
                 Ok(img) => {
                     out.insert(i, img);
                 }
-                Err(e) => eprintln!("warning: {}: {e}; drawing the colour factor", path.display()),
+                Err(e) => eprintln!(
+                    "warning: {}: {e}; drawing the colour factor",
+                    path.display()
+                ),
             }
         }
     }
@@ -180,11 +191,7 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     for path in &sources {
         match input::load(path) {
             Ok(l) => {
-                let name = path
-                    .strip_prefix(dir)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string();
+                let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
                 let textures = load_textures(&l.model, path.parent(), None).unwrap_or_default();
                 models.push((name, l.model, textures));
             }
@@ -206,7 +213,11 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     let image = gom_render::sheet::contact_sheet(
         &items,
         &gom_render::sheet::SheetOptions {
-            cell_size: if args.size == (512, 512) { (256, 256) } else { args.size },
+            cell_size: if args.size == (512, 512) {
+                (256, 256)
+            } else {
+                args.size
+            },
             view: args.view,
             skeleton_overlay: args.skeleton,
             grid: !args.no_grid,

@@ -102,6 +102,15 @@ pub enum FbxError {
         /// What is exceeded.
         message: String,
     },
+    /// The file loads but its content gives no valid GOM model (for example non-finite
+    /// coordinates): the structural check a GOMB writer applies failed.
+    #[error("{file}: converted model is not valid GOM: {message}")]
+    Model {
+        /// The name given to [`convert`].
+        file: String,
+        /// The writer's description of the problem.
+        message: String,
+    },
     /// An option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
@@ -257,6 +266,10 @@ pub fn convert(
         }
     }
     report.bones = model.skeleton.bones.len();
+    gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
+        file: name_for_errors.to_string(),
+        message: e.to_string(),
+    })?;
     Ok((model, report))
 }
 

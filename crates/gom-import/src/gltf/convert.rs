@@ -32,31 +32,24 @@ pub(crate) fn mirror_tangent(t: [f32; 4]) -> [f32; 4] {
     [t[0], t[1], -t[2], -t[3]]
 }
 
-/// Normalises a quaternion in `f64`; `None` when its length is zero or not finite.
-pub(crate) fn normalize_quat(q: [f64; 4]) -> Option<[f32; 4]> {
-    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
+/// `v / |v|` in `f64`, rounded to `f32`; `None` when the length is NaN, infinite or
+/// at most `min_len`.
+fn normalize_n<const N: usize>(v: [f64; N], min_len: f64) -> Option<[f32; N]> {
+    let len = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if len.is_nan() || len <= min_len || !len.is_finite() {
         return None;
     }
-    Some([
-        (q[0] / len) as f32,
-        (q[1] / len) as f32,
-        (q[2] / len) as f32,
-        (q[3] / len) as f32,
-    ])
+    Some(v.map(|x| (x / len) as f32))
+}
+
+/// Normalises a quaternion in `f64`; `None` when its length is zero or not finite.
+pub(crate) fn normalize_quat(q: [f64; 4]) -> Option<[f32; 4]> {
+    normalize_n(q, 1e-12)
 }
 
 /// Normalises a 3-vector in `f64`; `None` when its length is zero.
 pub(crate) fn normalize3(v: [f64; 3]) -> Option<[f32; 3]> {
-    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if len.is_nan() || len <= 1e-20 || !len.is_finite() {
-        return None;
-    }
-    Some([
-        (v[0] / len) as f32,
-        (v[1] / len) as f32,
-        (v[2] / len) as f32,
-    ])
+    normalize_n(v, 1e-20)
 }
 
 /// Spherical interpolation along the shorter arc, in `f64` with `libm`.

@@ -299,15 +299,19 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
     // Bone nodes.
     let mut nodes: Vec<Value> = Vec::new();
     let mut roots: Vec<usize> = Vec::new();
-    for (i, bone) in bones.iter().enumerate() {
+    // Each bone's children in index order, in one pass (parents were checked above).
+    let mut children_of: Vec<Vec<usize>> = vec![Vec::new(); bone_count];
+    for (k, c) in bones.iter().enumerate() {
+        if let Some(list) = usize::try_from(c.parent)
+            .ok()
+            .and_then(|p| children_of.get_mut(p))
+        {
+            list.push(k);
+        }
+    }
+    for (i, (bone, children)) in bones.iter().zip(&children_of).enumerate() {
         let mut node = Map::new();
         node.insert("name".into(), json!(bone.name));
-        let children: Vec<usize> = bones
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.parent == i as i32)
-            .map(|(k, _)| k)
-            .collect();
         if !children.is_empty() {
             node.insert("children".into(), json!(children));
         }
