@@ -111,11 +111,3 @@ fn sniff(path: &Path) -> Option<gom_import::source::SourceFormat> {
         _ => None,
     }
 }
-
-/// A validation finding as one line of text.
-pub fn finding_text(f: &gom::validate::Finding) -> String {
-    match f.mesh {
-        Some(m) => format!("{} fails on mesh {m}: {}", f.check.name(), f.message),
-        None => format!("{} fails: {}", f.check.name(), f.message),
-    }
-}

@@ -35,8 +35,8 @@ pub fn save_png(image: &Image, path: &Path) -> Result<(), RenderError> {
 }
 
 /// Decodes PNG bytes into an RGBA8 image. Palette, grey and 16-bit images are
-/// converted; images larger than [`Image::MAX_PIXELS`] are refused before their
-/// pixels are allocated.
+/// converted; images larger than [`Image::MAX_PIXELS`], or larger than the file's
+/// compressed data can hold, are refused before their pixels are allocated.
 pub fn decode_png(bytes: &[u8]) -> Result<Image, RenderError> {
     decode_named(bytes, "<memory>")
 }
@@ -49,6 +49,10 @@ pub fn load_png(path: &Path) -> Result<Image, RenderError> {
     })?;
     decode_named(&bytes, &path.display().to_string())
 }
+
+/// Most bytes deflate can expand one compressed byte into (RFC 1951: a 258-byte match
+/// costs at least 2 bits, so at most 1032 bytes come from one input byte).
+const DEFLATE_MAX_RATIO: u128 = 1032;
 
 fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
     let err = |error| RenderError::PngDecode {
@@ -63,11 +67,21 @@ fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
     let mut decoder = png::Decoder::new_with_limits(bytes, limits);
     decoder.set_transformations(png::Transformations::normalize_to_color8());
     let mut reader = decoder.read_info().map_err(err)?;
-    let (width, height) = {
+    let (width, height, bits_per_pixel) = {
         let info = reader.info();
-        (info.width, info.height)
+        (info.width, info.height, info.bits_per_pixel())
     };
     Image::check_size(u64::from(width), u64::from(height))?;
+    // The image data is deflated: it cannot be larger than the file expands into, so a
+    // small file that claims a large image is refused before its pixels are allocated.
+    let pixel_bytes = u128::from(width) * u128::from(height) * bits_per_pixel as u128 / 8;
+    if pixel_bytes > bytes.len() as u128 * DEFLATE_MAX_RATIO {
+        return Err(RenderError::ImageSize {
+            width: u64::from(width),
+            height: u64::from(height),
+            reason: "the PNG file is too small to hold that many pixels",
+        });
+    }
     let mut buf = vec![0u8; reader.output_buffer_size()];
     let frame = reader.next_frame(&mut buf).map_err(err)?;
     let n = width as usize * height as usize;
@@ -142,6 +156,55 @@ mod tests {
             &[1, 0, 2, 0, 3, 0, 255, 255],
         );
         assert_eq!(decode_png(&wide).unwrap().data(), &[1, 2, 3, 255]);
+    }
+
+    /// CRC-32 of PNG chunks, bit by bit.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut c = 0xFFFF_FFFFu32;
+        for &b in bytes {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+
+    #[test]
+    fn a_small_file_claiming_a_large_image_is_refused_before_allocating() {
+        // 8192×8192 RGBA (256 MiB of pixels, within MAX_PIXELS) claimed by a file of
+        // 57 bytes whose IDAT holds a bare zlib header.
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        let mut chunk = |kind: &[u8; 4], data: &[u8]| {
+            png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            let body = [&kind[..], data].concat();
+            png.extend_from_slice(&body);
+            png.extend_from_slice(&crc32(&body).to_be_bytes());
+        };
+        let ihdr = [
+            &8192u32.to_be_bytes()[..],
+            &8192u32.to_be_bytes(),
+            &[8, 6, 0, 0, 0],
+        ]
+        .concat();
+        chunk(b"IHDR", &ihdr);
+        chunk(b"IDAT", &[0x78, 0x01]);
+        chunk(b"IEND", &[]);
+        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+        match decode_png(&png) {
+            Err(RenderError::ImageSize {
+                width: 8192,
+                height: 8192,
+                reason,
+            }) => {
+                assert!(reason.contains("too small"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -796,3 +796,54 @@ fn invalid_models_are_refused_with_an_error() {
     );
     assert!(Asset::from_model(&model(skel, vec![mesh], vec![])).is_err());
 }
+
+#[test]
+fn one_context_switches_between_clips_and_refuses_foreign_bones() {
+    let n = 9;
+    let m = model(
+        chain_of(n),
+        vec![],
+        vec![random_clip(n, 7, 1.0, 1), random_clip(n, 12, 3.0, 2)],
+    );
+    let asset = Asset::from_model(&m).unwrap();
+    let mut shared = SamplingContext::new();
+    for (i, t) in [(0, 0.3), (1, 0.3), (0, 0.9), (1, 2.5), (0, 0.1)] {
+        let mut a = LocalPose::default();
+        let mut b = LocalPose::default();
+        sample(
+            &asset.clips[i],
+            &asset.skeleton,
+            t,
+            Playback::Once,
+            &mut shared,
+            &mut a,
+        )
+        .unwrap();
+        sample(
+            &asset.clips[i],
+            &asset.skeleton,
+            t,
+            Playback::Once,
+            &mut SamplingContext::new(),
+            &mut b,
+        )
+        .unwrap();
+        assert_eq!(a, b, "clip {i} at {t}");
+    }
+    // A clip of a nine-bone skeleton used with a three-bone skeleton.
+    let small = Asset::from_model(&model(chain_skeleton(), vec![], vec![])).unwrap();
+    let mut pose = LocalPose::default();
+    let err = sample(
+        &asset.clips[0],
+        &small.skeleton,
+        0.0,
+        Playback::Once,
+        &mut shared,
+        &mut pose,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, Error::TrackBone { bone_count: 3, .. }),
+        "{err}"
+    );
+}

@@ -61,6 +61,15 @@ pub struct Finding {
     pub message: String,
 }
 
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.mesh {
+            Some(m) => write!(f, "{} fails on mesh {m}: {}", self.check.name(), self.message),
+            None => write!(f, "{} fails: {}", self.check.name(), self.message),
+        }
+    }
+}
+
 /// Every finding of the three checks on `model`, mesh by mesh, in check order; one
 /// finding per check and mesh, counting the failures and describing the first.
 pub fn validate(model: &Model) -> Vec<Finding> {

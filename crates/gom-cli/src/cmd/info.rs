@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if is_tmd {
         warnings.extend(super::game_files::tmd_open_fields(&args.file)?);
     }
-    warnings.extend(read.findings.iter().map(input::finding_text));
+    warnings.extend(read.findings.iter().map(|f| f.to_string()));
     let summary = describe(&read.model, &warnings);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);

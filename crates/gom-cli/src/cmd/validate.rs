@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok(read) => {
                 println!("{}: {} finding(s)", file.display(), read.findings.len());
                 for f in &read.findings {
-                    println!("  {}", input::finding_text(f));
+                    println!("  {f}");
                 }
                 worst = worst.max(1);
             }
