@@ -226,3 +226,71 @@ fn pose_frame_and_fps_equal_the_same_time() {
         "lists the clips"
     );
 }
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "{} is a PNG", path.display());
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    (w, h)
+}
+
+#[test]
+fn render_writes_the_same_png_twice_and_filmstrips_have_one_cell_per_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo(tmp.path());
+    let model = dir.join("demo.gom");
+    let a = tmp.path().join("a.png");
+    let b = tmp.path().join("b.png");
+    for out in [&a, &b] {
+        let o = gom(&[
+            "render",
+            s(&model),
+            "--size",
+            "160x120",
+            "--skeleton",
+            "-o",
+            s(out),
+        ]);
+        assert!(o.status.success(), "{o:?}");
+    }
+    assert_eq!(png_size(&a), (160, 120));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let strip = tmp.path().join("strip.png");
+    let o = gom(&[
+        "render",
+        s(&model),
+        "--clip",
+        "swish",
+        "--frames",
+        "4",
+        "--size",
+        "100x80",
+        "-o",
+        s(&strip),
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let (w, h) = png_size(&strip);
+    assert!(w >= 4 * 100 && h >= 80, "4 frames of 100x80 fit in {w}x{h}");
+    // The demo itself draws a picture.
+    assert!(png_size(&dir.join("demo.png")).0 > 0);
+}
+
+#[test]
+fn tml_sheet_draws_every_texture() {
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/jpog/tml_main.tml");
+    if !lib.exists() {
+        eprintln!("skipping: ../shared/data is absent");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sheet.png");
+    let o = gom(&["tml", "sheet", s(&lib), "--cell", "64", "-o", s(&out)]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("6 textures"));
+    let (w, h) = png_size(&out);
+    assert!(
+        w >= 3 * 64 && h >= 2 * 64,
+        "six 64-pixel cells fit in {w}x{h}"
+    );
+}

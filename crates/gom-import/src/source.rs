@@ -102,6 +102,10 @@ pub struct ImportOptions {
     pub tkl: Option<PathBuf>,
     /// JPOG: the material library; found beside the model when `None`.
     pub tml: Option<PathBuf>,
+    /// JPOG: how the game's Z-up axes are read.
+    pub jpog_handedness: crate::jpog::Handedness,
+    /// JPOG: how animation channels with flags 3 are read.
+    pub jpog_channel_flag3: crate::jpog::ChannelFlag3Reading,
 }
 
 impl Default for ImportOptions {
@@ -113,6 +117,8 @@ impl Default for ImportOptions {
             lod: 0,
             tkl: None,
             tml: None,
+            jpog_handedness: Default::default(),
+            jpog_channel_flag3: Default::default(),
         }
     }
 }
@@ -271,6 +277,8 @@ pub fn import_bytes(
             let tml = found.tml.as_deref().map(read).transpose()?;
             let jpog_options = crate::jpog::JpogOptions {
                 lod: options.lod,
+                handedness: options.jpog_handedness,
+                channel_flag3_reading: options.jpog_channel_flag3,
                 ..Default::default()
             };
             let converted = crate::jpog::convert(

@@ -1,11 +1,9 @@
 //! Every reference frame of `shared/data/fbx/frames.json`: convert the FBX, pose the
-//! GOM model at the entry's time, skin it on the CPU and compare with the reference
-//! `.obj` the way `shared/data/fbx/README.md` recommends (order-free, both directions).
-//!
-//! Posing and skinning here are a small reference implementation written from the
-//! format decisions (D1, D9), independent of the converter: tracks are sampled with
-//! linear translation/scale and slerp (std `f64` math), `world = local * world[parent]`,
-//! `palette = inverseBind * world`, `p' = Σ w · p · palette[b]`.
+//! GOM model at the entry's moment with the runtime (`gom_import::pose::pose_model`:
+//! `gom_runtime` sampling, `local_to_model`, palettes and CPU skinning) and compare with
+//! the reference `.obj` the way `shared/data/fbx/README.md` recommends (order-free, both
+//! directions). The objs are ufbx's and the authoring tools' own results, independent of
+//! both the converter and the runtime.
 //!
 //! The objs are in the FBX file's own axes and units. They are mapped into GOM space
 //! (D2: left-handed, +Y up, +Z forward, metres) by hand, from the per-file facts in
@@ -15,6 +13,11 @@
 //!   (rotate Z-up to Y-up, `(x, z, -y)`, then mirror Z).
 //!
 //! Normals map with the same axis change (no scale), UVs as `v -> 1 - v`.
+//!
+//! `time_s` is on the scene's absolute timeline; a clip's time 0 is its stack's start,
+//! so the clip time is `time_s - stack start`, with the stack start read from the file
+//! by ufbx directly. Times past the clip's end hold the last key (`looped: false`), as
+//! ufbx's curves hold past the stack's end.
 //!
 //! Clips are sampled at the file's frame rate with key reduction off, so the checked
 //! whole frames are samples and the comparison is exact to the file's tolerance. At the
@@ -32,9 +35,8 @@
 
 use std::path::PathBuf;
 
-use gom::math;
-use gom::{Mat4, Model};
-use gom_import::fbx::{convert, FbxOptions};
+use gom_import::fbx::{convert, FbxOptions, STORED_POSE_CLIP};
+use gom_import::pose::{pose_model, PoseAt};
 
 fn data_dir() -> Option<PathBuf> {
     let d = PathBuf::from(concat!(
@@ -121,119 +123,23 @@ fn parse_obj(text: &str, unit: f64, z_up: bool) -> Vec<ObjCorner> {
     corners
 }
 
-fn slerp(a: [f32; 4], b: [f32; 4], t: f64) -> [f32; 4] {
-    let a = a.map(f64::from);
-    let mut b = b.map(f64::from);
-    let mut d: f64 = (0..4).map(|k| a[k] * b[k]).sum();
-    if d < 0.0 {
-        b = b.map(|x| -x);
-        d = -d;
-    }
-    let (wa, wb) = if d > 0.9999999 {
-        (1.0 - t, t)
-    } else {
-        let o = d.acos();
-        (((1.0 - t) * o).sin() / o.sin(), (t * o).sin() / o.sin())
-    };
-    let q: Vec<f64> = (0..4).map(|k| wa * a[k] + wb * b[k]).collect();
-    let l = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    [q[0] / l, q[1] / l, q[2] / l, q[3] / l].map(|x| x as f32)
-}
-
-/// Local matrices of every bone at `time` in `clip` (bind locals without a clip).
-fn pose(model: &Model, clip: Option<usize>, time: f64) -> Vec<Mat4> {
-    let mut local: Vec<Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
-    if let Some(c) = clip {
-        for track in &model.clips[c].tracks {
-            let k = &track.keys;
-            let t = time as f32;
-            let key = if t <= k[0].time {
-                k[0]
-            } else if t >= k[k.len() - 1].time {
-                k[k.len() - 1]
-            } else {
-                let j = k.iter().position(|x| x.time > t).unwrap();
-                let (a, b) = (k[j - 1], k[j]);
-                let u = (time - f64::from(a.time)) / (f64::from(b.time) - f64::from(a.time));
-                let lerp = |x: [f32; 3], y: [f32; 3]| {
-                    [0, 1, 2]
-                        .map(|i| (f64::from(x[i]) + (f64::from(y[i]) - f64::from(x[i])) * u) as f32)
-                };
-                gom::Key {
-                    time: t,
-                    translation: lerp(a.translation, b.translation),
-                    rotation: slerp(a.rotation, b.rotation, u),
-                    scale: lerp(a.scale, b.scale),
-                }
-            };
-            local[track.bone as usize] = math::from_trs(key.translation, key.rotation, key.scale);
-        }
-    }
-    let mut world: Vec<Mat4> = Vec::new();
-    for (i, b) in model.skeleton.bones.iter().enumerate() {
-        let w = match b.parent_index() {
-            Some(p) => math::mul(&local[i], &world[p]),
-            None => local[i],
-        };
-        world.push(w);
-    }
-    world
-}
-
-struct Skinned {
+struct Posed {
     pos: [f64; 3],
     uv: Option<[f64; 2]>,
     normal: Option<[f64; 3]>,
 }
 
-/// Skins every vertex of every mesh (D1).
-fn skin(model: &Model, world: &[Mat4]) -> Vec<Skinned> {
+/// Every vertex of every mesh part, posed by the runtime.
+fn posed_vertices(model: &gom::Model, at: &PoseAt) -> Vec<Posed> {
+    let meshes = pose_model(model, at).unwrap();
+    assert_eq!(meshes.len(), model.meshes.len());
     let mut out = Vec::new();
-    for mesh in &model.meshes {
-        let v = &mesh.vertices;
-        let palette: Vec<Mat4> = mesh
-            .inverse_bind
-            .iter()
-            .zip(world)
-            .map(|(ib, w)| math::mul(ib, w))
-            .collect();
-        for i in 0..v.len() {
-            let p = v.positions[i];
-            let n = v.normals.as_ref().map(|n| n[i]);
-            let (pos, normal) = match &v.skin {
-                None => (p.map(f64::from), n.map(|n| n.map(f64::from))),
-                Some(s) => {
-                    let mut acc = [0.0f64; 3];
-                    let mut nacc = [0.0f64; 3];
-                    for k in 0..4 {
-                        let w = f64::from(s[i].weights[k]);
-                        if w == 0.0 {
-                            continue;
-                        }
-                        let m = &palette[s[i].bones[k] as usize];
-                        let q = math::transform_point(m, p);
-                        for c in 0..3 {
-                            acc[c] += w * f64::from(q[c]);
-                        }
-                        if let Some(n) = n {
-                            // inverse-transpose of the 3x3: transform by the inverse's transpose.
-                            let inv = math::inverse_affine(m).unwrap();
-                            let nt = [0, 1, 2].map(|c| {
-                                n[0] * inv[c * 4] + n[1] * inv[c * 4 + 1] + n[2] * inv[c * 4 + 2]
-                            });
-                            for c in 0..3 {
-                                nacc[c] += w * f64::from(nt[c]);
-                            }
-                        }
-                    }
-                    let l = nacc.iter().map(|x| x * x).sum::<f64>().sqrt();
-                    (acc, n.map(|_| nacc.map(|x| x / l)))
-                }
-            };
-            out.push(Skinned {
-                pos,
-                uv: v.uv0.as_ref().map(|u| u[i].map(f64::from)),
-                normal,
+    for m in &meshes {
+        for (i, p) in m.positions.iter().enumerate() {
+            out.push(Posed {
+                pos: p.map(f64::from),
+                uv: m.uvs.as_ref().map(|u| u[i].map(f64::from)),
+                normal: m.normals.as_ref().map(|n| n[i].map(f64::from)),
             });
         }
     }
@@ -277,7 +183,8 @@ fn fbx_reference_frames_match() {
                 model
                     .clips
                     .iter()
-                    .position(|c| c.name == gom_import::fbx::STORED_POSE_CLIP),
+                    .find(|c| c.name == STORED_POSE_CLIP)
+                    .map(|c| c.name.clone()),
                 0.0,
             ),
             _ => {
@@ -290,26 +197,28 @@ fn fbx_reference_frames_match() {
                     .find(|s| &*s.element.name == name)
                     .unwrap();
                 let t = entry["time_s"].as_f64().unwrap() - stack.time_begin;
-                (model.clips.iter().position(|c| c.name == name), t)
+                if !model.clips.iter().any(|c| c.name == name) {
+                    failures.push(format!("{obj}: no clip named {name}"));
+                    continue;
+                }
+                (Some(name.to_string()), t)
             }
         };
-        if entry["mode"] == "frame"
-            && clip.is_none()
-            && model.skeleton.bones.iter().len() > 0
-            && !model.clips.is_empty()
-        {
-            failures.push(format!("{obj}: no clip named {}", entry["resolved_stack"]));
-            continue;
-        }
-        let world = pose(&model, clip, clip_time);
-        let got = skin(&model, &world);
+        let got = posed_vertices(
+            &model,
+            &PoseAt {
+                clip,
+                time: clip_time as f32,
+                looped: false,
+            },
+        );
         let want = parse_obj(&std::fs::read_to_string(dir.join(obj)).unwrap(), unit, z_up);
         let tol = entry["tolerance"].as_f64().unwrap() * unit;
         let use_uv = compare.contains(&"uv");
         let use_normal = compare.contains(&"normal");
         let uv_tol = 0.001 * 2f64.sqrt();
         let n_tol = 0.001 * 3f64.sqrt() + 1e-5;
-        let matches = |s: &Skinned, o: &ObjCorner| {
+        let matches = |s: &Posed, o: &ObjCorner| {
             if dist(s.pos, o.pos) >= tol {
                 return false;
             }

@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn a_small_file_claiming_a_large_image_is_refused_before_allocating() {
         // 8192×8192 RGBA (256 MiB of pixels, within MAX_PIXELS) claimed by a file of
-        // 57 bytes whose IDAT holds a bare zlib header.
+        // 59 bytes whose IDAT holds a bare zlib header.
         let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
         let mut chunk = |kind: &[u8; 4], data: &[u8]| {
             png.extend_from_slice(&(data.len() as u32).to_be_bytes());

@@ -410,6 +410,8 @@ impl SamplingContext {
         if self.clip_id == clip.id && self.skeleton_id == skeleton.id && clip.id != 0 {
             return Ok(());
         }
+        // Until the rebinding succeeds, the context matches nothing.
+        self.invalidate();
         let n = skeleton.bone_count();
         let padded = n.div_ceil(4) * 4;
         self.track_of.clear();

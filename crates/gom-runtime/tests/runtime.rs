@@ -846,4 +846,27 @@ fn one_context_switches_between_clips_and_refuses_foreign_bones() {
         matches!(err, Error::TrackBone { bone_count: 3, .. }),
         "{err}"
     );
+    // The failed rebinding leaves the context usable for the right skeleton.
+    let mut a = LocalPose::default();
+    let mut b = LocalPose::default();
+    let fresh = &mut SamplingContext::new();
+    sample(
+        &asset.clips[0],
+        &asset.skeleton,
+        0.4,
+        Playback::Once,
+        &mut shared,
+        &mut a,
+    )
+    .unwrap();
+    sample(
+        &asset.clips[0],
+        &asset.skeleton,
+        0.4,
+        Playback::Once,
+        fresh,
+        &mut b,
+    )
+    .unwrap();
+    assert_eq!(a, b);
 }

@@ -36,6 +36,24 @@ pub struct ImportArgs {
     /// JPOG models: the material library (.tml); found beside the model when omitted.
     #[arg(long)]
     pub tml: Option<PathBuf>,
+    /// JPOG models: how the game's Z-up axes are read, `right` (the default: mirror
+    /// into GOM's left-handed space) or `left`.
+    #[arg(long, default_value = "right", value_parser = parse_handedness)]
+    pub handedness: gom_import::jpog::Handedness,
+    /// JPOG models: how animation channels with flags 3 are read,
+    /// `translation-and-rotation` (the default) or `translation-only`.
+    #[arg(long, default_value = "translation-and-rotation", value_parser = parse_flag3)]
+    pub channel_flag3: gom_import::jpog::ChannelFlag3Reading,
+}
+
+fn parse_handedness(s: &str) -> Result<gom_import::jpog::Handedness, String> {
+    gom_import::jpog::Handedness::from_name(s)
+        .ok_or_else(|| format!("'{s}': expected right or left"))
+}
+
+fn parse_flag3(s: &str) -> Result<gom_import::jpog::ChannelFlag3Reading, String> {
+    gom_import::jpog::ChannelFlag3Reading::from_name(s)
+        .ok_or_else(|| format!("'{s}': expected translation-and-rotation or translation-only"))
 }
 
 impl ImportArgs {
@@ -48,6 +66,8 @@ impl ImportArgs {
             lod: self.lod,
             tkl: self.tkl.clone(),
             tml: self.tml.clone(),
+            jpog_handedness: self.handedness,
+            jpog_channel_flag3: self.channel_flag3,
         }
     }
 }

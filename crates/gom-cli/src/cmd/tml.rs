@@ -124,7 +124,19 @@ pub enum Command {
         #[command(flatten)]
         codec: CodecArgs,
     },
-    // `Sheet` (every texture on one contact sheet) is added with the renderer.
+    /// Draw every texture of a library on one sheet, each with its material's name.
+    Sheet {
+        /// The material library.
+        file: PathBuf,
+        /// The PNG file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Side of each square cell in pixels.
+        #[arg(long, default_value_t = 128)]
+        cell: u32,
+        #[command(flatten)]
+        codec: CodecArgs,
+    },
 }
 
 fn parse_u16(s: &str) -> Result<u16, String> {
@@ -146,6 +158,55 @@ fn load(path: &Path) -> Result<Tml, CliError> {
 /// Runs a `gom tml` subcommand.
 pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
     match cmd {
+        Command::Sheet {
+            file,
+            output,
+            cell,
+            codec,
+        } => {
+            let tml = load(&file)?;
+            let listing = ops::list_tml(&tml);
+            let mut names = Vec::new();
+            let mut images = Vec::new();
+            for (i, t) in listing.textures.iter().enumerate() {
+                match tml.decode_texture(i, codec.options()) {
+                    Ok(img) => {
+                        let name = if t.materials.is_empty() {
+                            format!("texture {}", t.index)
+                        } else {
+                            t.materials.join(", ")
+                        };
+                        names.push(name);
+                        images.push(gom_render::Image::from_rgba8(
+                            img.width, img.height, img.rgba,
+                        )?);
+                    }
+                    Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
+                }
+            }
+            let items: Vec<(&str, &gom_render::Image)> = names
+                .iter()
+                .map(String::as_str)
+                .zip(images.iter())
+                .collect();
+            let sheet = gom_render::texture_sheet(
+                &items,
+                &gom_render::TextureSheetOptions {
+                    cell: cell.clamp(16, 4096),
+                    columns: None,
+                },
+            )?;
+            let png = gom_render::encode_png(&sheet)?;
+            gom_import::build::write_atomic(&output, &png)?;
+            eprintln!(
+                "wrote {} ({} textures, {}x{})",
+                output.display(),
+                items.len(),
+                sheet.width(),
+                sheet.height()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::List { file, json } => {
             let listing = ops::list_tml(&load(&file)?);
             if json {
