@@ -4,7 +4,9 @@
 //! each, positions and normals. See docs/performance-runtime.md.
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
-use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use criterion::{
+    black_box, criterion_group, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_runtime::{
@@ -162,13 +164,23 @@ fn libm_free_sin(x: f32) -> f32 {
         - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0)))))
 }
 
+/// A benchmark group; with CPU time, every sample runs the same (large) number of
+/// iterations, because the thread's CPU time advances only at scheduler ticks.
+fn group<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGroup<'a, M> {
+    let mut g = c.benchmark_group(name);
+    if std::env::var_os("GOM_BENCH_CPU_TIME").is_some() {
+        g.sampling_mode(SamplingMode::Flat);
+    }
+    g
+}
+
 fn bench<M: Measurement>(c: &mut Criterion<M>) {
     for &n in &SIZES {
         let m = model(n, false);
         let asset = Asset::from_model(&m).expect("valid generated model");
         let (skel, clip, mesh) = (&asset.skeleton, &asset.clips[0], &asset.meshes[0]);
 
-        let mut g = c.benchmark_group("sampling");
+        let mut g = group(c, "sampling");
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             let mut ctx = SamplingContext::new();
@@ -193,7 +205,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         });
         g.finish();
 
-        let mut g = c.benchmark_group("sampling_same_segment");
+        let mut g = group(c, "sampling_same_segment");
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             let mut ctx = SamplingContext::new();
@@ -219,7 +231,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         let mut ctx = SamplingContext::new();
         let mut local = LocalPose::default();
         sample(clip, skel, 0.7, Playback::Loop, &mut ctx, &mut local).expect("sample");
-        let mut g = c.benchmark_group("local_to_model");
+        let mut g = group(c, "local_to_model");
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             let mut world = ModelPose::new();
@@ -234,7 +246,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         local_to_model(skel, &local, &mut world).expect("pose");
         let mut pal = Palette::new();
         pal.compute(mesh, &world).expect("palette");
-        let mut g = c.benchmark_group("skinning");
+        let mut g = group(c, "skinning");
         g.throughput(Throughput::Elements(VERTICES as u64));
         let mut p = vec![[0.0f32; 3]; VERTICES];
         let mut nrm = vec![[0.0f32; 3]; VERTICES];

@@ -50,15 +50,30 @@ impl Check {
     pub const ALL: [Check; 3] = [Check::BindPose, Check::Weights, Check::SubmeshMaterials];
 }
 
-/// A failed validation check: which check, which mesh, and what failed.
+/// The most offending items a [`Finding`] lists in [`Finding::items`].
+pub const MAX_FINDING_ITEMS: usize = 8;
+
+/// A failed validation check on one mesh: which check, which mesh, how many items fail,
+/// the first few of them, and what is wrong with the first.
+///
+/// The items are vertex indices for [`Check::Weights`], skeleton bone indices for
+/// [`Check::BindPose`] and submesh indices for [`Check::SubmeshMaterials`]. Memory
+/// stays bounded however many items fail: only the count grows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The check that failed.
     pub check: Check,
     /// The mesh part concerned (all three checks are per mesh).
     pub mesh: Option<usize>,
-    /// What failed: how many items and the first of them, as a sentence.
+    /// What failed: how many items, the first [`MAX_FINDING_ITEMS`] of them and what is
+    /// wrong with the first, as a sentence.
     pub message: String,
+    /// How many failures the check found on this mesh: failing vertices, bones or
+    /// submeshes, plus, for [`Check::SubmeshMaterials`], one when the submeshes stop
+    /// short of the end of the index list (a failure no single submesh carries).
+    pub count: u64,
+    /// The first failing items (at most [`MAX_FINDING_ITEMS`]), in ascending order.
+    pub items: Vec<u32>,
 }
 
 impl std::fmt::Display for Finding {
@@ -90,7 +105,7 @@ pub fn validate(model: &Model) -> Vec<Finding> {
             used.iter_mut().for_each(|u| *u = false);
             for (v, s) in skin.iter().enumerate() {
                 if let Some(reason) = weights_rule(s.bones, s.weights) {
-                    weights.fail(|| format!("vertex {v}: {reason}"));
+                    weights.fail(item(v), || format!("vertex {v}: {reason}"));
                 }
                 mark_used(&mut used, s.bones, s.weights);
             }
@@ -103,10 +118,12 @@ pub fn validate(model: &Model) -> Vec<Finding> {
         }
         let index_count = u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX);
         let mut subs = Tally::default();
-        if let Some(m) = submeshes_rule(mesh.submeshes.iter().copied(), index_count, material_count)
-        {
-            subs.fail(|| m);
-        }
+        submeshes_tally(
+            mesh.submeshes.iter().copied(),
+            index_count,
+            material_count,
+            &mut subs,
+        );
         push_findings(&mut out, mi, &mesh.name, bind, weights, subs);
     }
     out
@@ -126,29 +143,67 @@ pub fn flags_from_findings(findings: &[Finding]) -> ValidationFlags {
     ValidationFlags(f)
 }
 
-/// Counts failures of one check on one mesh and keeps the first description.
+/// `i` as an item number (items beyond `u32` cannot occur: counts are `u32` in files).
+#[inline]
+pub(crate) fn item(i: usize) -> Option<u32> {
+    u32::try_from(i).ok()
+}
+
+/// Counts failures of one check on one mesh, keeps the first [`MAX_FINDING_ITEMS`]
+/// failing items and the description of the first failure.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     count: u64,
     first: Option<String>,
+    items: Vec<u32>,
 }
 
 impl Tally {
-    /// Records a failure, describing it only when it is the first.
-    pub(crate) fn fail(&mut self, describe: impl FnOnce() -> String) {
+    /// Records a failure of `item` (`None` for a failure no single item carries),
+    /// describing it only when it is the first.
+    pub(crate) fn fail(&mut self, item: Option<u32>, describe: impl FnOnce() -> String) {
         if self.first.is_none() {
             self.first = Some(describe());
         }
         self.count += 1;
+        if let Some(i) = item {
+            if self.items.len() < MAX_FINDING_ITEMS {
+                self.items.push(i);
+            }
+        }
     }
 
-    fn finding(self, check: Check, mesh: usize, name: &str, what: &str) -> Option<Finding> {
+    fn finding(
+        self,
+        check: Check,
+        mesh: usize,
+        name: &str,
+        (one, many): (&str, &str),
+    ) -> Option<Finding> {
         let first = self.first?;
         let message = if self.count == 1 {
             format!("mesh {mesh} `{name}`: {first}")
         } else {
+            let n = self.items.len();
+            let listed = self
+                .items
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if (n as u64) < self.count && n == MAX_FINDING_ITEMS {
+                ", …"
+            } else {
+                ""
+            };
+            let noun = if n == 1 { one } else { many };
+            let list = if n == 0 {
+                String::new()
+            } else {
+                format!(" ({noun} {listed}{more})")
+            };
             format!(
-                "mesh {mesh} `{name}`: {} {what} fail; the first: {first}",
+                "mesh {mesh} `{name}`: {} failures{list}; the first: {first}",
                 self.count
             )
         };
@@ -156,6 +211,8 @@ impl Tally {
             check,
             mesh: Some(mesh),
             message,
+            count: self.count,
+            items: self.items,
         })
     }
 }
@@ -169,9 +226,14 @@ pub(crate) fn push_findings(
     weights: Tally,
     subs: Tally,
 ) {
-    out.extend(bind.finding(Check::BindPose, mesh, name, "bones"));
-    out.extend(weights.finding(Check::Weights, mesh, name, "vertices"));
-    out.extend(subs.finding(Check::SubmeshMaterials, mesh, name, "submesh rules"));
+    out.extend(bind.finding(Check::BindPose, mesh, name, ("bone", "bones")));
+    out.extend(weights.finding(Check::Weights, mesh, name, ("vertex", "vertices")));
+    out.extend(subs.finding(
+        Check::SubmeshMaterials,
+        mesh,
+        name,
+        ("submesh", "submeshes"),
+    ));
 }
 
 // ---------------------------------------------------------------------------------
@@ -260,10 +322,12 @@ pub(crate) fn bind_pose_rule(
             continue;
         }
         match inverse_bind(b) {
-            None => tally.fail(|| format!("bone {b} is used but has no inverse bind matrix")),
+            None => tally.fail(item(b), || {
+                format!("bone {b} is used but has no inverse bind matrix")
+            }),
             Some(ib) => {
                 if !bind_pair_ok(&ib, w) {
-                    tally.fail(|| {
+                    tally.fail(item(b), || {
                         format!("inverseBind[{b}] * bindWorld[{b}] is not the identity within 1e-3")
                     });
                 }
@@ -280,33 +344,54 @@ pub fn submeshes_rule(
     index_count: u32,
     material_count: u32,
 ) -> Option<String> {
+    let mut t = Tally::default();
+    submeshes_tally(subs, index_count, material_count, &mut t);
+    t.first
+}
+
+/// submeshMaterialsPass for one mesh, every failure recorded in `tally`: each submesh
+/// that is empty, does not start where the previous one ended (the first: at 0), or
+/// names a material that does not exist, once; and, without an item, submeshes whose
+/// furthest end is not `index_count`. After a misplaced submesh the next one is
+/// expected where the misplaced one ends, so that one gap, overlap or swap of two
+/// submeshes fails only the submeshes out of place.
+pub(crate) fn submeshes_tally(
+    subs: impl IntoIterator<Item = Submesh>,
+    index_count: u32,
+    material_count: u32,
+    tally: &mut Tally,
+) {
     let mut expected = 0u64;
+    let mut end = 0u64;
     for (i, s) in subs.into_iter().enumerate() {
-        if s.index_count == 0 {
-            return Some(format!("submesh {i} is empty"));
-        }
-        if u64::from(s.index_start) != expected {
-            return Some(format!(
+        let problem = if s.index_count == 0 {
+            Some(format!("submesh {i} is empty"))
+        } else if u64::from(s.index_start) != expected {
+            Some(format!(
                 "submesh {i} starts at index {} where {expected} was expected (sorted, contiguous)",
                 s.index_start
-            ));
-        }
-        if s.material_index != -1
+            ))
+        } else if s.material_index != -1
             && (s.material_index < 0 || s.material_index as u32 >= material_count)
         {
-            return Some(format!(
+            Some(format!(
                 "submesh {i} names material {}, but there are {material_count} materials",
                 s.material_index
-            ));
+            ))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            tally.fail(item(i), || p);
         }
-        expected += u64::from(s.index_count);
+        expected = u64::from(s.index_start) + u64::from(s.index_count);
+        end = end.max(expected);
     }
-    if expected != u64::from(index_count) {
-        return Some(format!(
-            "the submeshes cover indices [0, {expected}) instead of [0, {index_count})"
-        ));
+    if end != u64::from(index_count) {
+        tally.fail(None, || {
+            format!("the submeshes end at index {end} instead of covering [0, {index_count})")
+        });
     }
-    None
 }
 
 // ---------------------------------------------------------------------------------

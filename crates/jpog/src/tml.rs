@@ -1,5 +1,7 @@
 //! `.tml` material libraries ("TML1"): textures and named materials.
 
+use std::collections::BTreeMap;
+
 use crate::bytes::{field_bytes, field_text, Reader, Writer};
 use crate::error::{Error, FileKind, Result};
 use crate::open::{hex, OpenField};
@@ -402,10 +404,10 @@ impl Tml {
             .iter()
             .position(|m| field_bytes(&m.name_field) == b)
             .or_else(|| {
-                let k = sort_key(b);
+                // the game's key (lower-cased bytes), compared without building it
                 self.materials
                     .iter()
-                    .position(|m| sort_key(&m.name_field) == k)
+                    .position(|m| field_bytes(&m.name_field).eq_ignore_ascii_case(field_bytes(b)))
             })
     }
 
@@ -443,18 +445,17 @@ impl Tml {
     /// follow; then sorts materials by the game's key and sets `nameIndex`.
     pub fn normalize(&mut self) {
         let n = self.textures.len();
-        let map: Vec<(u32, u32)> = self
-            .textures
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.header.id, (n - 1 - i) as u32))
-            .collect();
+        // old id → new id; a repeated old id maps as its first texture's
+        let mut map: BTreeMap<u32, u32> = BTreeMap::new();
+        for (i, t) in self.textures.iter().enumerate() {
+            map.entry(t.header.id).or_insert((n - 1 - i) as u32);
+        }
         for (i, t) in self.textures.iter_mut().enumerate() {
             t.header.id = (n - 1 - i) as u32;
         }
         for m in &mut self.materials {
             for id in &mut m.texture_ids {
-                if let Some(&(_, new)) = map.iter().find(|(old, _)| old == id) {
+                if let Some(&new) = map.get(id) {
                     *id = new;
                 }
             }

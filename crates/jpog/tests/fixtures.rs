@@ -850,3 +850,19 @@ fn name_fields_are_measured_in_bytes_not_in_lossy_text() {
     tmd.header.tkl_name = [b'x'; 16];
     assert!(tmd.write().is_err(), "a name without its NUL is refused");
 }
+
+#[test]
+fn materials_are_found_by_exact_bytes_first_then_case_insensitively() {
+    let mut t = tml();
+    // Names in file order: alpha, beta1, Beta_2 (junk after its NUL), Zed.
+    assert_eq!(t.find_material("Zed"), Some(3));
+    assert_eq!(t.find_material("zED"), Some(3));
+    assert_eq!(t.find_material("BETA_2"), Some(2));
+    assert_eq!(t.find_material("Beta_2\0ignored"), Some(2));
+    assert_eq!(t.find_material("beta"), None);
+    // An exact match wins over an earlier case-insensitive one.
+    t.materials[0].name_field = jpog::tml::Material::name_field_from("ZED").unwrap();
+    assert_eq!(t.find_material("Zed"), Some(3));
+    assert_eq!(t.find_material("ZED"), Some(0));
+    assert_eq!(t.find_material("zed"), Some(0));
+}

@@ -10,8 +10,8 @@ use crate::error::{FourCc, Place, ReadError};
 use crate::limits::{MAX_INDICES, MAX_VERTICES};
 use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
 use crate::validate::{
-    bind_pose_rule, bind_world_of, finite_bits, mark_used, push_findings, skin_structure,
-    submesh_structure, submeshes_rule, tangent_w_ok, weights_rule, Finding, Tally,
+    bind_pose_rule, bind_world_of, finite_bits, item, mark_used, push_findings, skin_structure,
+    submesh_structure, submeshes_tally, tangent_w_ok, weights_rule, Finding, Tally,
 };
 
 /// What parsing meshes and clips needs from the rest of the file.
@@ -390,9 +390,12 @@ pub(crate) fn parse_mesh<'a>(
     check_indices(index_data, index_size, vertex_count, idx_at)?;
 
     let mut subs = Tally::default();
-    if let Some(m) = submeshes_rule(submeshes.iter().copied(), index_count, ctx.material_count) {
-        subs.fail(|| m);
-    }
+    submeshes_tally(
+        submeshes.iter().copied(),
+        index_count,
+        ctx.material_count,
+        &mut subs,
+    );
     let mut bind = Tally::default();
     if skinned {
         let sk = ctx.skeleton;
@@ -541,7 +544,7 @@ fn check_vertices(
                 });
             }
             if let Some(reason) = weights_rule(bones, w) {
-                weights.fail(|| format!("vertex {v}: {reason}"));
+                weights.fail(item(v), || format!("vertex {v}: {reason}"));
             }
             mark_used(used, bones, w);
         }

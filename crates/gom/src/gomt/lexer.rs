@@ -399,6 +399,8 @@ impl<'a> Lexer<'a> {
     /// Skips any value (used for unknown top-level names), checking its syntax.
     pub fn skip_value(&mut self, depth: usize) -> Result<(), TextError> {
         if depth >= MAX_SKIP_DEPTH {
+            // Point at the value that is one level too deep, not at the space before it.
+            self.skip_ws();
             let p = self.pos;
             return Err(self.error_at(p, TextErrorKind::TooDeep(MAX_SKIP_DEPTH)));
         }
