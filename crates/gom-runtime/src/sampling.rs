@@ -245,6 +245,8 @@ impl Group {
         // Columns: a = time, tx, ty, tz; b = qx, qy, qz, qw; c = qw, sx, sy, sz.
         let (a1, b1, c1) = (soa(&r1, 0), soa(&r1, 1), soa(&r1, 2));
         let (time0, tr0, sc0, q0) = match shifted {
+            // Every lane moved on: the old second keys are the new first keys.
+            Some(m) if m.all() => (next.time, next.tr, next.sc, next.q),
             Some(m) => {
                 let pick = |new: Vec4, old: Vec4| Vec4::select(m, new, old);
                 (

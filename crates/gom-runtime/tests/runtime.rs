@@ -870,3 +870,28 @@ fn one_context_switches_between_clips_and_refuses_foreign_bones() {
     .unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn bind_pose_through_trs_matches_the_stored_bind_matrices() {
+    // LocalPose::bind splits each bind matrix into TRS; local_to_model rebuilds the
+    // matrices. The result must match gom::math::bind_world on the stored matrices.
+    let skel = chain_skeleton();
+    let expect = gom::math::bind_world(&skel.bones);
+    let asset = Asset::from_model(&model(skel, vec![], vec![])).unwrap();
+    let mut world = ModelPose::new();
+    local_to_model(
+        &asset.skeleton,
+        &LocalPose::bind(&asset.skeleton),
+        &mut world,
+    )
+    .unwrap();
+    let one_call = asset.model_pose(None, 0.0, Playback::Once).unwrap();
+    for (b, e) in expect.iter().enumerate() {
+        let got = world.row_major(b).unwrap();
+        let bind = one_call.row_major(b).unwrap();
+        for k in 0..16 {
+            assert!(close(got[k], e[k], 1e-6), "bone {b}: {got:?} != {e:?}");
+            assert!(close(bind[k], e[k], 1e-6), "bone {b}: {bind:?} != {e:?}");
+        }
+    }
+}

@@ -79,14 +79,20 @@ pub struct Finding {
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.mesh {
-            Some(m) => write!(f, "{} fails on mesh {m}: {}", self.check.name(), self.message),
+            Some(m) => write!(
+                f,
+                "{} fails on mesh {m}: {}",
+                self.check.name(),
+                self.message
+            ),
             None => write!(f, "{} fails: {}", self.check.name(), self.message),
         }
     }
 }
 
 /// Every finding of the three checks on `model`, mesh by mesh, in check order; one
-/// finding per check and mesh, counting the failures and describing the first.
+/// finding per failing check and mesh, with the number of failures, the first
+/// [`MAX_FINDING_ITEMS`] failing items and a description of the first failure.
 pub fn validate(model: &Model) -> Vec<Finding> {
     let mut out = Vec::new();
     let world = bind_world_of(model.skeleton.bones.len(), |i| {
@@ -156,6 +162,8 @@ pub(crate) struct Tally {
     count: u64,
     first: Option<String>,
     items: Vec<u32>,
+    /// Whether failing items beyond the first [`MAX_FINDING_ITEMS`] were left out.
+    more: bool,
 }
 
 impl Tally {
@@ -169,6 +177,8 @@ impl Tally {
         if let Some(i) = item {
             if self.items.len() < MAX_FINDING_ITEMS {
                 self.items.push(i);
+            } else {
+                self.more = true;
             }
         }
     }
@@ -191,11 +201,7 @@ impl Tally {
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
-            let more = if (n as u64) < self.count && n == MAX_FINDING_ITEMS {
-                ", …"
-            } else {
-                ""
-            };
+            let more = if self.more { ", …" } else { "" };
             let noun = if n == 1 { one } else { many };
             let list = if n == 0 {
                 String::new()

@@ -220,7 +220,14 @@ fn golden_file_reads_back_to_the_model() {
     assert!(r.findings.is_empty());
     let mut want = minimal_model();
     want.header.validation_flags = gom::ValidationFlags(7);
-    want.meshes[0].bounds = Some(gom::bounds::compute_bounds(&want.meshes[0]));
+    // The bounds worked out in docs/format.md §6: box (0,0,0)–(1,1,0), centre
+    // (0.5, 0.5, 0), radius √½ rounded up to the f32 0x3F3504F4.
+    want.meshes[0].bounds = Some(gom::Bounds {
+        aabb_min: [0.0; 3],
+        aabb_max: [1.0, 1.0, 0.0],
+        sphere_center: [0.5, 0.5, 0.0],
+        sphere_radius: f32::from_bits(0x3F35_04F4),
+    });
     assert_eq!(r.model, want);
     assert_eq!(gomb::write(&r.model).unwrap(), FIXTURE);
 }

@@ -63,10 +63,26 @@ fn a_hundred_thousand_nested_brackets_in_known_values_are_syntax_errors() {
     // depth: the error stands at the first bracket too many.
     let cases: [(&str, &str, &str); 6] = [
         ("Meshes = ", "[", "`{` starting a mesh"),
-        ("Meshes = [{ name = \"m\", indices = ", "[", "a vertex index"),
-        ("Meshes = [{ name = \"m\", vertices = [{ p = ", "[", "a position coordinate"),
-        ("Animations = [{ tracks = [{ keys = ", "[", "`{` starting a key"),
-        ("Materials = [{ baseColorFactor = ", "[", "a colour component"),
+        (
+            "Meshes = [{ name = \"m\", indices = ",
+            "[",
+            "a vertex index",
+        ),
+        (
+            "Meshes = [{ name = \"m\", vertices = [{ p = ",
+            "[",
+            "a position coordinate",
+        ),
+        (
+            "Animations = [{ tracks = [{ keys = ",
+            "[",
+            "`{` starting a key",
+        ),
+        (
+            "Materials = [{ baseColorFactor = ",
+            "[",
+            "a colour component",
+        ),
         ("Skeleton2 = 1\nMeshes = [{ name = ", "{", "a string"),
     ];
     for (place, open, expected) in cases {

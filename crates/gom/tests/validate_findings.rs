@@ -4,9 +4,7 @@
 //! `validate` reports. Expected counts, items and messages are worked out by hand.
 
 use gom::validate::{validate, Check, Finding, MAX_FINDING_ITEMS};
-use gom::{
-    gomb, Bone, Material, MeshPart, Model, SkinWeights, Submesh, Vertices, IDENTITY,
-};
+use gom::{gomb, Bone, Material, MeshPart, Model, SkinWeights, Submesh, Vertices, IDENTITY};
 
 fn translation_y(y: f32) -> [f32; 16] {
     let mut m = IDENTITY;
@@ -156,17 +154,21 @@ fn the_reader_reports_the_same_findings_as_validate() {
     let mut claim = bytes.clone();
     claim[60] = 0b010;
     let e = gomb::read(&claim).unwrap_err();
-    assert!(
-        e.to_string().contains("vertices 1, 4, 7"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("vertices 1, 4, 7"), "{e}");
 }
 
 #[test]
 fn a_single_failure_is_described_without_a_list() {
     let mut m = model();
     m.meshes.truncate(1);
-    for (v, s) in m.meshes[0].vertices.skin.as_mut().unwrap().iter_mut().enumerate() {
+    for (v, s) in m.meshes[0]
+        .vertices
+        .skin
+        .as_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
         if v != 7 {
             s.weights[0] = 1.0;
         }
@@ -233,4 +235,31 @@ fn findings_stay_small_however_many_items_fail() {
     assert_eq!(f[0].count, n as u64);
     assert_eq!(f[0].items, (0..8).collect::<Vec<u32>>());
     assert!(f[0].message.len() < 200, "{}", f[0].message);
+}
+
+#[test]
+fn the_ellipsis_means_more_items_not_the_coverage_failure() {
+    // Eight failing submeshes (each names material 9) and coverage short by 3: nine
+    // failures, all eight items listed, nothing left out.
+    let mut m = model();
+    m.meshes.truncate(1);
+    let mesh = &mut m.meshes[0];
+    mesh.submeshes = (0..8)
+        .map(|k| Submesh {
+            material_index: 9,
+            index_start: 3 * k,
+            index_count: 3,
+        })
+        .collect();
+    let f: Vec<_> = validate(&m)
+        .into_iter()
+        .filter(|f| f.check == Check::SubmeshMaterials)
+        .collect();
+    assert_eq!(f[0].count, 9);
+    assert_eq!(f[0].items, (0..8).collect::<Vec<u32>>());
+    assert_eq!(
+        f[0].message,
+        "mesh 0 `weights`: 9 failures (submeshes 0, 1, 2, 3, 4, 5, 6, 7); \
+         the first: submesh 0 names material 9, but there are 1 materials"
+    );
 }

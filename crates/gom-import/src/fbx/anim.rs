@@ -204,22 +204,19 @@ pub(crate) fn key_of(time: f32, t: &ufbx::Transform) -> Key {
     }
 }
 
-/// Model-space matrices of the source nodes' bones at sample `k` (extra bones are left
-/// as identity).
-fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize) -> Vec<M64> {
-    let mut world: Vec<M64> = Vec::with_capacity(skel.bones.len());
+/// Model-space matrices of the source nodes' bones at sample `k`, written into `world`
+/// (one per bone; extra bones are left as identity).
+fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize, world: &mut [M64]) {
     for (b, bone) in skel.bones.iter().enumerate() {
         let local = match stack.local(skel.bone_nodes[b], k) {
             Some(t) => mat::from_transform(t),
             None => mat::ID,
         };
-        let w = match bone.parent_index() {
+        world[b] = match bone.parent_index() {
             Some(p) if p < b => mat::mul(&local, &world[p]),
             _ => local,
         };
-        world.push(w);
     }
-    world
 }
 
 /// One clip per stack.
@@ -291,14 +288,16 @@ pub(crate) fn build_clips(
         }
         // Extra bones of meshes that follow their node: local = boneWorld(t) * inverse(meshBind).
         if !follow.extra.is_empty() {
-            let worlds: Vec<Vec<M64>> = times
-                .iter()
-                .map(|&(k, _)| bone_worlds(stack, skel, k))
-                .collect();
+            // All samples' bone matrices in one buffer, `nb` per sample.
+            let nb = skel.bones.len();
+            let mut worlds = vec![mat::ID; nb * times.len()];
+            for (w, &(k, _)) in worlds.chunks_exact_mut(nb).zip(&times) {
+                bone_worlds(stack, skel, k, w);
+            }
             for &(b, src, inv_t) in &follow.extra {
                 let mut track_keys: Vec<Key> = Vec::with_capacity(times.len());
                 let mut worst = 0.0f64;
-                for (w, &(_, tf)) in worlds.iter().zip(&times) {
+                for (w, &(_, tf)) in worlds.chunks_exact(nb).zip(&times) {
                     let (t, q, s, err) = mat::decompose(&mat::mul(&w[src], &inv_t));
                     worst = worst.max(err);
                     track_keys.push(key_of(
