@@ -1,7 +1,7 @@
 //! Runtime throughput: sampling, local to model, skinning, on generated skeletons of
 //! 64, 128 and 1,023 bones with 2-second clips keyed at 30 Hz, played forward at 60
 //! frames per second on one thread; skinning 20,000 vertices with four influences
-//! each, positions and normals. See docs/performance-runtime.md.
+//! each, positions and normals. See docs/performance.md (section "Runtime").
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{
