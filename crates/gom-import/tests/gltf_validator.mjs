@@ -1,12 +1,12 @@
 // Validates one glTF file with the Khronos glTF Validator and prints its report as JSON.
 // Usage: node gltf_validator.mjs <file.gltf|file.glb>
-// The `gltf-validator` package is looked up under $GLTF_VALIDATOR_DIR/node_modules,
-// then /work/tools/node_modules.
+// The `gltf-validator` package is looked up under $GLTF_VALIDATOR_DIR/node_modules
+// (`.ci/run` installs it there).
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-const dirs = [process.env.GLTF_VALIDATOR_DIR, '/work/tools'].filter(Boolean);
+const dirs = [process.env.GLTF_VALIDATOR_DIR].filter(Boolean);
 let validator = null;
 for (const dir of dirs) {
   try {
