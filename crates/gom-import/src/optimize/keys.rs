@@ -395,6 +395,7 @@ impl Segment {
 
 /// The displacement error of `key` against the interpolation between `a` and `b` at
 /// `key.time`.
+#[cfg(test)]
 fn key_error(a: &Key, b: &Key, key: &Key, metric: &JointMetric) -> f64 {
     Segment::new(&Sample::new(a), &Sample::new(b)).error(&Sample::new(key), metric)
 }
