@@ -244,3 +244,22 @@ fn a_corrupt_file_fails_alone_and_leaves_nothing_behind() {
         "the error names the file: {failure}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_back_to_an_ancestor_does_not_loop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let sub = src.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        sub.join("m.gom"),
+        gom::gomb::write(&gom::demo::build()).unwrap(),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&src, sub.join("loop")).unwrap();
+    let out = tmp.path().join("out");
+    let o = gom(&["build", s(&src), s(&out), "--report", "json", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(report(&o)["converted"].as_u64(), Some(1));
+}

@@ -193,7 +193,13 @@ struct Job {
 pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, BuildError> {
     let mut out = Vec::new();
     let mut stack = vec![src.to_path_buf()];
+    // Folders already walked, by canonical path: a symbolic link back to an ancestor
+    // must not make the walk endless.
+    let mut seen = std::collections::BTreeSet::new();
     while let Some(dir) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
+            continue;
+        }
         let entries = std::fs::read_dir(&dir).map_err(|e| BuildError::Io {
             path: dir.clone(),
             source: e,

@@ -8,7 +8,7 @@ use crate::camera::{Aabb, Camera, Projection, View};
 use crate::error::RenderError;
 use crate::image::Image;
 use crate::layout::{label_height, label_scale, Grid};
-use crate::pose::{pose_bounds, pose_meshes, ClipSampler};
+use crate::pose::{pose_bounds, ClipSampler, Skinner};
 use crate::raster::Frame;
 use crate::render::{draw_scene, RenderOptions, TextureSource, BACKGROUND};
 
@@ -113,9 +113,10 @@ pub fn filmstrip(model: &Model, options: &FilmstripOptions) -> Result<Filmstrip,
         .iter()
         .map(|t| sampler.sample(*t))
         .collect::<Result<Vec<_>, _>>()?;
+    let skinner = Skinner::new(model)?;
     let mut bounds = Aabb::EMPTY;
     for pose in &poses {
-        let posed = pose_meshes(model, pose);
+        let posed = skinner.pose(pose)?;
         bounds.union(&pose_bounds(&posed, pose, options.skeleton_overlay));
     }
     let (fw, fh) = options.frame_size;
@@ -141,7 +142,7 @@ pub fn filmstrip(model: &Model, options: &FilmstripOptions) -> Result<Filmstrip,
     let pictures = poses
         .par_iter()
         .map(|pose| {
-            let posed = pose_meshes(model, pose);
+            let posed = skinner.pose(pose)?;
             let mut frame = Frame::new(Image::new(fw, fh, BACKGROUND)?);
             draw_scene(
                 &mut frame,

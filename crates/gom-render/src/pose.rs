@@ -1,30 +1,52 @@
 //! Poses to draw: bone matrices from the bind pose or from a clip sampled by
-//! `gom-runtime`, and meshes skinned into that pose (D1).
+//! `gom-runtime`, and meshes skinned into that pose by `gom-runtime` (D1).
 
-use gom::math::{bind_world, mul, transform_point, transform_vector};
-use gom::{Mat4, Model};
+use gom::{Mat4, MeshPart, Model, Vertices};
+use gom_runtime::{Mesh, ModelPose, Palette, SkinTargets};
 
 use crate::camera::Aabb;
 use crate::error::RenderError;
 
-/// Model-space matrices of every bone (GOM convention, row-major, row vectors).
+/// Model-space matrices of every bone, as the runtime computes them (D1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pose {
-    /// `world[i]`: bone `i`'s model-space matrix.
-    pub world: Vec<Mat4>,
+    model: ModelPose,
 }
 
 impl Pose {
-    /// The bind pose: `world[i] = bind_local[i] * world[parent]`.
-    pub fn bind(model: &Model) -> Pose {
-        Pose {
-            world: bind_world(&model.skeleton.bones),
-        }
+    /// The bind pose: `world[i] = bind_local[i] * world[parent]`. An error when the
+    /// runtime refuses the skeleton (a parent that is not an earlier bone).
+    pub fn bind(model: &Model) -> Result<Pose, RenderError> {
+        let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;
+        Ok(Pose {
+            model: ModelPose::bind(&skeleton),
+        })
+    }
+
+    /// The runtime's model-space pose.
+    pub fn model_pose(&self) -> &ModelPose {
+        &self.model
+    }
+
+    /// The number of bones.
+    pub fn bone_count(&self) -> usize {
+        self.model.bone_count()
+    }
+
+    /// Bone `i`'s model-space matrix (GOM convention, row-major, row vectors).
+    pub fn world(&self, i: usize) -> Option<Mat4> {
+        self.model.row_major(i)
     }
 
     /// Bone `i`'s joint position in model space (the translation row of its matrix).
     pub fn joint(&self, i: usize) -> Option<[f32; 3]> {
-        self.world.get(i).map(|m| [m[12], m[13], m[14]])
+        self.world(i).map(|m| [m[12], m[13], m[14]])
+    }
+}
+
+impl From<ModelPose> for Pose {
+    fn from(model: ModelPose) -> Pose {
+        Pose { model }
     }
 }
 
@@ -91,10 +113,9 @@ impl ClipSampler {
             &mut self.local,
         )?;
         gom_runtime::local_to_model(&self.skeleton, &self.local, &mut self.model_pose)?;
-        let world = (0..self.model_pose.bone_count())
-            .map(|i| self.model_pose.row_major(i).unwrap_or(gom::IDENTITY))
-            .collect();
-        Ok(Pose { world })
+        Ok(Pose {
+            model: self.model_pose.clone(),
+        })
     }
 }
 
@@ -106,36 +127,69 @@ pub(crate) struct PosedMesh {
     pub normals: Option<Vec<[f32; 3]>>,
 }
 
-/// The cofactor matrix of the upper 3x3 of `m`, signed so that it maps normals like
-/// the inverse transpose up to a positive scale.
-fn normal_matrix(m: &Mat4) -> Mat4 {
-    let a = |r: usize, c: usize| m[r * 4 + c];
-    let c = [
-        [
-            a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1),
-            a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2),
-            a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0),
-        ],
-        [
-            a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2),
-            a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0),
-            a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1),
-        ],
-        [
-            a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1),
-            a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2),
-            a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0),
-        ],
-    ];
-    let det = a(0, 0) * c[0][0] + a(0, 1) * c[0][1] + a(0, 2) * c[0][2];
-    let s = if det < 0.0 { -1.0 } else { 1.0 };
-    let mut r = gom::IDENTITY;
-    for (row, cr) in c.iter().enumerate() {
-        for (col, v) in cr.iter().enumerate() {
-            r[row * 4 + col] = v * s;
-        }
+/// The mesh parts of one model as the runtime skins them, ready for any pose of the
+/// model's skeleton.
+#[derive(Debug)]
+pub(crate) struct Skinner {
+    meshes: Vec<Mesh<'static>>,
+}
+
+impl Skinner {
+    /// Hands every mesh part to the runtime with just what skinning reads: positions,
+    /// normals, skin weights, inverse binds and G. Indices, submeshes and the other
+    /// streams stay with the renderer, which skips triangles it cannot draw. An error
+    /// when the runtime refuses a part (streams of different lengths, weights naming
+    /// bones the skeleton does not have, inverse binds not one per bone).
+    pub(crate) fn new(model: &Model) -> Result<Skinner, RenderError> {
+        let bones = model.skeleton.bones.len();
+        let meshes = model
+            .meshes
+            .iter()
+            .map(|part| {
+                let v = &part.vertices;
+                let skinnable = MeshPart {
+                    name: part.name.clone(),
+                    vertices: Vertices {
+                        positions: v.positions.clone(),
+                        normals: v.normals.clone(),
+                        skin: v.skin.clone(),
+                        ..Default::default()
+                    },
+                    inverse_bind: part.inverse_bind.clone(),
+                    mesh_bind_geo_to_model: part.mesh_bind_geo_to_model,
+                    ..Default::default()
+                };
+                Mesh::from_model(&skinnable, bones)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Skinner { meshes })
     }
-    r
+
+    /// Skins every mesh part into `pose` with the runtime's palette and skinning (D1):
+    /// `p' = Σ w_k · (p * G * inverse_bind[b_k] * world[b_k])`, normals through the
+    /// inverse transposes, renormalised; static parts go through G only.
+    pub(crate) fn pose(&self, pose: &Pose) -> Result<Vec<PosedMesh>, RenderError> {
+        let mut palette = Palette::new();
+        self.meshes
+            .iter()
+            .map(|mesh| {
+                palette.compute(mesh, &pose.model)?;
+                let n = mesh.vertex_count();
+                let mut positions = vec![[0.0f32; 3]; n];
+                let mut normals = mesh.offsets().normal.map(|_| vec![[0.0f32; 3]; n]);
+                gom_runtime::skin(
+                    mesh,
+                    &palette,
+                    SkinTargets {
+                        positions: Some(&mut positions),
+                        normals: normals.as_deref_mut(),
+                        ..Default::default()
+                    },
+                )?;
+                Ok(PosedMesh { positions, normals })
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn normalize(v: [f32; 3]) -> [f32; 3] {
@@ -145,78 +199,6 @@ pub(crate) fn normalize(v: [f32; 3]) -> [f32; 3] {
     } else {
         [0.0, 0.0, 0.0]
     }
-}
-
-/// Skins every mesh of `model` into `pose` (D1): `p' = Σ w_k · (p * G * palette[b_k])`,
-/// `palette[b] = inverse_bind[b] * world[b]`; normals through each influence's inverse
-/// transpose, summed and renormalised. Static meshes go through G only. Influences
-/// naming a bone the pose or the mesh does not have are ignored; a vertex left with no
-/// weight stays at `p * G`.
-pub(crate) fn pose_meshes(model: &Model, pose: &Pose) -> Vec<PosedMesh> {
-    model
-        .meshes
-        .iter()
-        .map(|mesh| {
-            let g = mesh.mesh_bind_geo_to_model.unwrap_or(gom::IDENTITY);
-            let g_n = normal_matrix(&g);
-            let v = &mesh.vertices;
-            let skin = v.skin.as_ref().filter(|s| s.len() == v.positions.len());
-            let normals_in = v.normals.as_ref().filter(|n| n.len() == v.positions.len());
-            let (mats, nmats): (Vec<Mat4>, Vec<Mat4>) = if skin.is_some() {
-                mesh.inverse_bind
-                    .iter()
-                    .zip(&pose.world)
-                    .map(|(ib, w)| {
-                        let m = mul(&g, &mul(ib, w));
-                        (m, normal_matrix(&m))
-                    })
-                    .unzip()
-            } else {
-                (Vec::new(), Vec::new())
-            };
-            let mut positions = Vec::with_capacity(v.positions.len());
-            let mut normals = normals_in.map(|_| Vec::with_capacity(v.positions.len()));
-            for (i, p) in v.positions.iter().enumerate() {
-                let n = normals_in.and_then(|ns| ns.get(i)).copied();
-                let mut pos = [0.0f32; 3];
-                let mut nrm = [0.0f32; 3];
-                let mut total = 0.0f32;
-                if let Some(sw) = skin.and_then(|s| s.get(i)) {
-                    for (b, w) in sw.bones.iter().zip(sw.weights) {
-                        let b = usize::from(*b);
-                        let (Some(m), Some(nm)) = (mats.get(b), nmats.get(b)) else {
-                            continue;
-                        };
-                        if w == 0.0 || !w.is_finite() {
-                            continue;
-                        }
-                        let q = transform_point(m, *p);
-                        for k in 0..3 {
-                            pos[k] += w * q[k];
-                        }
-                        if let Some(n) = n {
-                            let q = normalize(transform_vector(nm, n));
-                            for k in 0..3 {
-                                nrm[k] += w * q[k];
-                            }
-                        }
-                        total += w;
-                    }
-                }
-                if total == 0.0 {
-                    pos = transform_point(&g, *p);
-                    if let Some(n) = n {
-                        nrm = transform_vector(&g_n, n);
-                    }
-                }
-                positions.push(pos);
-                if let Some(ns) = normals.as_mut() {
-                    ns.push(normalize(nrm));
-                }
-            }
-            PosedMesh { positions, normals }
-        })
-        .collect()
 }
 
 /// The bounds of posed meshes, plus the joints of `pose` when `joints` is set or when
@@ -229,7 +211,7 @@ pub(crate) fn pose_bounds(meshes: &[PosedMesh], pose: &Pose, joints: bool) -> Aa
         }
     }
     if joints || b.is_empty() {
-        for i in 0..pose.world.len() {
+        for i in 0..pose.bone_count() {
             if let Some(j) = pose.joint(i) {
                 b.add(j);
             }
@@ -241,7 +223,7 @@ pub(crate) fn pose_bounds(meshes: &[PosedMesh], pose: &Pose, joints: bool) -> Aa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Skeleton, SkinWeights, Track, Vertices};
+    use gom::{Bone, Clip, ClipFlags, Key, Skeleton, SkinWeights, Track};
 
     fn translation(t: [f32; 3]) -> Mat4 {
         let mut m = gom::IDENTITY;
@@ -297,6 +279,11 @@ mod tests {
         }
     }
 
+    /// Every mesh part of `model` skinned into `pose`.
+    fn pose_meshes(model: &Model, pose: &Pose) -> Vec<PosedMesh> {
+        Skinner::new(model).unwrap().pose(pose).unwrap()
+    }
+
     fn near(a: [f32; 3], b: [f32; 3]) -> bool {
         (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5)
     }
@@ -304,7 +291,7 @@ mod tests {
     #[test]
     fn bind_pose_leaves_vertices_where_they_are() {
         let model = arm();
-        let posed = pose_meshes(&model, &Pose::bind(&model));
+        let posed = pose_meshes(&model, &Pose::bind(&model).unwrap());
         assert!(near(posed[0].positions[0], [1.5, 2.0, -0.25]));
         assert!(near(posed[0].normals.as_ref().unwrap()[0], [1.0, 0.0, 0.0]));
     }
@@ -346,8 +333,10 @@ mod tests {
             .unwrap();
         let posed = pose_meshes(&model, &pose);
         assert!(near(posed[0].positions[0], [3.0, -0.5, -0.25]));
-        // Static: the skin removed, only G applies whatever the pose.
+        // Static: the skin (and with it the inverse binds) removed, only G applies
+        // whatever the pose.
         model.meshes[0].vertices.skin = None;
+        model.meshes[0].inverse_bind.clear();
         let posed = pose_meshes(&model, &pose);
         assert!(near(posed[0].positions[0], [1.5, 2.0, -0.25]));
     }
@@ -358,11 +347,12 @@ mod tests {
         // transpose of a mirror is the mirror itself).
         let mut model = arm();
         model.meshes[0].vertices.skin = None;
+        model.meshes[0].inverse_bind.clear();
         model.meshes[0].vertices.normals = Some(vec![[0.0, 0.0, -1.0]]);
         let mut g = gom::IDENTITY;
         g[10] = -1.0;
         model.meshes[0].mesh_bind_geo_to_model = Some(g);
-        let posed = pose_meshes(&model, &Pose::bind(&model));
+        let posed = pose_meshes(&model, &Pose::bind(&model).unwrap());
         assert!(near(posed[0].normals.as_ref().unwrap()[0], [0.0, 0.0, 1.0]));
         assert!(near(posed[0].positions[0], [1.5, 2.0, 0.25]));
     }

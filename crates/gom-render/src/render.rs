@@ -8,7 +8,7 @@ use gom::Model;
 use crate::camera::{Aabb, Camera, Projected, Projection, View};
 use crate::error::RenderError;
 use crate::image::Image;
-use crate::pose::{normalize, pose_bounds, pose_meshes, ClipSampler, Pose, PosedMesh};
+use crate::pose::{normalize, pose_bounds, ClipSampler, Pose, PosedMesh, Skinner};
 use crate::raster::{draw_dot, draw_line, fill_triangle, Frame};
 use crate::texture::{sample, Filter};
 
@@ -94,13 +94,14 @@ impl Default for RenderOptions<'_> {
 pub fn render(model: &Model, options: &RenderOptions) -> Result<Image, RenderError> {
     let pose = match options.clip {
         Some((name, time)) => ClipSampler::new(model, name)?.sample(time)?,
-        None => Pose::bind(model),
+        None => Pose::bind(model)?,
     };
     render_pose(model, &pose, options)
 }
 
 /// Renders `model` in the given `pose` (`options.clip` is ignored), framed on the
-/// pose's own bounds.
+/// pose's own bounds. The pose must be one of `model`'s skeleton (the runtime checks
+/// the bone count when it skins).
 pub fn render_pose(
     model: &Model,
     pose: &Pose,
@@ -108,7 +109,7 @@ pub fn render_pose(
 ) -> Result<Image, RenderError> {
     let (w, h) = options.size;
     let image = Image::new(w, h, BACKGROUND)?;
-    let posed = pose_meshes(model, pose);
+    let posed = Skinner::new(model)?.pose(pose)?;
     let bounds = pose_bounds(&posed, pose, options.skeleton_overlay);
     let camera = Camera::frame(options.view, options.projection, &bounds, w, h);
     let mut frame = Frame::new(image);
@@ -387,7 +388,7 @@ fn draw_skeleton(frame: &mut Frame, model: &Model, pose: &Pose, camera: &Camera)
         }
     }
     let r = joint_radius(camera.width, camera.height);
-    for i in 0..pose.world.len() {
+    for i in 0..pose.bone_count() {
         if let Some(p) = pose.joint(i).and_then(|j| camera.project(j)) {
             draw_dot(frame, p.x, p.y, r, JOINT_COLOR);
         }

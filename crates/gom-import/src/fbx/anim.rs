@@ -84,7 +84,7 @@ pub(crate) fn sample_stacks(
         let anim: &ufbx::Anim = &stack.anim;
         // Only nodes with animated properties in some layer can move; the others keep
         // their stored transform (one entry stands for every sample).
-        let moves: Vec<bool> = scene
+        let mut moves: Vec<bool> = scene
             .nodes
             .iter()
             .map(|node| {
@@ -94,6 +94,7 @@ pub(crate) fn sample_stacks(
                     .any(|layer| !ufbx::find_anim_props(layer, &node.element).is_empty())
             })
             .collect();
+        propagate_compensated_motion(scene, &mut moves);
         // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
         // moving nodes' keys fit, which also bounds memory by the file's content.
         let moving = moves.iter().filter(|m| **m).count().max(1);
@@ -167,6 +168,38 @@ fn same_transform(a: &ufbx::Transform, b: &ufbx::Transform) -> bool {
         && close(a.scale.y, b.scale.y)
         && close(a.scale.z, b.scale.z)
         && dot.abs() >= 1.0 - 1e-10
+}
+
+/// Under a compensated inherit mode (scale not inherited, or inherited per component)
+/// ufbx folds the parent's scale into the child's local transform, so the child's
+/// local transform changes when its parent's (or its scale node's) scale is animated,
+/// even when the child has no animated property of its own. Marks such children as
+/// moving, down the hierarchy, until nothing changes.
+fn propagate_compensated_motion(scene: &ufbx::Scene, moves: &mut [bool]) {
+    let moving = |moves: &[bool], node: &Option<ufbx::Ref<ufbx::Node>>| {
+        node.as_ref().is_some_and(|n| {
+            moves
+                .get(n.element.typed_id as usize)
+                .copied()
+                .unwrap_or(false)
+        })
+    };
+    loop {
+        let mut changed = false;
+        for (i, node) in scene.nodes.iter().enumerate() {
+            let compensated = !matches!(node.original_inherit_mode, ufbx::InheritMode::Normal);
+            if moves[i] || !compensated {
+                continue;
+            }
+            if moving(moves, &node.parent) || moving(moves, &node.inherit_scale_node) {
+                moves[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 }
 
 /// Per node (typed id): whether any stack moves it away from its stored transform.
