@@ -35,6 +35,14 @@ fn copy(dir: &Path, name: &str) -> Option<PathBuf> {
     Some(dst)
 }
 
+/// A temporary folder holding a copy of the shared file `name`, and the copy's path;
+/// `None` (the test skips) when the shared data is absent.
+fn copied(name: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = copy(tmp.path(), name)?;
+    Some((tmp, file))
+}
+
 fn expected(name: &str) -> serde_json::Value {
     let p = shared().expect("shared data").join(name);
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -48,6 +56,20 @@ fn ok(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The JSON `gom` prints for `args`, which must succeed.
+fn gom_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(&gom(args))).unwrap()
+}
+
+/// The `"name"` of every entry of a JSON array.
+fn names(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect()
 }
 
 fn decode_png(path: &Path) -> jpog::Image {
@@ -66,13 +88,11 @@ fn write_png(path: &Path, w: u32, h: u32, rgba: Vec<u8>) -> jpog::Image {
 
 #[test]
 fn tml_list_shows_the_expected_textures_and_materials() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+    let Some((tmp, tml)) = copied("tml_main.tml") else {
         return;
     };
     let exp = expected("tml_main.expected.json");
-    let listing: serde_json::Value =
-        serde_json::from_str(&ok(&gom(&["tml", "list", s(&tml), "--json"]))).unwrap();
+    let listing = gom_json(&["tml", "list", s(&tml), "--json"]);
     let textures = listing["textures"].as_array().unwrap();
     let exp_textures = exp["textures"].as_array().unwrap();
     assert_eq!(textures.len(), exp_textures.len());
@@ -81,19 +101,7 @@ fn tml_list_shows_the_expected_textures_and_materials() {
             assert_eq!(t[key], e[key], "{key}");
         }
     }
-    let names: Vec<&str> = listing["materials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect();
-    let exp_names: Vec<&str> = exp["materials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, exp_names);
+    assert_eq!(names(&listing["materials"]), names(&exp["materials"]));
     let text = ok(&gom(&["tml", "list", s(&tml)]));
     assert!(text.contains("Fern_b"), "{text}");
     // not a material library: an error, exit 2
@@ -103,20 +111,12 @@ fn tml_list_shows_the_expected_textures_and_materials() {
 
 #[test]
 fn tml_extract_writes_each_texture_under_its_first_materials_name() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+    let Some((tmp, tml)) = copied("tml_main.tml") else {
         return;
     };
     let exp = expected("tml_main.expected.json");
     let outdir = tmp.path().join("png");
-    let manifest: serde_json::Value = serde_json::from_str(&ok(&gom(&[
-        "tml",
-        "extract",
-        s(&tml),
-        s(&outdir),
-        "--json",
-    ])))
-    .unwrap();
+    let manifest = gom_json(&["tml", "extract", s(&tml), s(&outdir), "--json"]);
     let materials = exp["materials"].as_array().unwrap();
     let mut used: Vec<String> = Vec::new();
     for (i, t) in exp["textures"].as_array().unwrap().iter().enumerate() {
@@ -201,16 +201,9 @@ fn tml_pack_then_extract_gives_the_images_back_and_names_stay_inside_outdir() {
         "--material",
         &format!("../../evil={}", s(&tmp.path().join("mixed.png"))),
     ]));
-    let listing: serde_json::Value =
-        serde_json::from_str(&ok(&gom(&["tml", "list", s(&lib), "--json"]))).unwrap();
-    let names: Vec<&str> = listing["materials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect();
+    let listing = gom_json(&["tml", "list", s(&lib), "--json"]);
     // sorted by lower-cased bytes: '.' (0x2e) before 'z'
-    assert_eq!(names, ["../../evil", "zeta"]);
+    assert_eq!(names(&listing["materials"]), ["../../evil", "zeta"]);
 
     // extract into a folder two levels down: "../../evil" must not climb out of it
     let outdir = tmp.path().join("a").join("b").join("out");
@@ -262,8 +255,7 @@ fn tml_pack_then_extract_gives_the_images_back_and_names_stay_inside_outdir() {
 
 #[test]
 fn tml_replace_reencodes_in_the_textures_format() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(tml) = copy(tmp.path(), "tml_main.tml") else {
+    let Some((tmp, tml)) = copied("tml_main.tml") else {
         return;
     };
     let exp = expected("tml_main.expected.json");
@@ -334,27 +326,13 @@ fn tml_replace_reencodes_in_the_textures_format() {
 
 #[test]
 fn tmd_info_summarises_the_synthetic_model() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(tmd) = copy(tmp.path(), "tmd_static.tmd") else {
+    let Some((tmp, tmd)) = copied("tmd_static.tmd") else {
         return;
     };
     let exp = expected("tmd_static.expected.json");
-    let info: serde_json::Value =
-        serde_json::from_str(&ok(&gom(&["tmd", "info", s(&tmd), "--json"]))).unwrap();
+    let info = gom_json(&["tmd", "info", s(&tmd), "--json"]);
     assert_eq!(info["tkl_name"], exp["header"]["tkl_name"]);
-    let nodes: Vec<&str> = info["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["name"].as_str().unwrap())
-        .collect();
-    let exp_nodes: Vec<&str> = exp["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(nodes, exp_nodes);
+    assert_eq!(names(&info["nodes"]), names(&exp["nodes"]));
     let m = &info["lods"][0]["meshes"][0];
     let em = &exp["lods"][0]["meshes"][0];
     assert_eq!(m["material"], em["material"]);
@@ -377,8 +355,7 @@ fn tmd_info_summarises_the_synthetic_model() {
 
 #[test]
 fn convert_turns_the_synthetic_model_into_a_valid_gom_file() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(tmd) = copy(tmp.path(), "tmd_static.tmd") else {
+    let Some((tmp, tmd)) = copied("tmd_static.tmd") else {
         return;
     };
     let out = tmp.path().join("rock.gom");

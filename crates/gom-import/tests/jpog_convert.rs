@@ -101,8 +101,75 @@ fn same_triangle(a: [u32; 3], b: [u32; 3]) -> bool {
     a == b || a == [b[1], b[2], b[0]] || a == [b[2], b[0], b[1]]
 }
 
+/// The documented mapping of a triangle: mirrored (second and third index swapped)
+/// by the right-handed reading, kept by the left-handed one.
+fn map_tri(h: Handedness, t: [u32; 3]) -> [u32; 3] {
+    match h {
+        Handedness::Right => [t[0], t[2], t[1]],
+        Handedness::Left => t,
+    }
+}
+
+/// A triangle list as triangles.
+fn triangles(indices: &[u32]) -> Vec<[u32; 3]> {
+    indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect()
+}
+
+/// Lower-case hexadecimal of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Model-space matrices from node-local ones, `world = local * world[parent]` (D1),
+/// for nodes that may come before their parents (a negative parent: a root).
+fn world_of(parents: &[i16], local: &[Mat4]) -> Vec<Mat4> {
+    let mut world: Vec<Option<Mat4>> = vec![None; local.len()];
+    while world.iter().any(Option::is_none) {
+        for (i, l) in local.iter().enumerate() {
+            if world[i].is_none() {
+                world[i] = match parents[i] {
+                    p if p < 0 => Some(*l),
+                    p => world[p as usize].map(|pw| mul(l, &pw)),
+                };
+            }
+        }
+    }
+    world.into_iter().map(Option::unwrap).collect()
+}
+
+/// `model` skinned by the runtime at `time` of `clip` (the bind pose for `None`),
+/// without looping.
+fn pose(model: &gom::Model, clip: Option<&str>, time: f32) -> Vec<gom_import::pose::PosedMesh> {
+    pose_model(
+        model,
+        &PoseAt {
+            clip: clip.map(str::to_string),
+            time,
+            looped: false,
+        },
+    )
+    .unwrap()
+}
+
 // ---------------------------------------------------------------------------------
 // the shared synthetic model
+
+/// The shared file `name` of `dir`, parsed as JSON.
+fn expected_json(dir: &std::path::Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
+/// The `"name"` of every entry of a JSON array.
+fn json_names(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect()
+}
 
 fn json_f32s(v: &serde_json::Value) -> Vec<f32> {
     v.as_array()
@@ -116,10 +183,7 @@ fn json_f32s(v: &serde_json::Value) -> Vec<f32> {
 fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
     let Some(dir) = shared() else { return };
     let bytes = std::fs::read(dir.join("tmd_static.tmd")).unwrap();
-    let exp: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("tmd_static.expected.json")).unwrap(),
-    )
-    .unwrap();
+    let exp = expected_json(&dir, "tmd_static.expected.json");
     for h in [Handedness::Right, Handedness::Left] {
         let opts = JpogOptions {
             handedness: h,
@@ -129,13 +193,10 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
         let model = &out.model;
         assert_valid(model);
         // header: SHA-256 of the file, as the expected file states it
-        let hash: String = model
-            .header
-            .source_hash
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(hash, exp["sha256"].as_str().unwrap());
+        assert_eq!(
+            hex(&model.header.source_hash),
+            exp["sha256"].as_str().unwrap()
+        );
         assert_eq!(model.header.converter_version, gom::CONVERTER_VERSION);
         // skeleton: the nodes, parents first
         let names: Vec<&str> = model
@@ -144,13 +205,7 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
             .iter()
             .map(|b| b.name.as_str())
             .collect();
-        let exp_names: Vec<&str> = exp["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, exp_names);
+        assert_eq!(names, json_names(&exp["nodes"]));
         assert_eq!(model.skeleton.bones[1].path, "Root/Rock01");
         assert_eq!(model.skeleton.bones[1].parent, 0);
 
@@ -166,15 +221,7 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
         assert_eq!(part.vertices.len(), verts.len());
 
         // bind pose through the runtime = stored positions after the axis change
-        let posed = pose_model(
-            model,
-            &PoseAt {
-                clip: None,
-                time: 0.0,
-                looped: false,
-            },
-        )
-        .unwrap();
+        let posed = pose(model, None, 0.0);
         for (i, v) in verts.iter().enumerate() {
             let p = json_f32s(&v["position"]);
             let want = map_v(h, [p[0], p[1], p[2]]);
@@ -209,17 +256,10 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
                     .iter()
                     .map(|x| x.as_u64().unwrap() as u32)
                     .collect();
-                match h {
-                    Handedness::Right => [t[0], t[2], t[1]],
-                    Handedness::Left => [t[0], t[1], t[2]],
-                }
+                map_tri(h, [t[0], t[1], t[2]])
             })
             .collect();
-        let got: Vec<[u32; 3]> = part
-            .indices
-            .chunks_exact(3)
-            .map(|t| [t[0], t[1], t[2]])
-            .collect();
+        let got = triangles(&part.indices);
         assert_eq!(got.len(), tris.len());
         for (g, e) in got.iter().zip(&tris) {
             assert!(same_triangle(*g, *e), "{g:?} vs {e:?}");
@@ -237,9 +277,7 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
 fn shared_material_library_names_the_extracted_texture() {
     let Some(dir) = shared() else { return };
     let tml_bytes = std::fs::read(dir.join("tml_main.tml")).unwrap();
-    let exp: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("tml_main.expected.json")).unwrap())
-            .unwrap();
+    let exp = expected_json(&dir, "tml_main.expected.json");
     // "Fern_b" uses texture ids [4, 3]; id 4 is the texture stored at index 1, and
     // Fern_b is the first material using it: `gom tml extract` writes "Fern_b.png".
     let mut tmd = fixture_tmd();
@@ -274,8 +312,7 @@ fn shared_material_library_names_the_extracted_texture() {
     let img = jpog::png_io::decode_png(&out.side_files[0].bytes).unwrap();
     let t1 = &exp["textures"][1];
     assert_eq!(t1["id"], 4);
-    let hex: String = img.rgba.iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex, t1["rgba_hex"].as_str().unwrap());
+    assert_eq!(hex(&img.rgba), t1["rgba_hex"].as_str().unwrap());
     assert_valid(&out.model);
 }
 
@@ -341,21 +378,12 @@ fn tkl_rotations() -> Vec<[f32; 4]> {
 /// Model-space bind matrices of the fixture's nodes (file order).
 fn fixture_binds() -> Vec<Mat4> {
     let nodes = fixture_nodes();
-    let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
-    while world.iter().any(Option::is_none) {
-        for (i, (_, parent, q, t)) in nodes.iter().enumerate() {
-            if world[i].is_some() {
-                continue;
-            }
-            let local = from_trs(*t, *q, [1.0; 3]);
-            if *parent < 0 {
-                world[i] = Some(local);
-            } else if let Some(p) = world[*parent as usize] {
-                world[i] = Some(mul(&local, &p));
-            }
-        }
-    }
-    world.into_iter().map(Option::unwrap).collect()
+    let parents: Vec<i16> = nodes.iter().map(|n| n.1).collect();
+    let local: Vec<Mat4> = nodes
+        .iter()
+        .map(|(_, _, q, t)| from_trs(*t, *q, [1.0; 3]))
+        .collect();
+    world_of(&parents, &local)
 }
 
 fn vertex(p: [f32; 3], n: [f32; 3], weights: [u8; 4], slots: [u8; 4], i: usize) -> Vertex {
@@ -542,6 +570,45 @@ fn convert_fixture(opts: &JpogOptions) -> gj::JpogConverted {
     gj::convert(&tmd, "fixture.tmd", Some((&tkl, "TESTKL.tkl")), None, opts).unwrap()
 }
 
+/// The fixture converted with the default options but for `handedness`.
+fn convert_handed(handedness: Handedness) -> gj::JpogConverted {
+    convert_fixture(&JpogOptions {
+        handedness,
+        ..Default::default()
+    })
+}
+
+/// `tmd` written and converted with the default options, with the keyframe library
+/// `tkl` (bytes) when given.
+fn convert_tmd(tmd: &Tmd, tkl: Option<&[u8]>) -> Result<gj::JpogConverted, JpogImportError> {
+    gj::convert(
+        &tmd.write().unwrap(),
+        "t.tmd",
+        tkl.map(|k| (k, "k.tkl")),
+        None,
+        &JpogOptions::default(),
+    )
+}
+
+/// A material library holding one material, "Skin01", with `image` as its one
+/// texture in format 2.
+fn skin01_library(image: jpog::Image) -> jpog::Tml {
+    jpog::ops::pack_tml(
+        &[jpog::ops::PackMaterial {
+            name: "Skin01".into(),
+            flags: 0,
+            textures: vec![jpog::ops::PackTexture {
+                image,
+                format: 2,
+                flags: 0,
+                dds: None,
+            }],
+        }],
+        jpog::CodecOptions::default(),
+    )
+    .unwrap()
+}
+
 /// File-order node of each bone: roots Root (2) and Prop (4) in file order, Root's
 /// children Hip (0, with Tail 1) and Head (3) depth-first.
 const BONE_NODE: [usize; 5] = [2, 0, 1, 3, 4];
@@ -549,10 +616,7 @@ const BONE_NODE: [usize; 5] = [2, 0, 1, 3, 4];
 #[test]
 fn fixture_skeleton_puts_parents_first_and_keeps_the_bind_matrices() {
     for h in [Handedness::Right, Handedness::Left] {
-        let out = convert_fixture(&JpogOptions {
-            handedness: h,
-            ..Default::default()
-        });
+        let out = convert_handed(h);
         let bones = &out.model.skeleton.bones;
         let names: Vec<&str> = bones.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["Root", "Hip", "Tail", "Head", "Prop"]);
@@ -590,10 +654,7 @@ fn fixture_skeleton_puts_parents_first_and_keeps_the_bind_matrices() {
 #[test]
 fn fixture_meshes_resolve_palettes_sort_weights_and_face_their_normals() {
     for h in [Handedness::Right, Handedness::Left] {
-        let out = convert_fixture(&JpogOptions {
-            handedness: h,
-            ..Default::default()
-        });
+        let out = convert_handed(h);
         let m = &out.model;
         assert_valid(m);
         assert_eq!(m.meshes.len(), 2);
@@ -628,20 +689,9 @@ fn fixture_meshes_resolve_palettes_sort_weights_and_face_their_normals() {
         // triangles: (0,1,2), (2,1,3), (5,4,6); the stitch is skipped and counted
         let want: Vec<[u32; 3]> = [[0, 1, 2], [2, 1, 3], [5, 4, 6]]
             .into_iter()
-            .map(|t| {
-                if h == Handedness::Right {
-                    [t[0], t[2], t[1]]
-                } else {
-                    t
-                }
-            })
+            .map(|t| map_tri(h, t))
             .collect();
-        let got: Vec<[u32; 3]> = m.meshes[0]
-            .indices
-            .chunks_exact(3)
-            .map(|t| [t[0], t[1], t[2]])
-            .collect();
-        assert_eq!(got, want);
+        assert_eq!(triangles(&m.meshes[0].indices), want);
         assert_eq!(out.report.stitches, 1);
         for part in &m.meshes {
             assert_faces_normals(part);
@@ -658,19 +708,8 @@ fn fixture_meshes_resolve_palettes_sort_weights_and_face_their_normals() {
 fn fixture_bind_pose_through_the_runtime_is_the_stored_mesh() {
     let tmd = fixture_tmd();
     for h in [Handedness::Right, Handedness::Left] {
-        let out = convert_fixture(&JpogOptions {
-            handedness: h,
-            ..Default::default()
-        });
-        let posed = pose_model(
-            &out.model,
-            &PoseAt {
-                clip: None,
-                time: 0.0,
-                looped: false,
-            },
-        )
-        .unwrap();
+        let out = convert_handed(h);
+        let posed = pose(&out.model, None, 0.0);
         for (mi, part) in posed.iter().enumerate() {
             let stored: Vec<[f32; 3]> = tmd.mesh.lods[0].meshes[mi]
                 .vertices()
@@ -719,10 +758,7 @@ fn fixture_clip_keys_are_the_keyframe_library_values_after_the_axis_change() {
     let rots = tkl_rotations();
     let nodes = fixture_nodes();
     for h in [Handedness::Right, Handedness::Left] {
-        let out = convert_fixture(&JpogOptions {
-            handedness: h,
-            ..Default::default()
-        });
+        let out = convert_handed(h);
         assert_valid(&out.model);
         let clips = &out.model.clips;
         assert_eq!(clips.len(), 2);
@@ -788,34 +824,12 @@ fn fixture_animated_pose_matches_the_source_pose_after_the_axis_change() {
         mul(&binds[3], &inverse_affine(&binds[2]).unwrap()), // Head: no keys
         from_trs(locs[5], rots[7], [1.0; 3]),    // Prop: holds key 0.25
     ];
-    let parent = |i: usize| nodes[i].1;
-    let mut world: Vec<Option<Mat4>> = vec![None; 5];
-    while world.iter().any(Option::is_none) {
-        for i in 0..5 {
-            if world[i].is_none() {
-                world[i] = match parent(i) {
-                    -1 => Some(local[i]),
-                    p => world[p as usize].map(|pw| mul(&local[i], &pw)),
-                };
-            }
-        }
-    }
-    let world: Vec<Mat4> = world.into_iter().map(Option::unwrap).collect();
+    let parents: Vec<i16> = nodes.iter().map(|n| n.1).collect();
+    let world = world_of(&parents, &local);
     let tmd = fixture_tmd();
     for h in [Handedness::Right, Handedness::Left] {
-        let out = convert_fixture(&JpogOptions {
-            handedness: h,
-            ..Default::default()
-        });
-        let posed = pose_model(
-            &out.model,
-            &PoseAt {
-                clip: Some("walk_lp".into()),
-                time: 1.0,
-                looped: false,
-            },
-        )
-        .unwrap();
+        let out = convert_handed(h);
+        let posed = pose(&out.model, Some("walk_lp"), 1.0);
         for (mi, mesh) in tmd.mesh.lods[0].meshes.iter().enumerate() {
             let verts: Vec<&Vertex> = mesh.vertices().collect();
             for (vi, v) in verts.iter().enumerate() {
@@ -898,22 +912,9 @@ fn broken_input_gives_errors_not_panics() {
         }
     }
     // every truncation of a material library
-    let tml = jpog::ops::pack_tml(
-        &[jpog::ops::PackMaterial {
-            name: "Skin01".into(),
-            flags: 0,
-            textures: vec![jpog::ops::PackTexture {
-                image: jpog::Image::new(1, 1, vec![255, 0, 0, 255]).unwrap(),
-                format: 2,
-                flags: 0,
-                dds: None,
-            }],
-        }],
-        jpog::CodecOptions::default(),
-    )
-    .unwrap()
-    .write()
-    .unwrap();
+    let tml = skin01_library(jpog::Image::new(1, 1, vec![255, 0, 0, 255]).unwrap())
+        .write()
+        .unwrap();
     assert!(gj::convert(&tmd, "t.tmd", None, Some((&tml, "m.tml")), &opts).is_ok());
     for n in 0..tml.len() {
         let r = gj::convert(&tmd, "t.tmd", None, Some((&tml[..n], "m.tml")), &opts);
@@ -925,41 +926,20 @@ fn broken_input_gives_errors_not_panics() {
     // a rotation index past the library's end
     let mut bad = fixture_tmd();
     bad.animations[0].channels[0].keys[1].rot_index = 99;
-    let err = gj::convert(
-        &bad.write().unwrap(),
-        "t.tmd",
-        Some((&tkl, "k.tkl")),
-        None,
-        &opts,
-    )
-    .unwrap_err();
+    let err = convert_tmd(&bad, Some(&tkl)).unwrap_err();
     assert!(err.to_string().contains("rotIndex 99"), "{err}");
     // keys out of order
     let mut bad = fixture_tmd();
     bad.animations[0].channels[0].keys[1].time = -0.5;
-    assert!(gj::convert(
-        &bad.write().unwrap(),
-        "t.tmd",
-        Some((&tkl, "k.tkl")),
-        None,
-        &opts
-    )
-    .is_err());
+    assert!(convert_tmd(&bad, Some(&tkl)).is_err());
     let mut bad = fixture_tmd();
     bad.animations[0].channels[0].keys[2].time = 0.25;
-    let err = gj::convert(
-        &bad.write().unwrap(),
-        "t.tmd",
-        Some((&tkl, "k.tkl")),
-        None,
-        &opts,
-    )
-    .unwrap_err();
+    let err = convert_tmd(&bad, Some(&tkl)).unwrap_err();
     assert!(err.to_string().contains("comes before"), "{err}");
     // a position that is not finite
     let mut bad = fixture_tmd();
     bad.mesh.lods[0].meshes[0].pieces[0].vertices[2].position[1] = f32::NAN;
-    let err = gj::convert(&bad.write().unwrap(), "t.tmd", None, None, &opts).unwrap_err();
+    let err = convert_tmd(&bad, None).unwrap_err();
     assert!(err.to_string().contains("vertex 2"), "{err}");
     // not a model at all
     assert!(gj::convert(b"TML1 not a model", "t.tmd", None, None, &opts).is_err());
@@ -977,20 +957,7 @@ fn import_finds_the_libraries_beside_the_model() {
     )
     .unwrap();
     let img = jpog::Image::new(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 255]).unwrap();
-    let tml = jpog::ops::pack_tml(
-        &[jpog::ops::PackMaterial {
-            name: "Skin01".into(),
-            flags: 0,
-            textures: vec![jpog::ops::PackTexture {
-                image: img.clone(),
-                format: 2,
-                flags: 0,
-                dds: None,
-            }],
-        }],
-        jpog::CodecOptions::default(),
-    )
-    .unwrap();
+    let tml = skin01_library(img.clone());
     std::fs::write(dir.path().join("raptor.tml"), tml.write().unwrap()).unwrap();
     let options = gom_import::source::ImportOptions::default();
     let found = gom_import::source::companions(&model, &options);
@@ -1031,14 +998,7 @@ fn stored_inverse_binds_are_kept_and_a_mismatch_is_reported() {
     // the mesh that uses Hip, and the report must say so
     let mut tmd = fixture_tmd();
     tmd.nodes[0].inverse_bind[12] += 0.5;
-    let out = gj::convert(
-        &tmd.write().unwrap(),
-        "t.tmd",
-        None,
-        None,
-        &JpogOptions::default(),
-    )
-    .unwrap();
+    let out = convert_tmd(&tmd, None).unwrap();
     assert!(
         out.report
             .report
@@ -1065,14 +1025,7 @@ fn vertices_no_strip_draws_are_bound_to_the_first_bone_and_reported() {
     // an eighth vertex that no strip uses
     let extra = tmd.mesh.lods[0].meshes[0].pieces[0].vertices[0];
     tmd.mesh.lods[0].meshes[0].pieces[0].vertices.push(extra);
-    let out = gj::convert(
-        &tmd.write().unwrap(),
-        "t.tmd",
-        None,
-        None,
-        &JpogOptions::default(),
-    )
-    .unwrap();
+    let out = convert_tmd(&tmd, None).unwrap();
     assert_eq!(out.report.unweighted_vertices, 1);
     let skin = out.model.meshes[0].vertices.skin.as_ref().unwrap();
     assert_eq!(skin.len(), 8);
@@ -1090,14 +1043,7 @@ fn repeated_key_times_are_dropped_and_late_keys_extend_the_clip() {
     tmd.animations[0].channels[0].keys[2].time = 0.5;
     tmd.animations[0].channels[4].keys[0].time = 1.5;
     let tkl = fixture_tkl().write().unwrap();
-    let out = gj::convert(
-        &tmd.write().unwrap(),
-        "t.tmd",
-        Some((&tkl, "k.tkl")),
-        None,
-        &JpogOptions::default(),
-    )
-    .unwrap();
+    let out = convert_tmd(&tmd, Some(&tkl)).unwrap();
     let walk = &out.model.clips[0];
     let hip: Vec<f32> = walk.tracks[1].keys.iter().map(|k| k.time).collect();
     assert_eq!(hip, [0.0, 0.5]);
@@ -1116,13 +1062,6 @@ fn the_same_input_gives_the_same_gom_bytes() {
     let a = gom::gomb::write(&convert_fixture(&JpogOptions::default()).model).unwrap();
     let b = gom::gomb::write(&convert_fixture(&JpogOptions::default()).model).unwrap();
     assert_eq!(a, b);
-    let left = gom::gomb::write(
-        &convert_fixture(&JpogOptions {
-            handedness: Handedness::Left,
-            ..Default::default()
-        })
-        .model,
-    )
-    .unwrap();
+    let left = gom::gomb::write(&convert_handed(Handedness::Left).model).unwrap();
     assert_ne!(a, left, "the handedness option changes the output");
 }

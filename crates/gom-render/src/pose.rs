@@ -356,4 +356,24 @@ mod tests {
         assert!(near(posed[0].normals.as_ref().unwrap()[0], [0.0, 0.0, 1.0]));
         assert!(near(posed[0].positions[0], [1.5, 2.0, 0.25]));
     }
+
+    #[test]
+    fn a_pose_of_another_skeleton_is_an_error_not_a_picture() {
+        // The arm's skin has two bones; the bind pose of its root alone has one.
+        let model = arm();
+        let mut root_only = arm();
+        root_only.skeleton.bones.truncate(1);
+        let pose = Pose::bind(&root_only).unwrap();
+        assert_eq!(pose.bone_count(), 1);
+        let err = Skinner::new(&model).unwrap().pose(&pose).unwrap_err();
+        assert!(matches!(err, RenderError::Runtime(_)), "{err}");
+    }
+
+    #[test]
+    fn weights_naming_a_bone_the_skeleton_lacks_are_an_error() {
+        let mut model = arm();
+        model.meshes[0].vertices.skin.as_mut().unwrap()[0].bones[0] = 7;
+        let err = Skinner::new(&model).unwrap_err();
+        assert!(matches!(err, RenderError::Runtime(_)), "{err}");
+    }
 }

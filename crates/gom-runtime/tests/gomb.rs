@@ -3,44 +3,22 @@
 
 mod common;
 
+use common::{model_pose_of, sample_clip, skin_positions, skin_positions_normals};
 use gom_runtime::*;
 
 /// Local pose, model pose, and per mesh the skinned positions and normals.
 type Frame = (LocalPose, ModelPose, Vec<Vec<[f32; 3]>>, Vec<Vec<[f32; 3]>>);
 
 fn frame(asset: &Asset, clip: usize, t: f32) -> Frame {
-    let (mut ctx, mut local, mut world, mut pal) = (
-        SamplingContext::new(),
-        LocalPose::default(),
-        ModelPose::new(),
-        Palette::new(),
-    );
-    sample(
-        &asset.clips[clip],
-        &asset.skeleton,
-        t,
-        Playback::Loop,
-        &mut ctx,
-        &mut local,
-    )
-    .unwrap();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    let (mut ctx, mut local, mut pal) =
+        (SamplingContext::new(), LocalPose::default(), Palette::new());
+    sample_clip(asset, clip, t, Playback::Loop, &mut ctx, &mut local);
+    let world = model_pose_of(asset, &local);
     let mut ps = Vec::new();
     let mut ns = Vec::new();
     for mesh in &asset.meshes {
         pal.compute(mesh, &world).unwrap();
-        let mut p = vec![[0.0; 3]; mesh.vertex_count()];
-        let mut n = vec![[0.0; 3]; mesh.vertex_count()];
-        skin(
-            mesh,
-            &pal,
-            SkinTargets {
-                positions: Some(&mut p),
-                normals: Some(&mut n),
-                tangents: None,
-            },
-        )
-        .unwrap();
+        let (p, n) = skin_positions_normals(mesh, &pal);
         ps.push(p);
         ns.push(n);
     }
@@ -88,16 +66,7 @@ fn bind_pose_of_the_demo_reproduces_its_vertices() {
     let mut pal = Palette::new();
     for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
         pal.compute(mesh, &world).unwrap();
-        let mut p = vec![[0.0; 3]; mesh.vertex_count()];
-        skin(
-            mesh,
-            &pal,
-            SkinTargets {
-                positions: Some(&mut p),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let p = skin_positions(mesh, &pal);
         let g = part.mesh_bind_geo_to_model.unwrap_or(gom::IDENTITY);
         for (a, src) in p.iter().zip(&part.vertices.positions) {
             let e = gom::math::transform_point(&g, *src);
@@ -187,40 +156,18 @@ fn skinning_matches_d1_written_out_and_all_paths_agree() {
     let model = gom::demo::build();
     let bytes = gom::gomb::write(&model).unwrap();
     let asset = Asset::parse(&bytes).unwrap();
-    let (mut ctx, mut local, mut world, mut pal) = (
-        SamplingContext::new(),
-        LocalPose::default(),
-        ModelPose::new(),
-        Palette::new(),
-    );
+    let (mut ctx, mut local, mut pal) =
+        (SamplingContext::new(), LocalPose::default(), Palette::new());
     for (c, t) in [(0, 0.3f32), (0, 1.7), (1, 0.9)] {
-        sample(
-            &asset.clips[c],
-            &asset.skeleton,
-            t,
-            Playback::Loop,
-            &mut ctx,
-            &mut local,
-        )
-        .unwrap();
-        local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+        sample_clip(&asset, c, t, Playback::Loop, &mut ctx, &mut local);
+        let world = model_pose_of(&asset, &local);
         let rows: Vec<[f32; 16]> = (0..world.bone_count())
             .map(|b| world.row_major(b).unwrap())
             .collect();
         for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
             pal.compute(mesh, &world).unwrap();
             let n = mesh.vertex_count();
-            let (mut p, mut nr) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-            skin(
-                mesh,
-                &pal,
-                SkinTargets {
-                    positions: Some(&mut p),
-                    normals: Some(&mut nr),
-                    tangents: None,
-                },
-            )
-            .unwrap();
+            let (p, nr) = skin_positions_normals(mesh, &pal);
             let (ep, en) = reference_skin(part, &rows);
             for i in 0..n {
                 for k in 0..3 {
@@ -258,16 +205,7 @@ fn skinning_matches_d1_written_out_and_all_paths_agree() {
                 assert_eq!(nr, n2);
             }
             // Positions only, and the exact bounds, agree with the full pass.
-            let mut p3 = vec![[0.0; 3]; n];
-            skin(
-                mesh,
-                &pal,
-                SkinTargets {
-                    positions: Some(&mut p3),
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+            let p3 = skin_positions(mesh, &pal);
             assert_eq!(p, p3);
             assert_eq!(skinned_bounds(mesh, &pal).unwrap(), Aabb::from_points(&p));
         }

@@ -23,8 +23,7 @@ fn assert_close3(a: [f32; 3], b: [f32; 3], tol: f32, what: &str) {
 fn three_bone_chain_model_matrices_match_hand_computation() {
     let asset = Asset::from_model(&model(chain_skeleton(), vec![], vec![])).unwrap();
     let local = LocalPose::bind(&asset.skeleton);
-    let mut world = ModelPose::new();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    let world = model_pose_of(&asset, &local);
     // Bone 0: world0 = local0 = translate (1,0,0).
     // Bone 1: world1 = local1 * world0. Its origin (0,0,0) -> rotate: (0,0,0) ->
     //   translate (0,2,0) -> translate (1,0,0): (1,2,0). Its x axis (1,0,0) turns
@@ -78,17 +77,8 @@ fn three_bone_chain_animated_pose_matches_hand_computation() {
     .unwrap();
     let mut ctx = SamplingContext::new();
     let mut local = LocalPose::default();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.0,
-        Playback::Once,
-        &mut ctx,
-        &mut local,
-    )
-    .unwrap();
-    let mut world = ModelPose::new();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    sample_clip(&asset, 0, 0.0, Playback::Once, &mut ctx, &mut local);
+    let world = model_pose_of(&asset, &local);
     // world1 = local1 * world0: bone 1's origin (0,2,0) in bone 0's space turns +90°
     // about Z to (-2,0,0), plus (1,0,0): (-1,0,0). Bone 1 is turned 180° in total:
     // its x axis is (-1,0,0), its y axis (0,-1,0).
@@ -121,15 +111,7 @@ fn two_key_clip() -> gom::Clip {
 
 fn sample_one(asset: &Asset, t: f32, playback: Playback, ctx: &mut SamplingContext) -> Transform {
     let mut local = LocalPose::default();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        t,
-        playback,
-        ctx,
-        &mut local,
-    )
-    .unwrap();
+    sample_clip(asset, 0, t, playback, ctx, &mut local);
     local.get(0).unwrap()
 }
 
@@ -187,15 +169,7 @@ fn bones_without_a_track_keep_their_bind_local() {
     let asset = Asset::from_model(&model(chain_skeleton(), vec![], vec![two_key_clip()])).unwrap();
     let mut ctx = SamplingContext::new();
     let mut local = LocalPose::default();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.7,
-        Playback::Once,
-        &mut ctx,
-        &mut local,
-    )
-    .unwrap();
+    sample_clip(&asset, 0, 0.7, Playback::Once, &mut ctx, &mut local);
     // Bone 1's bind: translation (0,2,0), +90° about Z, unit scale.
     let t = local.get(1).unwrap();
     assert_close3(t.translation.to_array(), [0.0, 2.0, 0.0], 1e-6, "bone 1");
@@ -236,15 +210,7 @@ fn forward_cursor_and_random_seeks_give_identical_results() {
     let mut forward = Vec::new();
     for &t in &times {
         let mut p = LocalPose::default();
-        sample(
-            clip,
-            &asset.skeleton,
-            t,
-            Playback::Once,
-            &mut fwd_ctx,
-            &mut p,
-        )
-        .unwrap();
+        sample_clip(&asset, 0, t, Playback::Once, &mut fwd_ctx, &mut p);
         forward.push(p);
     }
     // Random order through one context, and a fresh context each time.
@@ -257,26 +223,17 @@ fn forward_cursor_and_random_seeks_give_identical_results() {
     let mut ctx = SamplingContext::new();
     for &i in &order {
         let mut p = LocalPose::default();
-        sample(
-            clip,
-            &asset.skeleton,
-            times[i],
-            Playback::Once,
-            &mut ctx,
-            &mut p,
-        )
-        .unwrap();
+        sample_clip(&asset, 0, times[i], Playback::Once, &mut ctx, &mut p);
         assert_eq!(p, forward[i], "shuffled seek at t={}", times[i]);
         let mut q = LocalPose::default();
-        sample(
-            clip,
-            &asset.skeleton,
+        sample_clip(
+            &asset,
+            0,
             times[i],
             Playback::Once,
             &mut SamplingContext::new(),
             &mut q,
-        )
-        .unwrap();
+        );
         assert_eq!(q, forward[i], "fresh seek at t={}", times[i]);
         // The uncached single-bone path agrees too.
         for b in 0..n {
@@ -300,15 +257,7 @@ fn many_threads_sampling_the_same_clip_agree_bit_for_bit() {
             (0..times.len()).collect()
         };
         for i in idx {
-            sample(
-                &asset.clips[0],
-                &asset.skeleton,
-                times[i],
-                Playback::Loop,
-                &mut ctx,
-                &mut out[i],
-            )
-            .unwrap();
+            sample_clip(&asset, 0, times[i], Playback::Loop, &mut ctx, &mut out[i]);
         }
         out
     };
@@ -373,29 +322,11 @@ fn tracks_equal_to_bind_local_reproduce_the_bind_positions() {
         Asset::from_model(&model(skel, vec![mesh], vec![clip("bind", 1.0, tracks)])).unwrap();
     let mut ctx = SamplingContext::new();
     let mut local = LocalPose::default();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.3,
-        Playback::Loop,
-        &mut ctx,
-        &mut local,
-    )
-    .unwrap();
-    let mut world = ModelPose::new();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    sample_clip(&asset, 0, 0.3, Playback::Loop, &mut ctx, &mut local);
+    let world = model_pose_of(&asset, &local);
     let mut pal = Palette::new();
     pal.compute(&asset.meshes[0], &world).unwrap();
-    let mut out = vec![[0.0; 3]; positions.len()];
-    skin(
-        &asset.meshes[0],
-        &pal,
-        SkinTargets {
-            positions: Some(&mut out),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let out = skin_positions(&asset.meshes[0], &pal);
     for (a, b) in out.iter().zip(&positions) {
         assert_close3(*a, *b, 1e-5, "bind position");
     }
@@ -426,8 +357,7 @@ fn one_bone_turned() -> (Asset<'static>, ModelPose) {
             scale: Vec3::ONE,
         },
     );
-    let mut world = ModelPose::new();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    let world = model_pose_of(&asset, &local);
     (asset, world)
 }
 
@@ -445,16 +375,7 @@ fn palette_is_inverse_bind_times_bone_world_and_the_draft_order_is_wrong() {
     }
     // By hand: relative to the bone the vertex is at (0,1,0); turning +90° about Z
     // takes it to (-1,0,0); the bone sits at (1,0,0): the vertex lands at (0,0,0).
-    let mut out = [[9.0; 3]; 1];
-    skin(
-        &asset.meshes[0],
-        &pal,
-        SkinTargets {
-            positions: Some(&mut out),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let out = skin_positions(&asset.meshes[0], &pal);
     assert_close3(out[0], [0.0, 0.0, 0.0], 1e-6, "D1 palette");
     // Draft §11.4 read literally with row vectors: boneWorld * inverseBind. The vertex
     // is turned first ((1,1,0) -> (-1,1,0)), moved by (1,0,0) to (0,1,0) and then by
@@ -491,22 +412,12 @@ fn normals_under_non_uniform_scale_use_the_inverse_transpose() {
             ..Transform::IDENTITY
         },
     );
-    let mut world = ModelPose::new();
-    local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+    let world = model_pose_of(&asset, &local);
     let mut pal = Palette::new();
     pal.compute(&asset.meshes[0], &world).unwrap();
     assert!(!pal.is_rigid());
-    let (mut p, mut n, mut t) = ([[0.0; 3]], [[0.0; 3]], [[0.0; 4]]);
-    skin(
-        &asset.meshes[0],
-        &pal,
-        SkinTargets {
-            positions: Some(&mut p),
-            normals: Some(&mut n),
-            tangents: None,
-        },
-    )
-    .unwrap();
+    let (p, mut n) = skin_positions_normals(&asset.meshes[0], &pal);
+    let mut t = [[0.0; 4]];
     assert_close3(p[0], [1.0, 0.5, 0.0], 1e-6, "position");
     assert_close3(n[0], [0.447_213_6, 0.894_427_2, 0.0], 1e-6, "normal");
     // Tangent (1,-1,0)/√2 lies in the surface: scaled by the 3x3 it becomes
@@ -554,18 +465,7 @@ fn static_meshes_are_transformed_by_gbtm_or_copied() {
     for (asset, expect) in [(copy, [1.0, 2.0, 3.0]), (moved, [2.0, 4.0, 16.0])] {
         let mut pal = Palette::new();
         pal.compute(&asset.meshes[0], &world).unwrap();
-        let mut out = vec![[0.0; 3]; 3];
-        let mut nrm = vec![[0.0; 3]; 3];
-        skin(
-            &asset.meshes[0],
-            &pal,
-            SkinTargets {
-                positions: Some(&mut out),
-                normals: Some(&mut nrm),
-                tangents: None,
-            },
-        )
-        .unwrap();
+        let (out, nrm) = skin_positions_normals(&asset.meshes[0], &pal);
         assert_eq!(out[0], expect);
         assert_close3(nrm[0], [0.0, 1.0, 0.0], 1e-6, "normal");
     }
@@ -694,15 +594,7 @@ fn holding_the_root_in_place_keeps_its_start_transform() {
     .unwrap();
     let mut ctx = SamplingContext::new();
     let mut local = LocalPose::default();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.6,
-        Playback::Loop,
-        &mut ctx,
-        &mut local,
-    )
-    .unwrap();
+    sample_clip(&asset, 0, 0.6, Playback::Loop, &mut ctx, &mut local);
     hold_root_in_place(&asset.clips[0], &mut local);
     let t = local.get(0).unwrap();
     assert_eq!(t.translation, Vec3::ZERO);
@@ -731,35 +623,21 @@ fn bone_box_bound_contains_the_exact_skinned_bounds() {
     let asset =
         Asset::from_model(&model(skel, vec![mesh], vec![random_clip(n, 5, 1.0, 11)])).unwrap();
     let bones = BoneBounds::new(&asset.meshes[0]);
-    let (mut ctx, mut local, mut world, mut pal) = (
-        SamplingContext::new(),
-        LocalPose::default(),
-        ModelPose::new(),
-        Palette::new(),
-    );
+    let (mut ctx, mut local, mut pal) =
+        (SamplingContext::new(), LocalPose::default(), Palette::new());
     for k in 0..10 {
-        sample(
-            &asset.clips[0],
-            &asset.skeleton,
+        sample_clip(
+            &asset,
+            0,
             k as f32 * 0.1,
             Playback::Loop,
             &mut ctx,
             &mut local,
-        )
-        .unwrap();
-        local_to_model(&asset.skeleton, &local, &mut world).unwrap();
+        );
+        let world = model_pose_of(&asset, &local);
         pal.compute(&asset.meshes[0], &world).unwrap();
         let exact = skinned_bounds(&asset.meshes[0], &pal).unwrap();
-        let mut pts = vec![[0.0; 3]; asset.meshes[0].vertex_count()];
-        skin(
-            &asset.meshes[0],
-            &pal,
-            SkinTargets {
-                positions: Some(&mut pts),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let pts = skin_positions(&asset.meshes[0], &pal);
         assert_eq!(exact, Aabb::from_points(&pts));
         let fast = bones.bound(&pal);
         for p in &pts {
@@ -810,24 +688,15 @@ fn one_context_switches_between_clips_and_refuses_foreign_bones() {
     for (i, t) in [(0, 0.3), (1, 0.3), (0, 0.9), (1, 2.5), (0, 0.1)] {
         let mut a = LocalPose::default();
         let mut b = LocalPose::default();
-        sample(
-            &asset.clips[i],
-            &asset.skeleton,
-            t,
-            Playback::Once,
-            &mut shared,
-            &mut a,
-        )
-        .unwrap();
-        sample(
-            &asset.clips[i],
-            &asset.skeleton,
+        sample_clip(&asset, i, t, Playback::Once, &mut shared, &mut a);
+        sample_clip(
+            &asset,
+            i,
             t,
             Playback::Once,
             &mut SamplingContext::new(),
             &mut b,
-        )
-        .unwrap();
+        );
         assert_eq!(a, b, "clip {i} at {t}");
     }
     // A clip of a nine-bone skeleton used with a three-bone skeleton.
@@ -850,24 +719,8 @@ fn one_context_switches_between_clips_and_refuses_foreign_bones() {
     let mut a = LocalPose::default();
     let mut b = LocalPose::default();
     let fresh = &mut SamplingContext::new();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.4,
-        Playback::Once,
-        &mut shared,
-        &mut a,
-    )
-    .unwrap();
-    sample(
-        &asset.clips[0],
-        &asset.skeleton,
-        0.4,
-        Playback::Once,
-        fresh,
-        &mut b,
-    )
-    .unwrap();
+    sample_clip(&asset, 0, 0.4, Playback::Once, &mut shared, &mut a);
+    sample_clip(&asset, 0, 0.4, Playback::Once, fresh, &mut b);
     assert_eq!(a, b);
 }
 
@@ -878,13 +731,7 @@ fn bind_pose_through_trs_matches_the_stored_bind_matrices() {
     let skel = chain_skeleton();
     let expect = gom::math::bind_world(&skel.bones);
     let asset = Asset::from_model(&model(skel, vec![], vec![])).unwrap();
-    let mut world = ModelPose::new();
-    local_to_model(
-        &asset.skeleton,
-        &LocalPose::bind(&asset.skeleton),
-        &mut world,
-    )
-    .unwrap();
+    let world = model_pose_of(&asset, &LocalPose::bind(&asset.skeleton));
     let one_call = asset.model_pose(None, 0.0, Playback::Once).unwrap();
     for (b, e) in expect.iter().enumerate() {
         let got = world.row_major(b).unwrap();

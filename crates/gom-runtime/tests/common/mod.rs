@@ -185,3 +185,62 @@ pub fn chain_of(n: usize) -> Skeleton {
             .collect(),
     }
 }
+
+/// Samples clip `clip` of `asset` at `t` into `local`, through `ctx`.
+pub fn sample_clip(
+    asset: &gom_runtime::Asset,
+    clip: usize,
+    t: f32,
+    playback: gom_runtime::Playback,
+    ctx: &mut gom_runtime::SamplingContext,
+    local: &mut gom_runtime::LocalPose,
+) {
+    gom_runtime::sample(&asset.clips[clip], &asset.skeleton, t, playback, ctx, local).unwrap();
+}
+
+/// The model-space pose of `local` on `asset`'s skeleton.
+pub fn model_pose_of(
+    asset: &gom_runtime::Asset,
+    local: &gom_runtime::LocalPose,
+) -> gom_runtime::ModelPose {
+    let mut world = gom_runtime::ModelPose::new();
+    gom_runtime::local_to_model(&asset.skeleton, local, &mut world).unwrap();
+    world
+}
+
+/// The skinned positions of `mesh` with `palette`. The buffer starts as NaN, so an
+/// entry the skinning leaves unwritten cannot pass for a result.
+pub fn skin_positions(mesh: &gom_runtime::Mesh, palette: &gom_runtime::Palette) -> Vec<[f32; 3]> {
+    let mut p = vec![[f32::NAN; 3]; mesh.vertex_count()];
+    gom_runtime::skin(
+        mesh,
+        palette,
+        gom_runtime::SkinTargets {
+            positions: Some(&mut p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    p
+}
+
+/// The skinned positions and normals of `mesh` with `palette` (buffers start as NaN,
+/// as in [`skin_positions`]).
+pub fn skin_positions_normals(
+    mesh: &gom_runtime::Mesh,
+    palette: &gom_runtime::Palette,
+) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+    let n = mesh.vertex_count();
+    let (mut p, mut nr) = (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 3]; n]);
+    gom_runtime::skin(
+        mesh,
+        palette,
+        gom_runtime::SkinTargets {
+            positions: Some(&mut p),
+            normals: Some(&mut nr),
+            tangents: None,
+        },
+    )
+    .unwrap();
+    (p, nr)
+}
