@@ -1301,13 +1301,18 @@ impl Tmd {
                 }
             }
         }
+        // Each LOD record's shaderType sits 4 bytes into the record; records follow
+        // each other from 8 bytes into the mesh block (lodCount, lodDistance). Offsets
+        // are known for a file that was read; an edited model reports 0.
+        let mut lod_at = self.layout.as_ref().map(|lay| lay.mesh_block_offset + 8);
         for (l, lod) in self.mesh.lods.iter().enumerate() {
             out.push(OpenField::new(
                 format!("lod {l}"),
                 "shaderType",
-                0,
+                lod_at.map_or(0, |at| at + 4),
                 lod.shader_type.to_string(),
             ));
+            lod_at = lod_at.map(|at| at.saturating_add(lod_record_size(lod)));
         }
         if let Some(lay) = &self.layout {
             for &(s, e) in &lay.gaps {
@@ -1329,4 +1334,16 @@ impl Tmd {
         }
         out
     }
+}
+
+/// Bytes one LOD record takes in the mesh block: its 24-byte header, then each mesh's
+/// 44-byte header and pieces (40-byte header, palette, 40-byte vertices, u16 strip).
+fn lod_record_size(lod: &Lod) -> usize {
+    let piece =
+        |p: &Piece| 40 + 4 * p.palette.len() + VERTEX_SIZE * p.vertices.len() + 2 * p.strip.len();
+    24 + lod
+        .meshes
+        .iter()
+        .map(|m| 44 + m.pieces.iter().map(piece).sum::<usize>())
+        .sum::<usize>()
 }

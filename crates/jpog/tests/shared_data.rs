@@ -440,3 +440,21 @@ fn tmd_files_match_expected_json() {
         assert_eq!(tmd.write().unwrap(), bytes, "{name}: byte-identical write");
     }
 }
+
+#[test]
+fn open_lod_fields_point_at_their_bytes() {
+    for (path, exp, data) in cases("tmd") {
+        let tmd = Tmd::read(&data).unwrap();
+        // The expected file gives the mesh block's offset; each LOD record starts 8
+        // bytes later (lodCount, lodDistance) and holds meshCount, then shaderType.
+        let lod0 = u(&exp["lod_block"], "offset") + 8;
+        let field = tmd
+            .open_fields()
+            .into_iter()
+            .find(|f| f.record == "lod 0" && f.field == "shaderType")
+            .unwrap_or_else(|| panic!("{}: lod 0 shaderType is listed as open", path.display()));
+        assert_eq!(field.offset, lod0 + 4, "{}", path.display());
+        let stored = u32::from_le_bytes(data[field.offset as usize..][..4].try_into().unwrap());
+        assert_eq!(field.value, stored.to_string());
+    }
+}
