@@ -263,3 +263,55 @@ fn a_link_back_to_an_ancestor_does_not_loop() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     assert_eq!(report(&o)["converted"].as_u64(), Some(1));
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_and_the_next_run_finishes_the_job() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&src).unwrap();
+    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    for i in 0..300 {
+        std::fs::write(src.join(format!("m{i:03}.gomt")), &text).unwrap();
+    }
+    let child = Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(["build", s(&src), s(&out), "--jobs", "2", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt it once it has started writing outputs (or has finished).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline
+        && std::fs::read_dir(&out).map_or(0, |d| d.count()) < 5
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let interrupted = child.wait_with_output().unwrap();
+    // Cancelled (1) or, if it won the race, finished (0); never killed mid-write.
+    assert!(
+        matches!(interrupted.status.code(), Some(0) | Some(1)),
+        "{interrupted:?}"
+    );
+    let files = tree(&out);
+    assert!(
+        files.keys().all(|k| !k.ends_with(".tmp")),
+        "no temporary file is left behind"
+    );
+    for (name, bytes) in &files {
+        if name.ends_with(".gom") {
+            gom::gomb::read(bytes).unwrap_or_else(|e| panic!("{name} is whole: {e}"));
+        }
+    }
+    let again = report(&gom(&["build", s(&src), s(&out), "--report", "json", "-q"]));
+    assert_eq!(again["failed"].as_u64(), Some(0));
+    assert_eq!(again["cancelled"].as_u64(), Some(0));
+    let done = again["converted"].as_u64().unwrap() + again["upToDate"].as_u64().unwrap();
+    assert_eq!(done, 300, "{again:#}");
+}
