@@ -4,7 +4,9 @@
 //! Everything here is plain `f32` arithmetic plus `libm` where a transcendental function
 //! is needed, so results are the same on every platform (D11).
 
-use crate::model::{Mat4, IDENTITY};
+use crate::model::Mat4;
+#[cfg(test)]
+use crate::model::IDENTITY;
 
 /// `a * b`: first `a`, then `b`.
 pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
@@ -91,12 +93,19 @@ pub fn quat_from_axis_angle(axis: [f32; 3], angle: f32) -> [f32; 4] {
 /// Inverse of an affine matrix (last column 0, 0, 0, 1), computed in `f64` and rounded
 /// to `f32`. Returns `None` when the 3x3 part is singular.
 pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
-    let a = |r: usize, c: usize| f64::from(m[r * 4 + c]);
+    inverse_affine_f64(&m.map(f64::from), 0.0).map(|r| r.map(|v| v as f32))
+}
+
+/// Inverse of an affine `f64` matrix (row-major, row vectors). Returns `None` when the
+/// determinant of the 3x3 part is zero, not finite, or smaller in magnitude than
+/// `min_abs_det`.
+pub fn inverse_affine_f64(m: &[f64; 16], min_abs_det: f64) -> Option<[f64; 16]> {
+    let a = |r: usize, c: usize| m[r * 4 + c];
     let c00 = a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1);
     let c01 = a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2);
     let c02 = a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0);
     let det = a(0, 0) * c00 + a(0, 1) * c01 + a(0, 2) * c02;
-    if det == 0.0 || !det.is_finite() {
+    if det == 0.0 || !det.is_finite() || det.abs() < min_abs_det {
         return None;
     }
     let inv_det = 1.0 / det;
@@ -117,17 +126,16 @@ pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
             (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * inv_det,
         ],
     ];
-    let t = [a(3, 0), a(3, 1), a(3, 2)];
-    let mut r = IDENTITY;
+    let mut r = [0.0f64; 16];
     for row in 0..3 {
         for col in 0..3 {
-            r[row * 4 + col] = i[row][col] as f32;
+            r[row * 4 + col] = i[row][col];
         }
     }
     for col in 0..3 {
-        let v = -(t[0] * i[0][col] + t[1] * i[1][col] + t[2] * i[2][col]);
-        r[12 + col] = v as f32;
+        r[12 + col] = -(a(3, 0) * i[0][col] + a(3, 1) * i[1][col] + a(3, 2) * i[2][col]);
     }
+    r[15] = 1.0;
     Some(r)
 }
 

@@ -76,6 +76,12 @@ pub fn flag_names(f: ValidationFlags) -> Vec<&'static str> {
         .collect()
 }
 
+/// The bounds the file stores, or (for a model converted on the fly) the ones a
+/// writer would store.
+fn bounds_of(m: &gom::MeshPart) -> gom::Bounds {
+    m.bounds.unwrap_or_else(|| gom::bounds::compute_bounds(m))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -92,7 +98,7 @@ pub fn describe(model: &Model, warnings: &[String]) -> Value {
         .meshes
         .iter()
         .map(|m| {
-            let b = gom::bounds::compute_bounds(m);
+            let b = bounds_of(m);
             json!({
                 "name": m.name,
                 "vertexFormat": format_names(m.vertices.format()),
@@ -192,7 +198,7 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
     println!("meshes: {}", model.meshes.len());
     for m in &model.meshes {
         let f = m.vertices.format();
-        let b = gom::bounds::compute_bounds(m);
+        let b = bounds_of(m);
         println!(
             "  {}: {} vertices ({}; {} bytes each), {} triangles, {}{}",
             m.name,

@@ -333,27 +333,7 @@ pub(crate) fn build_clips(
                 for (w, &(_, tf)) in worlds.chunks_exact(nb).zip(&times) {
                     let (t, q, s, err) = mat::decompose(&mat::mul(&w[src], &inv_t));
                     worst = worst.max(err);
-                    track_keys.push(key_of(
-                        tf,
-                        &ufbx::Transform {
-                            translation: ufbx::Vec3 {
-                                x: t[0],
-                                y: t[1],
-                                z: t[2],
-                            },
-                            rotation: ufbx::Quat {
-                                x: q[0],
-                                y: q[1],
-                                z: q[2],
-                                w: q[3],
-                            },
-                            scale: ufbx::Vec3 {
-                                x: s[0],
-                                y: s[1],
-                                z: s[2],
-                            },
-                        },
-                    ));
+                    track_keys.push(key_of(tf, &mat::transform_of(t, q, s)));
                 }
                 if worst > 1e-4 {
                     report.warn(format!(

@@ -24,6 +24,28 @@ pub(crate) fn from_ufbx(m: &ufbx::Matrix) -> M64 {
     ]
 }
 
+/// A ufbx transform from translation, rotation (x, y, z, w) and scale.
+pub(crate) fn transform_of(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> ufbx::Transform {
+    ufbx::Transform {
+        translation: ufbx::Vec3 {
+            x: t[0],
+            y: t[1],
+            z: t[2],
+        },
+        rotation: ufbx::Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        },
+        scale: ufbx::Vec3 {
+            x: s[0],
+            y: s[1],
+            z: s[2],
+        },
+    }
+}
+
 /// `S * R * T` of a ufbx transform (scale, then rotate, then translate).
 pub(crate) fn from_transform(t: &ufbx::Transform) -> M64 {
     let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
@@ -219,24 +241,7 @@ pub(crate) fn decompose(m: &M64) -> ([f64; 3], [f64; 4], [f64; 3], f64) {
     } else {
         [0.0, 0.0, 0.0, 1.0]
     };
-    let back = from_transform(&ufbx::Transform {
-        translation: ufbx::Vec3 {
-            x: t[0],
-            y: t[1],
-            z: t[2],
-        },
-        rotation: ufbx::Quat {
-            x: q[0],
-            y: q[1],
-            z: q[2],
-            w: q[3],
-        },
-        scale: ufbx::Vec3 {
-            x: s[0],
-            y: s[1],
-            z: s[2],
-        },
-    });
+    let back = from_transform(&transform_of(t, q, s));
     let err = back
         .iter()
         .zip(m.iter())

@@ -48,45 +48,9 @@ fn mul64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
     r
 }
 
-/// Inverse of an affine matrix in f64; `None` when its 3x3 part is singular.
+/// Inverse of an affine matrix in f64; `None` when its 3x3 part is (nearly) singular.
 fn inverse64(m: &[f64; 16]) -> Option<[f64; 16]> {
-    let a = |r: usize, c: usize| m[r * 4 + c];
-    let c00 = a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1);
-    let c01 = a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2);
-    let c02 = a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0);
-    let det = a(0, 0) * c00 + a(0, 1) * c01 + a(0, 2) * c02;
-    if !det.is_finite() || det.abs() < 1e-12 {
-        return None;
-    }
-    let d = 1.0 / det;
-    let i = [
-        [
-            c00 * d,
-            (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) * d,
-            (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) * d,
-        ],
-        [
-            c01 * d,
-            (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) * d,
-            (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) * d,
-        ],
-        [
-            c02 * d,
-            (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) * d,
-            (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * d,
-        ],
-    ];
-    let mut r = [0.0f64; 16];
-    for row in 0..3 {
-        for col in 0..3 {
-            r[row * 4 + col] = i[row][col];
-        }
-    }
-    for col in 0..3 {
-        r[12 + col] = -(a(3, 0) * i[0][col] + a(3, 1) * i[1][col] + a(3, 2) * i[2][col]);
-    }
-    r[15] = 1.0;
-    Some(r)
+    gom::math::inverse_affine_f64(m, 1e-12)
 }
 
 fn to64(m: &Mat4) -> [f64; 16] {

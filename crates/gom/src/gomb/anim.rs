@@ -33,16 +33,7 @@ pub(crate) fn parse_anim<'a>(
     }
     let mut cur = c.cur(file);
     let count_at = cur.pos;
-    let clip_count = cur.u32("clipCount")?;
-    if clip_count > MAX_CLIPS {
-        return Err(ReadError::Limit {
-            offset: count_at as u64,
-            place,
-            field: "clipCount",
-            value: u64::from(clip_count),
-            limit: u64::from(MAX_CLIPS),
-        });
-    }
+    let clip_count = cur.u32_at_most("clipCount", MAX_CLIPS)?;
     let pad_at = cur.pos;
     let pad = cur.take(12, "padding")?;
     if let Some(k) = pad.iter().position(|&b| b != 0) {

@@ -64,6 +64,22 @@ impl<'a> Cur<'a> {
         self.take(4, field).map(le32)
     }
 
+    /// A u32 count that must not exceed `limit` (D12); the error names its offset.
+    pub fn u32_at_most(&mut self, field: &'static str, limit: u32) -> Result<u32, ReadError> {
+        let at = self.pos;
+        let value = self.u32(field)?;
+        if value > limit {
+            return Err(ReadError::Limit {
+                offset: at as u64,
+                place: self.place,
+                field,
+                value: u64::from(value),
+                limit: u64::from(limit),
+            });
+        }
+        Ok(value)
+    }
+
     pub fn i32(&mut self, field: &'static str) -> Result<i32, ReadError> {
         self.u32(field).map(|v| v as i32)
     }

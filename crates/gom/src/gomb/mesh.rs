@@ -142,28 +142,9 @@ pub(crate) fn parse_mesh<'a>(
         ));
     }
     let skinned = fmt.contains(VertexFormat::SKIN);
-    let vc_at = cur.pos;
-    let vertex_count = cur.u32("vertexCount")?;
-    if vertex_count > MAX_VERTICES {
-        return Err(ReadError::Limit {
-            offset: vc_at as u64,
-            place,
-            field: "vertexCount",
-            value: u64::from(vertex_count),
-            limit: u64::from(MAX_VERTICES),
-        });
-    }
+    let vertex_count = cur.u32_at_most("vertexCount", MAX_VERTICES)?;
     let ic_at = cur.pos;
-    let index_count = cur.u32("indexCount")?;
-    if index_count > MAX_INDICES {
-        return Err(ReadError::Limit {
-            offset: ic_at as u64,
-            place,
-            field: "indexCount",
-            value: u64::from(index_count),
-            limit: u64::from(MAX_INDICES),
-        });
-    }
+    let index_count = cur.u32_at_most("indexCount", MAX_INDICES)?;
     if index_count % 3 != 0 {
         return Err(value(
             ic_at,

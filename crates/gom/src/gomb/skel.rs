@@ -34,17 +34,7 @@ pub(crate) fn parse_skel<'a>(
     strings: &Strings<'a>,
 ) -> Result<SkeletonView<'a>, ReadError> {
     let mut cur = c.cur(file);
-    let count_at = cur.pos;
-    let n = cur.u32("boneCount")?;
-    if n > MAX_BONES {
-        return Err(ReadError::Limit {
-            offset: count_at as u64,
-            place: c.place(),
-            field: "boneCount",
-            value: u64::from(n),
-            limit: u64::from(MAX_BONES),
-        });
-    }
+    let n = cur.u32_at_most("boneCount", MAX_BONES)?;
     let n64 = u64::from(n);
     let parents_at = cur.pos;
     let parents = cur.take(4 * n64, "parent")?;
