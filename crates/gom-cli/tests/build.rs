@@ -2,29 +2,11 @@
 //! independence and failure isolation.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn gom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gom"))
-        .args(args)
-        .output()
-        .expect("the gom binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
-
-fn shared_data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping the third-party inputs: ../shared/data is absent");
-        None
-    }
-}
+mod common;
+use common::{gom, s, shared_data};
 
 /// Fills `dir` with generated models (binary and text, in subfolders) and, when
 /// `../shared/data` is present, FBX, glTF and JPOG files from it.
@@ -45,7 +27,7 @@ fn mixed_inputs(dir: &Path) -> usize {
         .unwrap();
         n += 2;
     }
-    if let Some(data) = shared_data() {
+    if let Some(data) = shared_data("") {
         let copies = [
             ("gltf/SimpleSkin.gltf", "gltf/SimpleSkin.gltf"),
             ("gltf/BoxAnimated.gltf", "gltf/BoxAnimated.gltf"),

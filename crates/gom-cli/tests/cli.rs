@@ -1,18 +1,9 @@
 //! End-to-end tests of the `gom` binary.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn gom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gom"))
-        .args(args)
-        .output()
-        .expect("the gom binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
+mod common;
+use common::{gom, s, shared_data};
 
 fn demo(dir: &Path) -> PathBuf {
     let out = gom(&["demo", s(dir)]);
@@ -278,11 +269,9 @@ fn render_writes_the_same_png_twice_and_filmstrips_have_one_cell_per_frame() {
 
 #[test]
 fn tml_sheet_draws_every_texture() {
-    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/jpog/tml_main.tml");
-    if !lib.exists() {
-        eprintln!("skipping: ../shared/data is absent");
+    let Some(lib) = shared_data("jpog").map(|d| d.join("tml_main.tml")) else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("sheet.png");
     let o = gom(&["tml", "sheet", s(&lib), "--cell", "64", "-o", s(&out)]);

@@ -2,30 +2,13 @@
 //! (copied into a temporary folder; the shared data is read-only).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn gom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gom"))
-        .args(args)
-        .output()
-        .expect("the gom binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
+mod common;
+use common::{gom, s};
 
 fn shared() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/jpog"
-    ));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
+    common::shared_data("jpog")
 }
 
 fn copy(dir: &Path, name: &str) -> Option<PathBuf> {

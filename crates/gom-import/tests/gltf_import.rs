@@ -4,6 +4,8 @@
 
 use gom_import::gltf::{import, import_slice, GltfError, GltfOptions};
 use serde_json::{json, Value};
+mod vec3;
+use vec3::{cross, dot, sub};
 
 /// A `.glb` container holding `doc` and `bin`, built by hand (GLB 2.0 layout).
 fn glb(doc: &Value, bin: &[u8]) -> Vec<u8> {
@@ -47,22 +49,6 @@ fn push_view(bin: &mut Vec<u8>, bytes: &[u8]) -> Value {
     let v = json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() });
     bin.extend_from_slice(bytes);
     v
-}
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// A unit cube centred at the origin, 24 vertices, front faces counter-clockwise seen

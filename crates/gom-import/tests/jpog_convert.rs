@@ -13,6 +13,8 @@ use gom_import::jpog as gj;
 use gom_import::pose::{pose_model, PoseAt};
 use jpog::tmd::{Animation, Channel, Key, Lod, Mesh, MeshBlock, Node, Piece, Vertex};
 use jpog::{Tkl, Tmd};
+mod vec3;
+use vec3::{cross, dot, sub};
 
 fn shared() -> Option<PathBuf> {
     let p = PathBuf::from(concat!(
@@ -45,22 +47,6 @@ fn map_q(h: Handedness, [x, y, z, w]: [f32; 4]) -> [f32; 4] {
 
 fn close3(a: [f32; 3], b: [f32; 3], tol: f32) -> bool {
     (0..3).all(|k| (a[k] - b[k]).abs() <= tol)
-}
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// Checks a converted model has no validation finding and writes as GOMB.

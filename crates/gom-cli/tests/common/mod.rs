@@ -1,0 +1,31 @@
+//! Helpers shared by the `gom` binary's end-to-end tests.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the `gom` binary with `args` and returns what it did.
+pub fn gom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(args)
+        .output()
+        .expect("the gom binary runs")
+}
+
+/// `p` as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+/// `../shared/data/<sub>` beside the checkout, or `None` (with a note that the test
+/// skips its third-party part) when it is absent.
+pub fn shared_data(sub: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(sub);
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping what needs {}: it is absent", p.display());
+        None
+    }
+}
