@@ -19,11 +19,12 @@
 //! by ufbx directly. Times past the clip's end hold the last key (`looped: false`), as
 //! ufbx's curves hold past the stack's end.
 //!
-//! Clips are sampled at the file's frame rate with key reduction off, so the checked
-//! whole frames are samples and the comparison is exact to the file's tolerance. At the
-//! default 30 Hz a 24 fps clip is resampled (the Blender spin moves up to 2.6 cm between
-//! what the curves give at 15/24 s and what interpolating 30 Hz samples gives); key
-//! reduction has its own test (`fbx_keys.rs`).
+//! Clips are sampled at the file's frame rate with key reduction off, so every checked
+//! whole frame is a sample and the comparison is exact to the file's tolerance. The
+//! converter samples every source key as well as the regular rate, so at the default
+//! 30 Hz the frames that are source keys are exact too; a frame between source keys (the
+//! Maya pivot file's frame 8) is then an interpolation of 30 Hz samples. Key reduction
+//! has its own test (`fbx_keys.rs`).
 //!
 //! `"load"` entries compare the scene as stored in the file. A GOM file holds that
 //! state as its bind pose where it can: bones that are not skin-cluster bones take their

@@ -2,6 +2,9 @@
 
 use gom::{Clip, ClipFlags, Key, Track};
 
+use rayon::prelude::*;
+
+use super::eval::{KeyTime, NodeEval, NodeStatic, Stored};
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::Skel;
@@ -37,6 +40,17 @@ impl SampledStack {
     }
 }
 
+/// How a node's local transform changes over a stack.
+#[derive(Clone, Copy, PartialEq)]
+enum Motion {
+    /// Nothing animates it: its stored transform.
+    Still,
+    /// Its curves hold one value (which may differ from the stored transform).
+    Constant,
+    /// It moves.
+    Moving,
+}
+
 /// Sample times `0, 1/rate, …` up to and including `duration`, at most `max_samples`
 /// of them (evenly spread when the rate would give more).
 fn sample_times(duration: f64, rate: f64, max_samples: usize) -> Vec<f64> {
@@ -66,15 +80,93 @@ fn sample_times(duration: f64, rate: f64, max_samples: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Samples every stack at every node.
+/// The f32 just below `x` (`x > 0`), or `None` at zero.
+fn f32_below(x: f32) -> Option<f32> {
+    (x > 0.0 && x.is_finite()).then(|| f32::from_bits(x.to_bits() - 1))
+}
+
+/// The f32 just above `x` (`x >= 0`).
+fn f32_above(x: f32) -> Option<f32> {
+    (0.0..f32::MAX)
+        .contains(&x)
+        .then(|| f32::from_bits((x + 0.0).to_bits() + 1))
+}
+
+/// The sample times of a clip: every source key inside `[0, duration]` (key times are
+/// relative to the stack start `begin`), the clip's ends, and between two consecutive
+/// such times evenly spaced samples `1 / rate` apart or as near to it as the gap
+/// allows (a gap of `g` seconds gets `max(1, round(g * rate))` intervals). So every
+/// source key is a sample, curves between keys are sampled at about the rate, and a
+/// file whose keys are already that dense keeps its keys. A step (constant
+/// interpolation) gets a second sample one `f32` step before or after its key, so that
+/// the jump stays a jump. Times that round to the same `f32` are one sample. `None`
+/// when that would be more than `max_samples` samples.
+fn key_sample_times(
+    keys: &[KeyTime],
+    begin: f64,
+    duration: f64,
+    rate: f64,
+    max_samples: usize,
+) -> Option<Vec<f64>> {
+    if duration.is_nan() || duration <= 0.0 {
+        return Some(vec![0.0]);
+    }
+    if keys.len() > max_samples {
+        return None;
+    }
+    let mut anchors: Vec<f64> = vec![0.0, duration];
+    for k in keys {
+        let t = k.time - begin;
+        if !(t.is_finite() && t >= 0.0 && t <= duration) {
+            continue;
+        }
+        anchors.push(t);
+        let t32 = t as f32;
+        if k.step_before {
+            anchors.extend(f32_below(t32).map(f64::from));
+        }
+        if k.step_after {
+            anchors.extend(f32_above(t32).map(f64::from));
+        }
+    }
+    anchors.retain(|&t| (0.0..=duration).contains(&t));
+    // Equal times are identical values: an unstable sort is deterministic here.
+    anchors.sort_unstable_by(f64::total_cmp);
+    anchors.dedup_by(|b, a| (*a as f32) == (*b as f32));
+    let intervals = |a: f64, b: f64| ((b - a) * rate).round().max(1.0);
+    let total: f64 = anchors.windows(2).map(|w| intervals(w[0], w[1])).sum();
+    if total + 1.0 > max_samples as f64 {
+        return None;
+    }
+    let mut times = Vec::with_capacity(total as usize + 1);
+    for w in anchors.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let n = intervals(a, b) as usize;
+        times.extend((0..n).map(|k| a + (b - a) * (k as f64 / n as f64)));
+    }
+    times.extend(anchors.last());
+    times.dedup_by(|b, a| (*a as f32) == (*b as f32));
+    Some(times)
+}
+
+/// Samples every stack at every node whose placement it animates, at the regular rate
+/// and at every source key ([`merge_key_times`]), with gom's own evaluation of the
+/// curves ([`super::eval`]).
+///
+/// Nodes are sampled in parallel (rayon); each node's samples depend only on the
+/// file, so the result is the same at every thread count. The scene is shared as the
+/// `Sync` [`ufbx::SceneRoot`] and each task finds its node and stack in it.
 pub(crate) fn sample_stacks(
-    scene: &ufbx::Scene,
+    root: &ufbx::SceneRoot,
+    statics: &[NodeStatic],
+    stored: &Stored,
     options: &FbxOptions,
     report: &mut Report,
 ) -> Vec<SampledStack> {
+    let scene: &ufbx::Scene = root;
     let rate = f64::from(options.sample_rate);
     let mut out = Vec::new();
-    for stack in scene.anim_stacks.iter() {
+    for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let duration = stack.time_end - stack.time_begin;
         let duration = if duration.is_finite() {
             duration.max(0.0)
@@ -82,46 +174,62 @@ pub(crate) fn sample_stacks(
             0.0
         };
         let anim: &ufbx::Anim = &stack.anim;
-        // Only nodes with animated properties in some layer can move; the others keep
-        // their stored transform (one entry stands for every sample).
-        let mut moves: Vec<bool> = scene
-            .nodes
-            .iter()
-            .map(|node| {
-                stack
-                    .layers
-                    .iter()
-                    .any(|layer| !ufbx::find_anim_props(layer, &node.element).is_empty())
-            })
-            .collect();
-        propagate_compensated_motion(scene, &mut moves);
+        // Only nodes with animated transform properties (or animated scale helpers)
+        // can move; the others keep their stored transform (one entry stands for every
+        // sample), as do nodes whose curves hold one value.
+        // Which nodes move, and their key times.
+        let mut moves = vec![Motion::Still; scene.nodes.count];
+        let mut keys = Vec::new();
+        for ((node, st), m) in scene.nodes.iter().zip(statics).zip(&mut moves) {
+            if let Some(e) = NodeEval::new(scene, anim, node, st) {
+                if e.is_constant() {
+                    *m = Motion::Constant;
+                } else {
+                    *m = Motion::Moving;
+                    e.key_times(&mut keys);
+                }
+            }
+        }
         // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
         // moving nodes' keys fit, which also bounds memory by the file's content.
-        let moving = moves.iter().filter(|m| **m).count().max(1);
+        let moving = moves
+            .iter()
+            .filter(|m| **m == Motion::Moving)
+            .count()
+            .max(1);
         let max_samples = MAX_SAMPLES / moving;
-        let times = sample_times(duration, rate, max_samples);
-        if times.len() >= max_samples.max(2) && duration * rate > times.len() as f64 {
+        let grid = sample_times(duration, rate, max_samples);
+        let capped = grid.len() >= max_samples.max(2) && duration * rate > grid.len() as f64;
+        if capped {
             report.warn(format!(
                 "animation stack \"{}\": {duration} s at {rate} Hz for {moving} moving node(s) exceeds {MAX_SAMPLES} keys; sampled {} times instead",
                 &*stack.element.name,
-                times.len()
+                grid.len()
             ));
         }
-        let locals = scene
-            .nodes
-            .iter()
-            .zip(&moves)
-            .map(|(node, &moves)| {
-                if moves {
-                    times
-                        .iter()
-                        .map(|t| ufbx::evaluate_transform(anim, node, stack.time_begin + t))
-                        .collect()
-                } else {
-                    vec![node.local_transform]
-                }
-            })
-            .collect();
+        let times = if capped {
+            grid
+        } else {
+            // More samples than allowed: the regular grid (which fits).
+            key_sample_times(&keys, stack.time_begin, duration, rate, max_samples).unwrap_or(grid)
+        };
+        let sample = |(i, m): (usize, &Motion)| {
+            let scene: &ufbx::Scene = root;
+            let stack = &scene.anim_stacks[stack_index];
+            let node = &scene.nodes[i];
+            let begin = stack.time_begin;
+            match (m, NodeEval::new(scene, &stack.anim, node, &statics[i])) {
+                (Motion::Still, _) | (_, None) => vec![stored.local[i]],
+                (Motion::Constant, Some(mut e)) => vec![e.eval(begin)],
+                (Motion::Moving, Some(mut e)) => times.iter().map(|t| e.eval(begin + t)).collect(),
+            }
+        };
+        let work = moving.saturating_mul(times.len());
+        let locals: Vec<Vec<ufbx::Transform>> = if work >= super::PARALLEL_WORK {
+            moves.par_iter().enumerate().map(sample).collect()
+        } else {
+            moves.iter().enumerate().map(sample).collect()
+        };
         for layer in stack.layers.iter() {
             for prop in layer.anim_props.iter() {
                 let p: &str = &prop.prop_name;
@@ -170,40 +278,12 @@ fn same_transform(a: &ufbx::Transform, b: &ufbx::Transform) -> bool {
         && dot.abs() >= 1.0 - 1e-10
 }
 
-/// Under a compensated inherit mode (scale not inherited, or inherited per component)
-/// ufbx folds the parent's scale into the child's local transform, so the child's
-/// local transform changes when its parent's (or its scale node's) scale is animated,
-/// even when the child has no animated property of its own. Marks such children as
-/// moving, down the hierarchy, until nothing changes.
-fn propagate_compensated_motion(scene: &ufbx::Scene, moves: &mut [bool]) {
-    let moving = |moves: &[bool], node: &Option<ufbx::Ref<ufbx::Node>>| {
-        node.as_ref().is_some_and(|n| {
-            moves
-                .get(n.element.typed_id as usize)
-                .copied()
-                .unwrap_or(false)
-        })
-    };
-    loop {
-        let mut changed = false;
-        for (i, node) in scene.nodes.iter().enumerate() {
-            let compensated = !matches!(node.original_inherit_mode, ufbx::InheritMode::Normal);
-            if moves[i] || !compensated {
-                continue;
-            }
-            if moving(moves, &node.parent) || moving(moves, &node.inherit_scale_node) {
-                moves[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-}
-
 /// Per node (typed id): whether any stack moves it away from its stored transform.
-pub(crate) fn animated_nodes(scene: &ufbx::Scene, stacks: &[SampledStack]) -> Vec<bool> {
+pub(crate) fn animated_nodes(
+    scene: &ufbx::Scene,
+    stored: &Stored,
+    stacks: &[SampledStack],
+) -> Vec<bool> {
     scene
         .nodes
         .iter()
@@ -211,9 +291,9 @@ pub(crate) fn animated_nodes(scene: &ufbx::Scene, stacks: &[SampledStack]) -> Ve
         .map(|(i, node)| {
             !node.is_root
                 && stacks.iter().any(|s| {
-                    s.locals.get(i).is_some_and(|l| {
-                        l.iter().any(|t| !same_transform(t, &node.local_transform))
-                    })
+                    s.locals
+                        .get(i)
+                        .is_some_and(|l| l.iter().any(|t| !same_transform(t, &stored.local[i])))
                 })
         })
         .collect()
@@ -287,16 +367,18 @@ pub(crate) fn build_clips(
             duration,
             ..Default::default()
         };
-        for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
+        // Tracks in bone order; in parallel when large (each depends only on its bone's
+        // samples).
+        let track = |(b, &node_id): (usize, &u32)| {
             if node_id == u32::MAX {
-                continue;
+                return None;
             }
             let mut track_keys: Vec<Key> = times
                 .iter()
                 .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
                 .collect();
             if track_keys.is_empty() {
-                continue;
+                return None;
             }
             keys::make_hemisphere_continuous(&mut track_keys);
             if let Some(rest) = &skel.rest_keys[b] {
@@ -304,20 +386,33 @@ pub(crate) fn build_clips(
                     .iter()
                     .all(|k| keys::pose_error(rest, k, &metrics[b]) <= tolerance.max(1e-7))
                 {
-                    continue;
+                    return None;
                 }
             }
-            cr.keys_before += track_keys.len() as u64;
+            let before = track_keys.len() as u64;
             let reduced = if options.reduce_keys {
                 keys::reduce(&track_keys, &metrics[b], tolerance)
             } else {
                 track_keys
             };
-            cr.keys_after += reduced.len() as u64;
-            clip.tracks.push(Track {
-                bone: b as u32,
-                keys: reduced,
-            });
+            Some((
+                Track {
+                    bone: b as u32,
+                    keys: reduced,
+                },
+                before,
+            ))
+        };
+        let work = skel.bone_nodes.len().saturating_mul(times.len());
+        let tracks: Vec<Option<(Track, u64)>> = if work >= super::PARALLEL_WORK {
+            skel.bone_nodes.par_iter().enumerate().map(track).collect()
+        } else {
+            skel.bone_nodes.iter().enumerate().map(track).collect()
+        };
+        for (track, before) in tracks.into_iter().flatten() {
+            cr.keys_before += before;
+            cr.keys_after += track.keys.len() as u64;
+            clip.tracks.push(track);
         }
         // Extra bones of meshes that follow their node: local = boneWorld(t) * inverse(meshBind).
         if !follow.extra.is_empty() {
@@ -371,7 +466,7 @@ pub(crate) fn build_clips(
 /// A zero-length clip holding the file's stored node transforms for every bone whose
 /// stored local transform differs from its bind local, or `None` when there is none.
 pub(crate) fn stored_pose_clip(
-    scene: &ufbx::Scene,
+    stored: &Stored,
     skel: &Skel,
     options: &FbxOptions,
     name: &str,
@@ -381,10 +476,10 @@ pub(crate) fn stored_pose_clip(
         if skel.rest_keys[b].is_some() || node_id == u32::MAX {
             continue;
         }
-        let node = scene.nodes.get(node_id as usize)?;
+        let local = stored.local.get(node_id as usize)?;
         tracks.push(Track {
             bone: b as u32,
-            keys: vec![key_of(0.0, &node.local_transform)],
+            keys: vec![key_of(0.0, local)],
         });
     }
     (!tracks.is_empty()).then(|| Clip {
@@ -418,5 +513,70 @@ mod tests {
         assert_eq!(t.len(), 10);
         assert_eq!(t[9], 100.0);
         assert!((t[1] - 100.0 / 9.0).abs() < 1e-12);
+    }
+
+    fn key(time: f64) -> KeyTime {
+        KeyTime {
+            time,
+            step_before: false,
+            step_after: false,
+        }
+    }
+
+    #[test]
+    fn key_sample_times_hit_every_key_and_fill_gaps_at_the_rate() {
+        // Stack from 1 s to 3 s; keys at 24 fps over [1, 1.5], one at 2.9 s.
+        let mut keys: Vec<KeyTime> = (0..=12).map(|f| key(1.0 + f64::from(f) / 24.0)).collect();
+        keys.push(key(2.9));
+        keys.push(key(7.0)); // outside the stack: ignored
+        let t = key_sample_times(&keys, 1.0, 2.0, 30.0, 10_000).unwrap();
+        // Every key inside the stack is a sample (to f32, as clip times are stored).
+        for k in keys.iter().filter(|k| k.time <= 3.0) {
+            let want = (k.time - 1.0) as f32;
+            assert!(
+                t.iter().any(|&x| x as f32 == want),
+                "key {} missing",
+                k.time
+            );
+        }
+        assert_eq!(t[0], 0.0);
+        assert_eq!(*t.last().unwrap(), 2.0);
+        assert!(t.windows(2).all(|w| (w[0] as f32) < (w[1] as f32)));
+        // Keys 1/24 s apart are not subdivided at 30 Hz (round(1.25) = 1 interval).
+        assert_eq!(t.iter().filter(|&&x| x < 0.5 + 1e-9).count(), 13);
+        // The 1.4 s gap from 0.5 s to 1.9 s gets round(42) = 42 intervals of 1/30 s.
+        let gap: Vec<f64> = t
+            .iter()
+            .copied()
+            .filter(|&x| x > 0.5 + 1e-9 && x < 1.9 - 1e-9)
+            .collect();
+        assert_eq!(gap.len(), 41);
+        assert!((gap[0] - 0.5 - 1.4 / 42.0).abs() < 1e-12);
+        // Too many samples: none returned (the caller falls back to the capped grid).
+        assert!(key_sample_times(&keys, 1.0, 2.0, 30.0, 50).is_none());
+        // No duration: one sample.
+        assert_eq!(key_sample_times(&keys, 1.0, 0.0, 30.0, 50), Some(vec![0.0]));
+    }
+
+    #[test]
+    fn steps_get_a_sample_one_f32_step_away() {
+        let keys = [
+            KeyTime {
+                time: 0.5,
+                step_before: true,
+                step_after: false,
+            },
+            KeyTime {
+                time: 0.75,
+                step_before: false,
+                step_after: true,
+            },
+        ];
+        let t = key_sample_times(&keys, 0.0, 1.0, 30.0, 1000).unwrap();
+        let t32: Vec<f32> = t.iter().map(|&x| x as f32).collect();
+        let below = f32::from_bits(0.5f32.to_bits() - 1);
+        let above = f32::from_bits(0.75f32.to_bits() + 1);
+        assert!(t32.contains(&below) && t32.contains(&0.5));
+        assert!(t32.contains(&0.75) && t32.contains(&above));
     }
 }

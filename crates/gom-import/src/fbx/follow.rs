@@ -44,6 +44,7 @@ pub(crate) struct Follow {
 /// Adds the extra bones to `skel` (after the source nodes' bones, parents first).
 pub(crate) fn add_bones(
     scene: &ufbx::Scene,
+    stored: &super::eval::Stored,
     skel: &mut Skel,
     animated: &[bool],
     mode: SkinnedMeshNodeMotion,
@@ -75,8 +76,8 @@ pub(crate) fn add_bones(
             &mat::from_ufbx(&c.mesh_node_to_bone),
             &mat::from_ufbx(&c.bind_to_world),
         );
-        let stored = mat::from_ufbx(&node.node_to_world);
-        let mut moves = !mat::approx_eq(&stored, &mesh_bind, 1e-6);
+        let stored_world = stored.world[node_id as usize];
+        let mut moves = !mat::approx_eq(&stored_world, &mesh_bind, 1e-6);
         let mut p = Some(node);
         while let Some(n) = p {
             moves |= animated

@@ -101,40 +101,9 @@ pub(crate) fn det3(m: &M64) -> f64 {
         + m[2] * (m[4] * m[9] - m[5] * m[8])
 }
 
-/// Inverse of an affine matrix, `None` when singular.
+/// Inverse of an affine matrix, `None` when singular (`gom::math::inverse_affine_f64`).
 pub(crate) fn inverse(m: &M64) -> Option<M64> {
-    let det = det3(m);
-    if det == 0.0 || !det.is_finite() {
-        return None;
-    }
-    let a = |r: usize, c: usize| m[r * 4 + c];
-    let inv = [
-        [
-            (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) / det,
-            (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) / det,
-            (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) / det,
-        ],
-        [
-            (a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2)) / det,
-            (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) / det,
-            (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) / det,
-        ],
-        [
-            (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0)) / det,
-            (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) / det,
-            (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) / det,
-        ],
-    ];
-    let mut r = ID;
-    for row in 0..3 {
-        for col in 0..3 {
-            r[row * 4 + col] = inv[row][col];
-        }
-    }
-    for col in 0..3 {
-        r[12 + col] = -(m[12] * inv[0][col] + m[13] * inv[1][col] + m[14] * inv[2][col]);
-    }
-    Some(r)
+    gom::math::inverse_affine_f64(m, 0.0)
 }
 
 /// The matrix that transforms normals like `m` transforms points: the transpose of the

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use gom::{Material, MeshPart, Model, SkinWeights, Submesh, Vertices};
 
+use super::eval::Stored;
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
@@ -88,8 +89,10 @@ impl MaterialTable<'_> {
 }
 
 /// Converts every mesh node into a mesh part of `model`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn convert_meshes(
     scene: &ufbx::Scene,
+    stored: &Stored,
     skel: &Skel,
     follow: &Follow,
     model_animated: bool,
@@ -122,7 +125,7 @@ pub(crate) fn convert_meshes(
         }
         used_names.push(name.clone());
         if let Some(part) = convert_one(
-            scene,
+            stored,
             node,
             mesh,
             &name,
@@ -159,7 +162,7 @@ fn push(model: &mut Model, report: &mut Report, part: MeshPart) {
 
 #[allow(clippy::too_many_arguments)]
 fn convert_one(
-    scene: &ufbx::Scene,
+    stored: &Stored,
     node: &ufbx::Node,
     mesh: &ufbx::Mesh,
     name: &str,
@@ -171,7 +174,6 @@ fn convert_one(
     materials: &mut MaterialTable<'_>,
     report: &mut Report,
 ) -> Option<MeshPart> {
-    let _ = scene;
     let node_id = node.element.typed_id as usize;
     let node_bone = skel.node_bone.get(node_id).copied().flatten();
     if mesh.skin_deformers.count > 1 {
@@ -242,7 +244,10 @@ fn convert_one(
             Binding::Rigid(b),
         )
     } else {
-        (mat::from_ufbx(&node.geometry_to_world), Binding::Static)
+        (
+            mat::mul(&geo_to_node, &stored.world[node_id]),
+            Binding::Static,
+        )
     };
     let normal_m = mat::normal_matrix(&g);
     let flip = (mirrored != mesh.reversed_winding) != (mat::det3(&g) < 0.0);
@@ -359,11 +364,13 @@ fn convert_one(
         Vec::new()
     };
 
-    // Attributes per polygon corner.
+    // Attributes per polygon corner. Positions are transformed once per vertex.
     let nc = mesh.num_indices;
     let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
+    let vertex_positions: Vec<[f32; 3]> = base.iter().map(|&p| f3(mat::point(&g, p))).collect();
+    let origin = f3(mat::point(&g, [0.0; 3]));
     let positions: Vec<[f32; 3]> = (0..nc)
-        .map(|c| f3(mat::point(&g, base.get(vi(c)).copied().unwrap_or([0.0; 3]))))
+        .map(|c| vertex_positions.get(vi(c)).copied().unwrap_or(origin))
         .collect();
     let attr3 = |a: &ufbx::VertexVec3, c: usize| -> [f64; 3] {
         a.indices
@@ -372,9 +379,23 @@ fn convert_one(
             .map(v3)
             .unwrap_or([0.0; 3])
     };
+    // Normals in f64 (tangent signs are computed against them), transformed once per
+    // stored value: FBX normals are often indexed.
     let normals_f64: Option<Vec<[f64; 3]>> = mesh.vertex_normal.exists.then(|| {
+        let a = &mesh.vertex_normal;
+        let values: Vec<[f64; 3]> = a
+            .values
+            .iter()
+            .map(|v| mat::normalize(mat::vector(&normal_m, v3(v))))
+            .collect();
         (0..nc)
-            .map(|c| mat::normalize(mat::vector(&normal_m, attr3(&mesh.vertex_normal, c))))
+            .map(|c| {
+                a.indices
+                    .get(c)
+                    .and_then(|&i| values.get(i as usize))
+                    .copied()
+                    .unwrap_or([0.0; 3])
+            })
             .collect()
     });
     let tangents = match (

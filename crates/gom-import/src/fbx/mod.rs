@@ -12,8 +12,10 @@
 //! * bind data from the skin clusters (never from FBX Pose objects);
 //! * one mesh part per FBX mesh node (draft §6 rule M1), triangulated, welded, one
 //!   submesh per material, ordered for the GPU;
-//! * one clip per animation stack, sampled at a fixed rate (clip time 0 = stack start),
-//!   hemisphere-continuous, key-reduced ([`crate::optimize::keys`]).
+//! * one clip per animation stack (clip time 0 = stack start), sampled at every source
+//!   key and in between at about the sample rate, hemisphere-continuous, key-reduced
+//!   ([`crate::optimize::keys`]). The curves are evaluated by gom itself (a port of
+//!   ufbx's evaluation that uses `libm`, see `eval`), not by ufbx per sample.
 //!
 //! Two FBX situations get an explicit representation:
 //! * a file without animation whose stored pose differs from the skin bind pose gets a
@@ -26,12 +28,14 @@
 //! skinning) is listed in the [`Report`]'s warnings; a static blend shape is baked into
 //! the base geometry at its stored weight.
 //!
-//! Determinism (D11): the output depends only on the bytes and the options. One caveat:
-//! ufbx evaluates Euler rotations with the C library's `sin`/`cos`, so rotation keys
-//! may differ in the last bit between platforms whose C math libraries round
-//! differently; everything the converter computes itself uses plain IEEE arithmetic.
+//! Determinism (D11): the output depends only on the bytes and the options, at any
+//! thread count and on any platform: sines and cosines come from `libm`, everything
+//! else is plain IEEE arithmetic. (ufbx's own load does not evaluate trigonometry for
+//! the data the converter reads, except for nodes whose transform properties are
+//! driven by connections, which `eval` leaves to ufbx and the C library's `sin`/`cos`.)
 
 mod anim;
+mod eval;
 mod follow;
 mod mat;
 mod mesh;
@@ -159,7 +163,14 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
 /// Converts FBX bytes into a GOM model, with a report of what was done and dropped.
 ///
 /// `name_for_errors` names the file in errors and in the report. The result depends
-/// only on `bytes`, `options` and the converter version (D11).
+/// only on `bytes`, `options` and the converter version (D11), not on the number of
+/// threads.
+///
+/// The calling thread does the work; the source hash is computed beside it on rayon's
+/// current thread pool (the global one unless the caller installed another), and large
+/// animations are sampled and reduced in parallel there ([`PARALLEL_WORK`]). Small
+/// steps stay on the calling thread: handing work to another thread and waiting for it
+/// costs more than they take.
 pub fn convert(
     bytes: &[u8],
     name_for_errors: &str,
@@ -184,6 +195,35 @@ pub fn convert(
             "key tolerance {tol:?} is not finite and non-negative"
         )));
     }
+    // The source hash is computed beside the conversion (it needs only the bytes); the
+    // scope ends once it is done, usually long before the conversion is.
+    let hash = std::sync::OnceLock::new();
+    let result = rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            let digest: [u8; 32] = Sha256::digest(bytes).into();
+            let _ = hash.set(digest);
+        });
+        convert_unhashed(bytes, name_for_errors, options)
+    });
+    let (mut model, report) = result?;
+    model.header.source_hash = hash
+        .get()
+        .copied()
+        .unwrap_or_else(|| Sha256::digest(bytes).into());
+    Ok((model, report))
+}
+
+/// The amount of work (node samples, or keys to reduce) from which a step runs in
+/// parallel: below it, waking other threads and waiting for them costs more than the
+/// step itself.
+pub const PARALLEL_WORK: usize = 100_000;
+
+/// [`convert`] without the source hash (left zero).
+fn convert_unhashed(
+    bytes: &[u8],
+    name_for_errors: &str,
+    options: &FbxOptions,
+) -> Result<(gom::Model, Report), FbxError> {
     let scene = load(bytes, name_for_errors)?;
     let mut report = Report {
         source: name_for_errors.to_string(),
@@ -201,18 +241,23 @@ pub fn convert(
     }
     other_content_warnings(&scene, &mut report);
 
-    let stacks = anim::sample_stacks(&scene, options, &mut report);
-    let animated = anim::animated_nodes(&scene, &stacks);
+    let statics: Vec<eval::NodeStatic> = scene
+        .nodes
+        .iter()
+        .map(|n| eval::NodeStatic::new(&scene, n))
+        .collect();
+    let stored = eval::Stored::new(&scene, &statics);
+    let stacks = anim::sample_stacks(&scene, &statics, &stored, options, &mut report);
+    let animated = anim::animated_nodes(&scene, &stored, &stacks);
     let model_animated = animated.iter().any(|a| *a);
-    let mut skel =
-        skeleton::build(&scene, &animated, model_animated, &mut report).map_err(|message| {
-            FbxError::Limit {
-                file: name_for_errors.to_string(),
-                message,
-            }
+    let mut skel = skeleton::build(&scene, &stored, &animated, model_animated, &mut report)
+        .map_err(|message| FbxError::Limit {
+            file: name_for_errors.to_string(),
+            message,
         })?;
     let follow = follow::add_bones(
         &scene,
+        &stored,
         &mut skel,
         &animated,
         options.skinned_mesh_node_motion,
@@ -226,11 +271,11 @@ pub fn convert(
     }
 
     let mut model = gom::Model::default();
-    model.header.source_hash = Sha256::digest(bytes).into();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
     model.skeleton.bones = skel.bones.clone();
     mesh::convert_meshes(
         &scene,
+        &stored,
         &skel,
         &follow,
         model_animated,
@@ -249,7 +294,7 @@ pub fn convert(
             ));
         }
         if options.stored_pose_clip {
-            if let Some(clip) = anim::stored_pose_clip(&scene, &skel, options, STORED_POSE_CLIP) {
+            if let Some(clip) = anim::stored_pose_clip(&stored, &skel, options, STORED_POSE_CLIP) {
                 report.warn(format!(
                     "the stored pose differs from the skin bind pose for {} bone(s): written as the zero-length clip \"{STORED_POSE_CLIP}\"",
                     clip.tracks.len()
@@ -322,6 +367,42 @@ mod tests {
         }
         assert!(err.to_string().starts_with("x.txt: cannot read FBX"));
         assert!(convert(&[], "empty.fbx", &FbxOptions::default()).is_err());
+    }
+
+    /// Large animations are sampled and reduced in parallel; the bytes are the same at
+    /// every thread count, and the same as the serial path's.
+    #[test]
+    fn parallel_sampling_gives_the_same_bytes_at_every_thread_count() {
+        // With constant extrapolation only: outside their keys some of its curves
+        // extrapolate to NaN (as in ufbx), which no GOM file can hold.
+        let text = ["Type: 65", "Type: 75", "Type: 77", "Type: 82"]
+            .iter()
+            .fold(eval::tests::synthetic_fbx(), |t, e| {
+                t.replace(e, "Type: 67")
+            });
+        let options = FbxOptions {
+            sample_rate: 10_000.0,
+            ..Default::default()
+        };
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (model, report) = pool
+                .install(|| convert(text.as_bytes(), "synthetic.fbx", &options))
+                .unwrap();
+            (gom::gomb::write(&model).unwrap(), report)
+        };
+        let (one, report) = run(1);
+        let keys: u64 = report.clips.iter().map(|c| c.keys_before).sum();
+        assert!(
+            keys as usize >= PARALLEL_WORK,
+            "{keys} keys: the parallel path is not taken"
+        );
+        for threads in [2, 4] {
+            assert!(run(threads).0 == one, "{threads} threads give other bytes");
+        }
     }
 
     #[test]

@@ -92,6 +92,7 @@ fn node_name(node: &ufbx::Node) -> String {
 /// Builds the skeleton. Errors name a limit GOM cannot hold.
 pub(crate) fn build(
     scene: &ufbx::Scene,
+    stored: &super::eval::Stored,
     animated: &[bool],
     model_animated: bool,
     report: &mut Report,
@@ -182,7 +183,7 @@ pub(crate) fn build(
             Some(p) => skel.bind_world[p],
             None => root_world,
         };
-        let stored_local = mat::from_transform(&node.local_transform);
+        let stored_local = mat::from_transform(&stored.local[id]);
         let world = match cluster_bind[id] {
             Some(b) => b,
             None => mat::mul(&stored_local, &parent_world),
@@ -210,7 +211,7 @@ pub(crate) fn build(
         let rest = if parent_bone.is_none() && !mat::approx_eq(&root_world, &mat::ID, 1e-9) {
             None
         } else if mat::approx_eq(&local, &stored_local, 1e-6) {
-            Some(super::anim_key(&node.local_transform))
+            Some(super::anim_key(&stored.local[id]))
         } else {
             None
         };

@@ -45,21 +45,34 @@ pub fn limit_influences(
     influences: &[(u16, f64)],
     stats: &mut DroppedInfluences,
 ) -> Option<SkinWeights> {
-    let mut merged: Vec<(u16, f64)> = Vec::with_capacity(influences.len());
+    // Merged influences: on the stack for the usual handful, else on the heap.
+    let mut local = [(0u16, 0.0f64); 16];
+    let mut heap = Vec::new();
+    let buf: &mut [(u16, f64)] = if influences.len() <= local.len() {
+        &mut local
+    } else {
+        heap.resize(influences.len(), (0, 0.0));
+        &mut heap
+    };
+    let mut m = 0;
     for &(bone, w) in influences {
         if !(w.is_finite() && w > 0.0) {
             continue;
         }
-        match merged.iter_mut().find(|(b, _)| *b == bone) {
+        match buf[..m].iter_mut().find(|(b, _)| *b == bone) {
             Some(entry) => entry.1 += w,
-            None => merged.push((bone, w)),
+            None => {
+                buf[m] = (bone, w);
+                m += 1;
+            }
         }
     }
+    let merged = &mut buf[..m];
     let total: f64 = merged.iter().map(|e| e.1).sum();
     if merged.is_empty() || total <= 0.0 || !total.is_finite() {
         return None;
     }
-    for e in &mut merged {
+    for e in merged.iter_mut() {
         e.1 /= total;
     }
     merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -70,17 +83,18 @@ pub fn limit_influences(
             stats.max_weight = stats.max_weight.max(w);
             stats.total_weight += w;
         }
-        merged.truncate(4);
     }
-    let kept: f64 = merged.iter().map(|e| e.1).sum();
-    let mut out: Vec<(u16, f32)> = merged
-        .iter()
-        .map(|&(b, w)| (b, (w / kept) as f32))
-        .collect();
+    let kept_slots = &merged[..merged.len().min(4)];
+    let kept: f64 = kept_slots.iter().map(|e| e.1).sum();
+    let mut out = [(0u16, 0.0f32); 4];
+    for (o, &(b, w)) in out.iter_mut().zip(kept_slots) {
+        *o = (b, (w / kept) as f32);
+    }
+    let out = &mut out[..kept_slots.len()];
     // Rounding to f32 keeps the order but can create ties: apply the tie rule again.
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut sw = SkinWeights::default();
-    for (slot, (b, w)) in out.into_iter().enumerate() {
+    for (slot, &(b, w)) in out.iter().enumerate() {
         sw.bones[slot] = b;
         sw.weights[slot] = w;
     }

@@ -15,8 +15,14 @@
 //! plain IEEE arithmetic (range-limited series) so that which keys survive is the same
 //! on every platform (D11).
 
+mod segment;
+mod trig;
+
 use gom::math;
 use gom::{Bone, Key, MeshPart};
+
+use segment::{Sample, Samples, Segment};
+use trig::{atan2_first_quadrant, sin_small};
 
 /// Reduction tolerance (draft §11.3 style, ozz defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,19 +58,23 @@ pub struct JointMetric {
 pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<JointMetric> {
     let world = math::bind_world(bones);
     let pos = |m: &gom::Mat4| [f64::from(m[12]), f64::from(m[13]), f64::from(m[14])];
-    let mut extent = vec![0.0f64; bones.len()];
+    let dist2 = |p: [f64; 3], q: [f64; 3]| {
+        (p[0] - q[0]) * (p[0] - q[0])
+            + (p[1] - q[1]) * (p[1] - q[1])
+            + (p[2] - q[2]) * (p[2] - q[2])
+    };
+    let bone_pos: Vec<[f64; 3]> = world.iter().map(pos).collect();
+    // Squared extents; the square root is taken once per bone at the end (the same
+    // maximum, as the square root is monotonic).
+    let mut extent2 = vec![0.0f64; bones.len()];
     for (i, bone) in bones.iter().enumerate() {
-        let p = pos(&world[i]);
+        let p = bone_pos[i];
         let mut parent = bone.parent_index();
         while let Some(a) = parent {
             if a >= i {
                 break;
             }
-            let q = pos(&world[a]);
-            let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
-            if d > extent[a] {
-                extent[a] = d;
-            }
+            extent2[a] = extent2[a].max(dist2(p, bone_pos[a]));
             parent = bones[a].parent_index();
         }
     }
@@ -74,7 +84,7 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
             continue;
         };
         for (p, sw) in mesh.vertices.positions.iter().zip(skin) {
-            let p = p.map(f64::from);
+            let p = [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])];
             for k in 0..4 {
                 if sw.weights[k] <= 0.0 {
                     continue;
@@ -84,12 +94,7 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
                     if a >= bones.len() {
                         break;
                     }
-                    let q = pos(&world[a]);
-                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2))
-                        .sqrt();
-                    if d > extent[a] {
-                        extent[a] = d;
-                    }
+                    extent2[a] = extent2[a].max(dist2(p, bone_pos[a]));
                     b = bones[a].parent_index().filter(|&x| x < a);
                 }
             }
@@ -104,7 +109,7 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
                 _ => 1.0,
             };
             JointMetric {
-                distance: extent[i] + f64::from(extra),
+                distance: extent2[i].sqrt() + f64::from(extra),
                 parent_scale,
             }
         })
@@ -119,60 +124,6 @@ fn matrix_scale(m: &gom::Mat4) -> f64 {
             (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
         })
         .fold(0.0, f64::max)
-}
-
-/// `sin(x)` for `0 <= x <= pi/2`, by its Taylor series (error below 1e-15).
-fn sin_small(x: f64) -> f64 {
-    let x2 = x * x;
-    let mut term = x;
-    let mut sum = x;
-    for n in 1..12 {
-        let k = (2 * n) as f64;
-        term *= -x2 / (k * (k + 1.0));
-        sum += term;
-    }
-    sum
-}
-
-/// `atan2(y, x)` for `y >= 0`, `x >= 0` (the angle lies in `[0, pi/2]`).
-fn atan2_first_quadrant(y: f64, x: f64) -> f64 {
-    if y == 0.0 {
-        return 0.0;
-    }
-    if x == 0.0 {
-        return core::f64::consts::FRAC_PI_2;
-    }
-    let (z, swap) = if y > x { (x / y, true) } else { (y / x, false) };
-    // Halve the argument twice: atan(z) = 2 atan(z / (1 + sqrt(1 + z^2))).
-    let z1 = z / (1.0 + (1.0 + z * z).sqrt());
-    let z2 = z1 / (1.0 + (1.0 + z1 * z1).sqrt());
-    // |z2| <= tan(pi/16) ~ 0.199: the series converges fast (the first omitted term,
-    // z2^27 / 27, is below 1e-20).
-    const A: [f64; 12] = [
-        -1.0 / 3.0,
-        1.0 / 5.0,
-        -1.0 / 7.0,
-        1.0 / 9.0,
-        -1.0 / 11.0,
-        1.0 / 13.0,
-        -1.0 / 15.0,
-        1.0 / 17.0,
-        -1.0 / 19.0,
-        1.0 / 21.0,
-        -1.0 / 23.0,
-        1.0 / 25.0,
-    ];
-    let z2sq = z2 * z2;
-    let mut poly = 0.0;
-    for c in A.iter().rev() {
-        poly = (poly + c) * z2sq;
-    }
-    let a = 4.0 * (z2 + z2 * poly);
-    if swap {
-        core::f64::consts::FRAC_PI_2 - a
-    } else {
-        a
-    }
 }
 
 /// Spherical interpolation from `a` to `b` along the shorter arc, as a GOM reader
@@ -220,179 +171,6 @@ pub fn make_hemisphere_continuous(keys: &mut [Key]) {
     }
 }
 
-/// `(sin x, cos x)` for `0 <= x <= pi/2`, by their Taylor polynomials with constant
-/// coefficients (absolute error below 1e-13): plain IEEE arithmetic, no divisions.
-fn sin_cos_small(x: f64) -> (f64, f64) {
-    const S: [f64; 8] = [
-        -1.0 / 6.0,
-        1.0 / 120.0,
-        -1.0 / 5_040.0,
-        1.0 / 362_880.0,
-        -1.0 / 39_916_800.0,
-        1.0 / 6_227_020_800.0,
-        -1.0 / 1_307_674_368_000.0,
-        1.0 / 355_687_428_096_000.0,
-    ];
-    const C: [f64; 9] = [
-        -1.0 / 2.0,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40_320.0,
-        -1.0 / 3_628_800.0,
-        1.0 / 479_001_600.0,
-        -1.0 / 87_178_291_200.0,
-        1.0 / 20_922_789_888_000.0,
-        -1.0 / 6_402_373_705_728_000.0,
-    ];
-    let x2 = x * x;
-    let mut s = 0.0;
-    for c in S.iter().rev() {
-        s = (s + c) * x2;
-    }
-    let mut c = 0.0;
-    for k in C.iter().rev() {
-        c = (c + k) * x2;
-    }
-    (x + x * s, 1.0 + c)
-}
-
-/// A key in `f64` with what every error measurement against it needs.
-#[derive(Debug, Clone, Copy)]
-struct Sample {
-    time: f64,
-    translation: [f64; 3],
-    rotation: [f64; 4],
-    scale: [f64; 3],
-    /// `1 / max(|scale|, 1e-6)` per axis: scale errors are relative.
-    inv_scale: [f64; 3],
-}
-
-impl Sample {
-    fn new(k: &Key) -> Sample {
-        let scale = k.scale.map(f64::from);
-        Sample {
-            time: f64::from(k.time),
-            translation: k.translation.map(f64::from),
-            rotation: k.rotation.map(f64::from),
-            scale,
-            inv_scale: scale.map(|s| 1.0 / s.abs().max(1e-6)),
-        }
-    }
-}
-
-/// How a segment interpolates rotations.
-enum Arc {
-    /// Keys (nearly) parallel: normalised linear interpolation towards `qb`.
-    Linear([f64; 4]),
-    /// `slerp(t) = cos(t omega) qa + sin(t omega) perp`, with `perp` the unit quaternion
-    /// orthogonal to `qa` in the plane of `qa` and `qb` (the same rotation as the
-    /// classic `sin`-weighted form, with one angle per evaluation).
-    Great { perp: [f64; 4], omega: f64 },
-}
-
-/// The interpolation between two keys, prepared once for many error measurements.
-struct Segment {
-    t0: f64,
-    /// `1 / span`, or 0 for a zero-length segment (every key measures against `a`).
-    inv_span: f64,
-    ta: [f64; 3],
-    dt: [f64; 3],
-    sa: [f64; 3],
-    ds: [f64; 3],
-    qa: [f64; 4],
-    arc: Arc,
-}
-
-impl Segment {
-    fn new(a: &Sample, b: &Sample) -> Segment {
-        let span = b.time - a.time;
-        let qa = a.rotation;
-        let mut qb = b.rotation;
-        let mut dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
-        if dot < 0.0 {
-            qb = qb.map(|v| -v);
-            dot = -dot;
-        }
-        let dot = dot.min(1.0);
-        let mut perp = [0.0; 4];
-        for (k, p) in perp.iter_mut().enumerate() {
-            *p = qb[k] - dot * qa[k];
-        }
-        let perp_len =
-            (perp[0] * perp[0] + perp[1] * perp[1] + perp[2] * perp[2] + perp[3] * perp[3]).sqrt();
-        let arc = if perp_len >= 1e-9 {
-            Arc::Great {
-                perp: perp.map(|v| v / perp_len),
-                omega: atan2_first_quadrant(perp_len, dot),
-            }
-        } else {
-            Arc::Linear(qb)
-        };
-        Segment {
-            t0: a.time,
-            inv_span: if span > 0.0 { 1.0 / span } else { 0.0 },
-            ta: a.translation,
-            dt: [0, 1, 2].map(|k| b.translation[k] - a.translation[k]),
-            sa: a.scale,
-            ds: [0, 1, 2].map(|k| b.scale[k] - a.scale[k]),
-            qa,
-            arc,
-        }
-    }
-
-    /// The constant "interpolation" holding `a` at every time (no trigonometry).
-    fn constant(a: &Sample) -> Segment {
-        Segment {
-            t0: a.time,
-            inv_span: 0.0,
-            ta: a.translation,
-            dt: [0.0; 3],
-            sa: a.scale,
-            ds: [0.0; 3],
-            qa: a.rotation,
-            arc: Arc::Linear(a.rotation),
-        }
-    }
-
-    /// The displacement error of `key` against this interpolation at `key.time`.
-    fn error(&self, key: &Sample, metric: &JointMetric) -> f64 {
-        let t = (key.time - self.t0) * self.inv_span;
-        let mut dt = 0.0f64;
-        let mut ds = 0.0f64;
-        for k in 0..3 {
-            let d = self.ta[k] + self.dt[k] * t - key.translation[k];
-            dt += d * d;
-            let rel = (self.sa[k] + self.ds[k] * t - key.scale[k]).abs() * key.inv_scale[k];
-            ds = ds.max(rel);
-        }
-        let qa = &self.qa;
-        let q = match &self.arc {
-            Arc::Great { perp, omega } => {
-                let (s, c) = sin_cos_small(t * omega);
-                [0, 1, 2, 3].map(|k| c * qa[k] + s * perp[k])
-            }
-            Arc::Linear(qb) => {
-                let q = [0, 1, 2, 3].map(|k| qa[k] + (qb[k] - qa[k]) * t);
-                let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-                if len > 0.0 {
-                    q.map(|v| v / len)
-                } else {
-                    q
-                }
-            }
-        };
-        let r = &key.rotation;
-        // Vector part of conj(q) * r: its length is sin(angle / 2) of the rotation between them.
-        let v = [
-            q[3] * r[0] - q[0] * r[3] - q[1] * r[2] + q[2] * r[1],
-            q[3] * r[1] - q[1] * r[3] - q[2] * r[0] + q[0] * r[2],
-            q[3] * r[2] - q[2] * r[3] - q[0] * r[1] + q[1] * r[0],
-        ];
-        let half_sin = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        dt.sqrt() * metric.parent_scale + 2.0 * half_sin * metric.distance + ds * metric.distance
-    }
-}
-
 /// The displacement error of `key` against the interpolation between `a` and `b` at
 /// `key.time`.
 #[cfg(test)]
@@ -413,21 +191,23 @@ pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
     if keys.len() <= 2 {
         return keys.to_vec();
     }
-    let samples: Vec<Sample> = keys.iter().map(Sample::new).collect();
+    let samples = Samples::new(keys);
     let mut keep = vec![false; keys.len()];
     keep[0] = true;
     keep[keys.len() - 1] = true;
+    let mut errors = Vec::with_capacity(keys.len());
     let mut stack = vec![(0usize, keys.len() - 1)];
     while let Some((i, j)) = stack.pop() {
         if j <= i + 1 {
             continue;
         }
+        let segment = Segment::new(&samples.sample(i), &samples.sample(j));
+        segment.errors(&samples, i + 1, j, metric, &mut errors);
+        // The first key of largest error.
         let mut worst = (0.0f64, i);
-        let segment = Segment::new(&samples[i], &samples[j]);
-        for (k, sample) in samples.iter().enumerate().take(j).skip(i + 1) {
-            let e = segment.error(sample, metric);
+        for (k, &e) in errors.iter().enumerate() {
             if e > worst.0 {
-                worst = (e, k);
+                worst = (e, i + 1 + k);
             }
         }
         if worst.0 > tolerance {
@@ -472,19 +252,6 @@ mod tests {
         }
         assert!((atan2_first_quadrant(1.0, 1.0) - core::f64::consts::FRAC_PI_4).abs() < 1e-15);
         assert!((sin_small(1.0) - 0.841_470_984_807_896_5).abs() < 1e-15);
-    }
-
-    #[test]
-    fn sin_cos_small_matches_the_library_functions() {
-        for i in 0..=1000 {
-            let x = core::f64::consts::FRAC_PI_2 * f64::from(i) / 1000.0;
-            let (s, c) = sin_cos_small(x);
-            assert!((s - x.sin()).abs() < 1e-13, "sin {x}: {s} vs {}", x.sin());
-            assert!((c - x.cos()).abs() < 1e-13, "cos {x}: {c} vs {}", x.cos());
-            let (y, x) = (x.sin() * 3.0, x.cos() * 3.0);
-            let a = atan2_first_quadrant(y, x);
-            assert!((a - y.atan2(x)).abs() < 1e-14, "atan2({y}, {x}): {a}");
-        }
     }
 
     #[test]
