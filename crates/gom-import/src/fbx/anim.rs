@@ -40,17 +40,6 @@ impl SampledStack {
     }
 }
 
-/// How a node's local transform changes over a stack.
-#[derive(Clone, Copy, PartialEq)]
-enum Motion {
-    /// Nothing animates it: its stored transform.
-    Still,
-    /// Its curves hold one value (which may differ from the stored transform).
-    Constant,
-    /// It moves.
-    Moving,
-}
-
 /// Sample times `0, 1/rate, …` up to and including `duration`, at most `max_samples`
 /// of them (evenly spread when the rate would give more).
 fn sample_times(duration: f64, rate: f64, max_samples: usize) -> Vec<f64> {
@@ -149,13 +138,13 @@ fn key_sample_times(
     Some(times)
 }
 
-/// Samples every stack at every node whose placement it animates, at the regular rate
-/// and at every source key ([`merge_key_times`]), with gom's own evaluation of the
-/// curves ([`super::eval`]).
+/// Samples every stack at every node whose placement it animates, at every source key
+/// and in between at about the sample rate ([`key_sample_times`]), with gom's own
+/// evaluation of the curves ([`super::eval`]).
 ///
-/// Nodes are sampled in parallel (rayon); each node's samples depend only on the
-/// file, so the result is the same at every thread count. The scene is shared as the
-/// `Sync` [`ufbx::SceneRoot`] and each task finds its node and stack in it.
+/// Large stacks are sampled node by node in parallel (rayon, from
+/// [`super::PARALLEL_WORK`] node samples); each node's samples depend only on the file,
+/// so the result is the same at every thread count.
 pub(crate) fn sample_stacks(
     root: &ufbx::SceneRoot,
     statics: &[NodeStatic],
@@ -177,24 +166,22 @@ pub(crate) fn sample_stacks(
         // Only nodes with animated transform properties (or animated scale helpers)
         // can move; the others keep their stored transform (one entry stands for every
         // sample), as do nodes whose curves hold one value.
-        // Which nodes move, and their key times.
-        let mut moves = vec![Motion::Still; scene.nodes.count];
+        let evals: Vec<Option<NodeEval>> = scene
+            .nodes
+            .iter()
+            .zip(statics)
+            .map(|(node, st)| NodeEval::new(scene, anim, node, st))
+            .collect();
         let mut keys = Vec::new();
-        for ((node, st), m) in scene.nodes.iter().zip(statics).zip(&mut moves) {
-            if let Some(e) = NodeEval::new(scene, anim, node, st) {
-                if e.is_constant() {
-                    *m = Motion::Constant;
-                } else {
-                    *m = Motion::Moving;
-                    e.key_times(&mut keys);
-                }
-            }
+        for e in evals.iter().flatten().filter(|e| !e.is_constant()) {
+            e.key_times(&mut keys);
         }
         // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
         // moving nodes' keys fit, which also bounds memory by the file's content.
-        let moving = moves
+        let moving = evals
             .iter()
-            .filter(|m| **m == Motion::Moving)
+            .flatten()
+            .filter(|e| !e.is_constant())
             .count()
             .max(1);
         let max_samples = MAX_SAMPLES / moving;
@@ -213,22 +200,30 @@ pub(crate) fn sample_stacks(
             // More samples than allowed: the regular grid (which fits).
             key_sample_times(&keys, stack.time_begin, duration, rate, max_samples).unwrap_or(grid)
         };
-        let sample = |(i, m): (usize, &Motion)| {
-            let scene: &ufbx::Scene = root;
-            let stack = &scene.anim_stacks[stack_index];
-            let node = &scene.nodes[i];
-            let begin = stack.time_begin;
-            match (m, NodeEval::new(scene, &stack.anim, node, &statics[i])) {
-                (Motion::Still, _) | (_, None) => vec![stored.local[i]],
-                (Motion::Constant, Some(mut e)) => vec![e.eval(begin)],
-                (Motion::Moving, Some(mut e)) => times.iter().map(|t| e.eval(begin + t)).collect(),
-            }
+        let begin = stack.time_begin;
+        let sample = |i: usize, e: Option<NodeEval>| match e {
+            None => vec![stored.local[i]],
+            Some(mut e) if e.is_constant() => vec![e.eval(begin)],
+            Some(mut e) => times.iter().map(|t| e.eval(begin + t)).collect(),
         };
         let work = moving.saturating_mul(times.len());
         let locals: Vec<Vec<ufbx::Transform>> = if work >= super::PARALLEL_WORK {
-            moves.par_iter().enumerate().map(sample).collect()
+            // A `NodeEval` borrows the scene and cannot cross threads: each task
+            // prepares its node again from the `Sync` root.
+            (0..scene.nodes.count)
+                .into_par_iter()
+                .map(|i| {
+                    let scene: &ufbx::Scene = root;
+                    let anim = &scene.anim_stacks[stack_index].anim;
+                    sample(i, NodeEval::new(scene, anim, &scene.nodes[i], &statics[i]))
+                })
+                .collect()
         } else {
-            moves.iter().enumerate().map(sample).collect()
+            evals
+                .into_iter()
+                .enumerate()
+                .map(|(i, e)| sample(i, e))
+                .collect()
         };
         for layer in stack.layers.iter() {
             for prop in layer.anim_props.iter() {

@@ -507,6 +507,7 @@ fn convert_one(
     let mut slots: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut buf: Vec<u32> = Vec::new();
     let mut skipped = 0usize;
+    let mut out_of_range = 0usize;
     for (fi, face) in mesh.faces.iter().enumerate() {
         if face.num_indices < 3 {
             skipped += 1;
@@ -533,6 +534,12 @@ fn convert_one(
         };
         let list = &mut slots[pos].1;
         for t in buf[..(n * 3).min(buf.len())].chunks_exact(3) {
+            // ufbx keeps faces inside the mesh's corners; a triangle that is not would
+            // reference no corner attributes, so it is dropped rather than indexed.
+            if t.iter().any(|&c| c as usize >= nc) {
+                out_of_range += 1;
+                continue;
+            }
             if flip {
                 list.extend([t[0], t[2], t[1]]);
             } else {
@@ -543,6 +550,11 @@ fn convert_one(
     if skipped > 0 {
         report.warn(format!(
             "mesh \"{name}\": {skipped} point or line face(s) dropped"
+        ));
+    }
+    if out_of_range > 0 {
+        report.warn(format!(
+            "mesh \"{name}\": {out_of_range} triangle(s) outside the mesh's corners dropped"
         ));
     }
     let mut corner_indices = Vec::new();

@@ -146,16 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn fixed_and_counted_terms_agree_bit_for_bit() {
-        for i in 0..=200 {
-            let x = 1.5 * f64::from(i) / 200.0;
-            let a = sin_cos_small(x, 7);
-            let b = sin_cos_fixed::<7>(x);
-            assert_eq!(
-                (a.0.to_bits(), a.1.to_bits()),
-                (b.0.to_bits(), b.1.to_bits())
-            );
-        }
+    fn term_counts_cover_their_ranges() {
         // The term counts cover their ranges to the stated accuracy.
         for max in [0.01, 0.03, 0.2, 0.7, 1.4, core::f64::consts::FRAC_PI_2] {
             let n = terms_for(max);
