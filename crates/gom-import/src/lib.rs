@@ -6,6 +6,7 @@
 pub mod build;
 pub mod fbx;
 pub mod gltf;
+mod helper;
 pub mod jpog;
 pub mod optimize;
 pub mod pose;

@@ -83,8 +83,23 @@ fn fbx_conversion_is_deterministic() {
         let a = convert_bytes(&dir, &name, &FbxOptions::default());
         let b = convert_bytes(&dir, &name, &FbxOptions::default());
         assert!(a == b, "{name}: two conversions differ");
-        // The converter runs no threads of its own; several conversions at once (shared
-        // ufbx and meshoptimizer code) still give the same bytes.
+        // On a pool of one thread everything runs serially; on more, the source hash,
+        // sampling, meshes and tracks are shared with a helper thread: the same bytes.
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for _ in 0..3 {
+                let c = pool.install(|| convert_bytes(&dir, &name, &FbxOptions::default()));
+                assert!(
+                    c == a,
+                    "{name}: a conversion on {threads} thread(s) differs"
+                );
+            }
+        }
+        // Several conversions at once (shared ufbx and meshoptimizer code, one rayon
+        // pool) still give the same bytes.
         let threads: Vec<_> = (0..4)
             .map(|_| {
                 let dir = dir.clone();

@@ -80,15 +80,42 @@ pub fn bounds_of(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
     if positions.is_empty() {
         return Bounds::default();
     }
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for &p in positions {
-        let q = to_model_space(p, g);
-        for a in 0..3 {
-            lo[a] = lo[a].min(q[a]);
-            hi[a] = hi[a].max(q[a]);
+    // Four independent accumulators per quantity (the minimum, maximum and largest
+    // distance do not depend on the order in which positions are visited), compared
+    // with `<`/`>`: a NaN position is skipped, as `f64::min` would skip it.
+    const LANES: usize = 4;
+    let mut lo = [[f64::INFINITY; 3]; LANES];
+    let mut hi = [[f64::NEG_INFINITY; 3]; LANES];
+    let mut chunks = positions.chunks_exact(LANES);
+    for c in &mut chunks {
+        for l in 0..LANES {
+            let q = to_model_space(c[l], g);
+            for a in 0..3 {
+                lo[l][a] = if q[a] < lo[l][a] { q[a] } else { lo[l][a] };
+                hi[l][a] = if q[a] > hi[l][a] { q[a] } else { hi[l][a] };
+            }
         }
     }
+    for &p in chunks.remainder() {
+        let q = to_model_space(p, g);
+        for a in 0..3 {
+            lo[0][a] = if q[a] < lo[0][a] { q[a] } else { lo[0][a] };
+            hi[0][a] = if q[a] > hi[0][a] { q[a] } else { hi[0][a] };
+        }
+    }
+    let fold = |v: &[[f64; 3]; LANES], better: fn(f64, f64) -> bool| {
+        let mut out = v[0];
+        for lane in &v[1..] {
+            for a in 0..3 {
+                if better(lane[a], out[a]) {
+                    out[a] = lane[a];
+                }
+            }
+        }
+        out
+    };
+    let lo = fold(&lo, |x, y| x < y);
+    let hi = fold(&hi, |x, y| x > y);
     let aabb_min = lo.map(round_down);
     let aabb_max = hi.map(round_up);
     let mut sphere_center = [0.0f32; 3];
@@ -97,14 +124,25 @@ pub fn bounds_of(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
         sphere_center[a] = plus_zero(mid as f32);
     }
     let c = sphere_center.map(f64::from);
-    let mut r2 = 0.0f64;
-    for &p in positions {
+    let dist2 = |p: [f32; 3]| {
         let q = to_model_space(p, g);
-        let d = (q[0] - c[0]) * (q[0] - c[0])
+        (q[0] - c[0]) * (q[0] - c[0])
             + (q[1] - c[1]) * (q[1] - c[1])
-            + (q[2] - c[2]) * (q[2] - c[2]);
-        r2 = r2.max(d);
+            + (q[2] - c[2]) * (q[2] - c[2])
+    };
+    let mut r2 = [0.0f64; LANES];
+    let mut chunks = positions.chunks_exact(LANES);
+    for ch in &mut chunks {
+        for l in 0..LANES {
+            let d = dist2(ch[l]);
+            r2[l] = if d > r2[l] { d } else { r2[l] };
+        }
     }
+    for &p in chunks.remainder() {
+        let d = dist2(p);
+        r2[0] = if d > r2[0] { d } else { r2[0] };
+    }
+    let r2 = r2.iter().fold(0.0f64, |m, &d| if d > m { d } else { m });
     Bounds {
         aabb_min,
         aabb_max,
@@ -216,5 +254,45 @@ mod tests {
         let r = 1.25f64.sqrt();
         assert!(f64::from(b.sphere_radius) >= r);
         assert!(f64::from(next_down(b.sphere_radius)) < r);
+    }
+
+    /// The definition written out plainly (D7): one pass for the box, one for the
+    /// radius, in the order the positions come.
+    fn plain_bounds(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
+        let q: Vec<[f64; 3]> = positions.iter().map(|&p| to_model_space(p, g)).collect();
+        let lo = [0, 1, 2].map(|a| q.iter().map(|v| v[a]).fold(f64::INFINITY, f64::min));
+        let hi = [0, 1, 2].map(|a| q.iter().map(|v| v[a]).fold(f64::NEG_INFINITY, f64::max));
+        let (aabb_min, aabb_max) = (lo.map(round_down), hi.map(round_up));
+        let sphere_center = [0, 1, 2]
+            .map(|a| plus_zero(((f64::from(aabb_min[a]) + f64::from(aabb_max[a])) * 0.5) as f32));
+        let c = sphere_center.map(f64::from);
+        let r2 = q
+            .iter()
+            .map(|v| (0..3).map(|a| (v[a] - c[a]) * (v[a] - c[a])).sum::<f64>())
+            .fold(0.0, f64::max);
+        Bounds {
+            aabb_min,
+            aabb_max,
+            sphere_center,
+            sphere_radius: round_up(r2.sqrt()),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn bounds_equal_the_plain_definition(
+            positions in proptest::collection::vec(proptest::array::uniform3(-1e4f32..1e4), 1..40),
+            scale in 0.01f32..10.0,
+            shift in proptest::array::uniform3(-100f32..100.0),
+        ) {
+            let mut g = crate::model::IDENTITY;
+            g[0] = scale;
+            g[5] = -scale;
+            g[9] = 0.5;
+            g[12..15].copy_from_slice(&shift);
+            for g in [None, Some(&g)] {
+                proptest::prop_assert_eq!(bounds_of(&positions, g), plain_bounds(&positions, g));
+            }
+        }
     }
 }

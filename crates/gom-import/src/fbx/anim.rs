@@ -2,13 +2,14 @@
 
 use gom::{Clip, ClipFlags, Key, Track};
 
-use rayon::prelude::*;
+use std::sync::Arc;
 
 use super::eval::{KeyTime, NodeEval, NodeStatic, Stored};
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::Skel;
 use super::FbxOptions;
+use crate::helper::{Helper, Task};
 use crate::optimize::keys;
 use crate::report::{ClipReport, Report};
 
@@ -20,7 +21,7 @@ pub(crate) struct SampledStack {
     /// Stack name.
     pub name: String,
     /// Sample times relative to the stack start, seconds.
-    pub times: Vec<f64>,
+    pub times: Arc<Vec<f64>>,
     /// Duration in seconds.
     pub duration: f64,
     /// Per node (by typed id): the local transform at each sample time, or a single
@@ -142,19 +143,21 @@ fn key_sample_times(
 /// and in between at about the sample rate ([`key_sample_times`]), with gom's own
 /// evaluation of the curves ([`super::eval`]).
 ///
-/// Large stacks are sampled node by node in parallel (rayon, from
-/// [`super::PARALLEL_WORK`] node samples); each node's samples depend only on the file,
-/// so the result is the same at every thread count.
+/// Each (stack, moving node) pair is one task ([`super::run_tasks`]). Each node's
+/// samples depend only on the file, so the result is the same at every thread count.
 pub(crate) fn sample_stacks(
-    root: &ufbx::SceneRoot,
-    statics: &[NodeStatic],
+    root: &Arc<ufbx::SceneRoot>,
+    statics: &Arc<Vec<NodeStatic>>,
     stored: &Stored,
     options: &FbxOptions,
     report: &mut Report,
+    helper: &Helper,
 ) -> Vec<SampledStack> {
     let scene: &ufbx::Scene = root;
     let rate = f64::from(options.sample_rate);
     let mut out = Vec::new();
+    // (stack, node, stack start, sample times) of every node a stack moves.
+    let mut jobs: Vec<(usize, usize, f64, Arc<Vec<f64>>)> = Vec::new();
     for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let duration = stack.time_end - stack.time_begin;
         let duration = if duration.is_finite() {
@@ -166,24 +169,25 @@ pub(crate) fn sample_stacks(
         // Only nodes with animated transform properties (or animated scale helpers)
         // can move; the others keep their stored transform (one entry stands for every
         // sample), as do nodes whose curves hold one value.
-        let evals: Vec<Option<NodeEval>> = scene
-            .nodes
-            .iter()
-            .zip(statics)
-            .map(|(node, st)| NodeEval::new(scene, anim, node, st))
-            .collect();
+        let begin = stack.time_begin;
+        let mut locals: Vec<Vec<ufbx::Transform>> = Vec::with_capacity(scene.nodes.count);
+        let mut moving_nodes = Vec::new();
         let mut keys = Vec::new();
-        for e in evals.iter().flatten().filter(|e| !e.is_constant()) {
-            e.key_times(&mut keys);
+        for (i, (node, st)) in scene.nodes.iter().zip(statics.iter()).enumerate() {
+            match NodeEval::new(scene, anim, node, st) {
+                None => locals.push(vec![stored.local[i]]),
+                Some(mut e) if e.is_constant() => locals.push(vec![e.eval(begin)]),
+                Some(e) => {
+                    e.key_times(&mut keys);
+                    moving_nodes.push(i);
+                    // Filled by the sampling tasks below.
+                    locals.push(Vec::new());
+                }
+            }
         }
         // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
         // moving nodes' keys fit, which also bounds memory by the file's content.
-        let moving = evals
-            .iter()
-            .flatten()
-            .filter(|e| !e.is_constant())
-            .count()
-            .max(1);
+        let moving = moving_nodes.len().max(1);
         let max_samples = MAX_SAMPLES / moving;
         let grid = sample_times(duration, rate, max_samples);
         let capped = grid.len() >= max_samples.max(2) && duration * rate > grid.len() as f64;
@@ -198,33 +202,14 @@ pub(crate) fn sample_stacks(
             grid
         } else {
             // More samples than allowed: the regular grid (which fits).
-            key_sample_times(&keys, stack.time_begin, duration, rate, max_samples).unwrap_or(grid)
+            key_sample_times(&keys, begin, duration, rate, max_samples).unwrap_or(grid)
         };
-        let begin = stack.time_begin;
-        let sample = |i: usize, e: Option<NodeEval>| match e {
-            None => vec![stored.local[i]],
-            Some(mut e) if e.is_constant() => vec![e.eval(begin)],
-            Some(mut e) => times.iter().map(|t| e.eval(begin + t)).collect(),
-        };
-        let work = moving.saturating_mul(times.len());
-        let locals: Vec<Vec<ufbx::Transform>> = if work >= super::PARALLEL_WORK {
-            // A `NodeEval` borrows the scene and cannot cross threads: each task
-            // prepares its node again from the `Sync` root.
-            (0..scene.nodes.count)
-                .into_par_iter()
-                .map(|i| {
-                    let scene: &ufbx::Scene = root;
-                    let anim = &scene.anim_stacks[stack_index].anim;
-                    sample(i, NodeEval::new(scene, anim, &scene.nodes[i], &statics[i]))
-                })
-                .collect()
-        } else {
-            evals
-                .into_iter()
-                .enumerate()
-                .map(|(i, e)| sample(i, e))
-                .collect()
-        };
+        let times = Arc::new(times);
+        jobs.extend(
+            moving_nodes
+                .iter()
+                .map(|&i| (stack_index, i, begin, Arc::clone(&times))),
+        );
         for layer in stack.layers.iter() {
             for prop in layer.anim_props.iter() {
                 let p: &str = &prop.prop_name;
@@ -254,7 +239,38 @@ pub(crate) fn sample_stacks(
             locals,
         });
     }
+    let work: usize = jobs.iter().map(|j| j.3.len()).sum();
+    let tasks = jobs
+        .iter()
+        .map(|(s, i, begin, times)| {
+            let (root, statics, times) = (Arc::clone(root), Arc::clone(statics), Arc::clone(times));
+            let (s, i, begin) = (*s, *i, *begin);
+            Box::new(move || sample_node(&root, &statics, s, i, begin, &times)) as Task<_>
+        })
+        .collect();
+    let sampled = super::run_tasks(helper, tasks, work);
+    for ((s, i, _, _), samples) in jobs.into_iter().zip(sampled) {
+        out[s].locals[i] = samples;
+    }
     out
+}
+
+/// Node `node`'s local transform at every time of `times` (relative to `begin`) in
+/// stack `stack`.
+fn sample_node(
+    root: &ufbx::SceneRoot,
+    statics: &[NodeStatic],
+    stack: usize,
+    node: usize,
+    begin: f64,
+    times: &[f64],
+) -> Vec<ufbx::Transform> {
+    let scene: &ufbx::Scene = root;
+    let anim = &scene.anim_stacks[stack].anim;
+    match NodeEval::new(scene, anim, &scene.nodes[node], &statics[node]) {
+        Some(mut e) => times.iter().map(|t| e.eval(begin + t)).collect(),
+        None => Vec::new(),
+    }
 }
 
 /// Whether two transforms are the same within rounding noise.
@@ -327,19 +343,36 @@ fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize, world: &mut [M64]) {
     }
 }
 
-/// One clip per stack.
-pub(crate) fn build_clips(
-    stacks: &[SampledStack],
+/// A track's outcome: the track and its key count before reduction, or `None` when
+/// the bone's track is not needed.
+pub(crate) type TrackOut = Option<(Track, u64)>;
+
+/// What [`build_clips`] needs besides the tracks: each stack's sample indices with
+/// their clip times (strictly ascending, within the clip).
+pub(crate) struct ClipPlan {
+    times: Vec<Arc<Vec<(usize, f32)>>>,
+    metrics: Arc<Vec<keys::JointMetric>>,
+}
+
+/// The per-bone tasks of every clip (stack-major, bone order), to run on any thread,
+/// and the plan that assembles them. `skinned` gives the skinned vertices that set the
+/// reduction's measuring distances.
+pub(crate) fn track_tasks(
+    stacks: &Arc<Vec<SampledStack>>,
     skel: &Skel,
-    follow: &Follow,
-    meshes: &[gom::MeshPart],
+    skinned: &[keys::SkinnedVertices<'_>],
     options: &FbxOptions,
-    report: &mut Report,
-) -> Vec<Clip> {
-    let metrics = keys::joint_metrics(&skel.bones, meshes, options.key_tolerance.distance);
+) -> (ClipPlan, Vec<Task<TrackOut>>) {
+    let metrics = Arc::new(keys::joint_metrics(
+        &skel.bones,
+        skinned,
+        options.key_tolerance.distance,
+    ));
     let tolerance = f64::from(options.key_tolerance.tolerance);
-    let mut clips = Vec::new();
-    for stack in stacks {
+    let reduce = options.reduce_keys;
+    let mut plan_times = Vec::new();
+    let mut tasks: Vec<Task<TrackOut>> = Vec::new();
+    for (si, stack) in stacks.iter().enumerate() {
         let duration = stack.duration as f32;
         // Times as f32, strictly ascending and within [0, duration].
         let mut times: Vec<(usize, f32)> = Vec::with_capacity(stack.times.len());
@@ -349,6 +382,76 @@ pub(crate) fn build_clips(
                 times.push((k, tf));
             }
         }
+        let times = Arc::new(times);
+        for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
+            if node_id == u32::MAX {
+                continue;
+            }
+            let (stacks, times, metrics) =
+                (Arc::clone(stacks), Arc::clone(&times), Arc::clone(&metrics));
+            let rest = skel.rest_keys[b];
+            tasks.push(Box::new(move || {
+                let stack = &stacks[si];
+                let metric = &metrics[b];
+                let mut track_keys: Vec<Key> = times
+                    .iter()
+                    .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
+                    .collect();
+                if track_keys.is_empty() {
+                    return None;
+                }
+                keys::make_hemisphere_continuous(&mut track_keys);
+                if let Some(rest) = &rest {
+                    if track_keys
+                        .iter()
+                        .all(|k| keys::pose_error(rest, k, metric) <= tolerance.max(1e-7))
+                    {
+                        return None;
+                    }
+                }
+                let before = track_keys.len() as u64;
+                let reduced = if reduce {
+                    keys::reduce(&track_keys, metric, tolerance)
+                } else {
+                    track_keys
+                };
+                Some((
+                    Track {
+                        bone: b as u32,
+                        keys: reduced,
+                    },
+                    before,
+                ))
+            }));
+        }
+        plan_times.push(times);
+    }
+    (
+        ClipPlan {
+            times: plan_times,
+            metrics,
+        },
+        tasks,
+    )
+}
+
+/// One clip per stack, from the outcomes of [`track_tasks`] (in their order).
+pub(crate) fn build_clips(
+    stacks: &[SampledStack],
+    plan: &ClipPlan,
+    tracks: Vec<TrackOut>,
+    skel: &Skel,
+    follow: &Follow,
+    options: &FbxOptions,
+    report: &mut Report,
+) -> Vec<Clip> {
+    let metrics = &plan.metrics;
+    let tolerance = f64::from(options.key_tolerance.tolerance);
+    let per_stack = skel.bone_nodes.iter().filter(|&&n| n != u32::MAX).count();
+    let mut tracks = tracks.into_iter();
+    let mut clips = Vec::new();
+    for (stack, times) in stacks.iter().zip(&plan.times) {
+        let duration = stack.duration as f32;
         let mut clip = Clip {
             name: stack.name.clone(),
             duration,
@@ -362,49 +465,7 @@ pub(crate) fn build_clips(
             duration,
             ..Default::default()
         };
-        // Tracks in bone order; in parallel when large (each depends only on its bone's
-        // samples).
-        let track = |(b, &node_id): (usize, &u32)| {
-            if node_id == u32::MAX {
-                return None;
-            }
-            let mut track_keys: Vec<Key> = times
-                .iter()
-                .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
-                .collect();
-            if track_keys.is_empty() {
-                return None;
-            }
-            keys::make_hemisphere_continuous(&mut track_keys);
-            if let Some(rest) = &skel.rest_keys[b] {
-                if track_keys
-                    .iter()
-                    .all(|k| keys::pose_error(rest, k, &metrics[b]) <= tolerance.max(1e-7))
-                {
-                    return None;
-                }
-            }
-            let before = track_keys.len() as u64;
-            let reduced = if options.reduce_keys {
-                keys::reduce(&track_keys, &metrics[b], tolerance)
-            } else {
-                track_keys
-            };
-            Some((
-                Track {
-                    bone: b as u32,
-                    keys: reduced,
-                },
-                before,
-            ))
-        };
-        let work = skel.bone_nodes.len().saturating_mul(times.len());
-        let tracks: Vec<Option<(Track, u64)>> = if work >= super::PARALLEL_WORK {
-            skel.bone_nodes.par_iter().enumerate().map(track).collect()
-        } else {
-            skel.bone_nodes.iter().enumerate().map(track).collect()
-        };
-        for (track, before) in tracks.into_iter().flatten() {
+        for (track, before) in tracks.by_ref().take(per_stack).flatten() {
             cr.keys_before += before;
             cr.keys_after += track.keys.len() as u64;
             clip.tracks.push(track);
@@ -414,13 +475,13 @@ pub(crate) fn build_clips(
             // All samples' bone matrices in one buffer, `nb` per sample.
             let nb = skel.bones.len();
             let mut worlds = vec![mat::ID; nb * times.len()];
-            for (w, &(k, _)) in worlds.chunks_exact_mut(nb).zip(&times) {
+            for (w, &(k, _)) in worlds.chunks_exact_mut(nb).zip(times.iter()) {
                 bone_worlds(stack, skel, k, w);
             }
             for &(b, src, inv_t) in &follow.extra {
                 let mut track_keys: Vec<Key> = Vec::with_capacity(times.len());
                 let mut worst = 0.0f64;
-                for (w, &(_, tf)) in worlds.chunks_exact(nb).zip(&times) {
+                for (w, &(_, tf)) in worlds.chunks_exact(nb).zip(times.iter()) {
                     let (t, q, s, err) = mat::decompose(&mat::mul(&w[src], &inv_t));
                     worst = worst.max(err);
                     track_keys.push(key_of(tf, &mat::transform_of(t, q, s)));

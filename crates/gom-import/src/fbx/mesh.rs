@@ -14,7 +14,6 @@ use super::eval::Stored;
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
-use super::FbxOptions;
 use crate::optimize::mesh::{canon, optimize_for_gpu, weld};
 use crate::optimize::skin::limit_influences;
 use crate::report::{MeshReport, Report};
@@ -88,31 +87,104 @@ impl MaterialTable<'_> {
     }
 }
 
-/// Converts every mesh node into a mesh part of `model`.
+/// The two triangles `ufbx::triangulate_face` gives a quad whose two diagonal splits
+/// both fold the same way (the common, convex case), without the call: the quad is
+/// split along its shorter diagonal, `v0–v2` on a tie. `None` (ask ufbx) for any other
+/// face, and for a quad so close to folded that ufbx's normalised test could decide
+/// otherwise.
+fn split_convex_quad(mesh: &ufbx::Mesh, face: &ufbx::Face) -> Option<[u32; 6]> {
+    if face.num_indices != 4 {
+        return None;
+    }
+    let pos = &mesh.vertex_position;
+    let i0 = face.index_begin;
+    let p = |k: u32| -> Option<[f64; 3]> {
+        let c = i0.checked_add(k)? as usize;
+        let v = pos.values.get(*pos.indices.get(c)? as usize)?;
+        Some([v.x, v.y, v.z])
+    };
+    let (v0, v1, v2, v3) = (p(0)?, p(1)?, p(2)?, p(3)?);
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let a = sub(v2, v0);
+    let b = sub(v3, v1);
+    // ufbx compares the dot products of the normalised triangle normals with zero;
+    // unnormalised they have the same sign. Only a clear positive is decided here.
+    let same_side = |n: [f64; 3], m: [f64; 3]| {
+        let d = dot(n, m);
+        d > 0.0 && d * d > 1e-12 * dot(n, n) * dot(m, m)
+    };
+    let folds_a = !same_side(cross(a, sub(v1, v0)), cross(a, sub(v0, v3)));
+    let folds_b = !same_side(cross(b, sub(v1, v0)), cross(b, sub(v2, v1)));
+    if folds_a || folds_b {
+        return None;
+    }
+    let [i1, i2, i3] = [i0 + 1, i0 + 2, i0 + 3];
+    Some(if dot(a, a) <= dot(b, b) {
+        [i0, i1, i2, i2, i3, i0]
+    } else {
+        [i1, i2, i3, i3, i0, i1]
+    })
+}
+
+/// A mesh node's part with everything that needs the skeleton and the report done on
+/// the calling thread (binding, skin weights, inverse binds, positions per vertex);
+/// [`build`] does the per-corner work, on any thread.
+pub(crate) struct Prepared {
+    /// The mesh node's typed id.
+    node: usize,
+    /// The part's name (unique in the model).
+    pub name: String,
+    g: M64,
+    normal_m: M64,
+    /// Triangles are flipped (mirroring and a negative determinant combined).
+    flip: bool,
+    /// Model-space bind positions, per vertex.
+    pub vertex_positions: Vec<[f32; 3]>,
+    /// Where a corner without a vertex goes.
+    origin: [f32; 3],
+    /// Skin weights per vertex (`None`: a static part).
+    pub vertex_skin: Option<Vec<SkinWeights>>,
+    inverse_bind: Vec<gom::Mat4>,
+}
+
+/// A part built from a [`Prepared`] one: its submeshes' material indices are still
+/// the node's material slots, resolved by [`finish`].
+pub(crate) struct Built {
+    node: usize,
+    name: String,
+    /// `None` when the mesh has no triangles.
+    part: Option<MeshPart>,
+    slots: Vec<u32>,
+    warnings: Vec<String>,
+}
+
+/// Prepares every mesh node (depth-first source order) for [`build`].
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn convert_meshes(
+pub(crate) fn prepare_meshes(
     scene: &ufbx::Scene,
     stored: &Stored,
     skel: &Skel,
     follow: &Follow,
     model_animated: bool,
-    options: &FbxOptions,
-    model: &mut Model,
     report: &mut Report,
-) {
-    let mut material_list = std::mem::take(&mut model.materials);
-    let mut materials = MaterialTable {
-        index: HashMap::new(),
-        list: &mut material_list,
-    };
+) -> Vec<Prepared> {
     let mirrored = scene.metadata.mirror_axis != ufbx::MirrorAxis::None;
     let mut used_names: Vec<String> = Vec::new();
+    let mut out = Vec::new();
     for node in skeleton::mesh_nodes(scene) {
         let Some(mesh) = node.mesh.as_ref() else {
             continue;
         };
         let mut name = if node.element.name.is_empty() {
-            format!("mesh{}", model.meshes.len())
+            format!("mesh{}", used_names.len())
         } else {
             node.element.name.to_string()
         };
@@ -124,27 +196,51 @@ pub(crate) fn convert_meshes(
             name = format!("{name}#{k}");
         }
         used_names.push(name.clone());
-        if let Some(part) = convert_one(
+        out.extend(prepare(
             stored,
             node,
             mesh,
-            &name,
+            name,
             skel,
             follow,
             model_animated,
             mirrored,
-            options,
-            &mut materials,
             report,
-        ) {
-            if options.optimize_meshes {
-                let mut part = part;
-                optimize_for_gpu(&mut part);
-                push(model, report, part);
-            } else {
-                push(model, report, part);
-            }
+        ));
+    }
+    out
+}
+
+/// Adds the built parts to `model` in order, with their materials (indexed on first
+/// use) and reports.
+pub(crate) fn finish(
+    scene: &ufbx::Scene,
+    built: Vec<Built>,
+    model: &mut Model,
+    report: &mut Report,
+) {
+    let mut material_list = std::mem::take(&mut model.materials);
+    let mut materials = MaterialTable {
+        index: HashMap::new(),
+        list: &mut material_list,
+    };
+    for b in built {
+        report.warnings.extend(b.warnings);
+        let Some(mut part) = b.part else {
+            report.warn(format!("mesh \"{}\": no triangles; not converted", b.name));
+            continue;
+        };
+        let node = &scene.nodes[b.node];
+        let node_materials = match node.mesh.as_ref() {
+            Some(mesh) if node.materials.count == 0 => &mesh.materials,
+            _ => &node.materials,
+        };
+        for (sub, slot) in part.submeshes.iter_mut().zip(b.slots) {
+            sub.material_index = node_materials
+                .get(slot as usize)
+                .map_or(-1, |m| materials.get(m));
         }
+        push(model, report, part);
     }
     model.materials = material_list;
 }
@@ -161,19 +257,17 @@ fn push(model: &mut Model, report: &mut Report, part: MeshPart) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn convert_one(
+fn prepare(
     stored: &Stored,
     node: &ufbx::Node,
     mesh: &ufbx::Mesh,
-    name: &str,
+    name: String,
     skel: &Skel,
     follow: &Follow,
     model_animated: bool,
     mirrored: bool,
-    _options: &FbxOptions,
-    materials: &mut MaterialTable<'_>,
     report: &mut Report,
-) -> Option<MeshPart> {
+) -> Option<Prepared> {
     let node_id = node.element.typed_id as usize;
     let node_bone = skel.node_bone.get(node_id).copied().flatten();
     if mesh.skin_deformers.count > 1 {
@@ -364,11 +458,59 @@ fn convert_one(
         Vec::new()
     };
 
-    // Attributes per polygon corner. Positions are transformed once per vertex.
-    let nc = mesh.num_indices;
-    let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
+    // Positions are transformed once per vertex.
     let vertex_positions: Vec<[f32; 3]> = base.iter().map(|&p| f3(mat::point(&g, p))).collect();
     let origin = f3(mat::point(&g, [0.0; 3]));
+    Some(Prepared {
+        node: node_id,
+        name,
+        g,
+        normal_m,
+        flip,
+        vertex_positions,
+        origin,
+        vertex_skin,
+        inverse_bind,
+    })
+}
+
+/// The part of `p`: attributes per corner, triangles per material, welded, and ordered
+/// for the GPU when `optimize` is set.
+pub(crate) fn build(scene: &ufbx::Scene, p: Prepared, optimize: bool) -> Built {
+    let node_id = p.node;
+    let mut warnings = Vec::new();
+    let part = build_part(scene, p, optimize, &mut warnings);
+    let (name, part, slots) = match part {
+        Ok((part, slots)) => (part.name.clone(), Some(part), slots),
+        Err(name) => (name, None, Vec::new()),
+    };
+    Built {
+        node: node_id,
+        name,
+        part,
+        slots,
+        warnings,
+    }
+}
+
+/// [`build`]'s part and the material slot of each submesh, or the name of a mesh
+/// without triangles.
+fn build_part(
+    scene: &ufbx::Scene,
+    p: Prepared,
+    optimize: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(MeshPart, Vec<u32>), String> {
+    let node = &scene.nodes[p.node];
+    let Some(mesh) = node.mesh.as_ref() else {
+        return Err(p.name);
+    };
+    let (g, normal_m, flip, origin) = (p.g, p.normal_m, p.flip, p.origin);
+    let (name, vertex_positions) = (p.name, p.vertex_positions);
+    let (vertex_skin, inverse_bind) = (p.vertex_skin, p.inverse_bind);
+    // Attributes per polygon corner.
+    let nc = mesh.num_indices;
+    let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
     let positions: Vec<[f32; 3]> = (0..nc)
         .map(|c| vertex_positions.get(vi(c)).copied().unwrap_or(origin))
         .collect();
@@ -425,7 +567,7 @@ fn convert_one(
                 .collect::<Vec<[f32; 4]>>(),
         ),
         (_, true, _) => {
-            report.warn(format!(
+            warnings.push(format!(
                 "mesh \"{name}\": tangents without normals or bitangents dropped"
             ));
             None
@@ -452,7 +594,7 @@ fn convert_one(
         .filter(|s| s.vertex_uv.exists)
         .map(|s| uv_of(&s.vertex_uv));
     if mesh.uv_sets.count > 2 {
-        report.warn(format!(
+        warnings.push(format!(
             "mesh \"{name}\": {} UV sets; only the first two are kept",
             mesh.uv_sets.count
         ));
@@ -479,7 +621,7 @@ fn convert_one(
             .collect::<Vec<[u8; 4]>>()
     });
     if mesh.color_sets.count > 1 {
-        report.warn(format!(
+        warnings.push(format!(
             "mesh \"{name}\": {} vertex colour sets; only the first is kept",
             mesh.color_sets.count
         ));
@@ -499,11 +641,6 @@ fn convert_one(
     };
 
     // Triangles grouped by material slot, slots in order of first use.
-    let node_materials = if node.materials.count > 0 {
-        &node.materials
-    } else {
-        &mesh.materials
-    };
     let mut slots: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut buf: Vec<u32> = Vec::new();
     let mut skipped = 0usize;
@@ -521,6 +658,9 @@ fn convert_one(
             let b = face.index_begin;
             buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
             1
+        } else if let Some(q) = split_convex_quad(mesh, face) {
+            buf[..6].copy_from_slice(&q);
+            2
         } else {
             ufbx::triangulate_face(&mut buf, mesh, *face) as usize
         };
@@ -548,43 +688,154 @@ fn convert_one(
         }
     }
     if skipped > 0 {
-        report.warn(format!(
+        warnings.push(format!(
             "mesh \"{name}\": {skipped} point or line face(s) dropped"
         ));
     }
     if out_of_range > 0 {
-        report.warn(format!(
+        warnings.push(format!(
             "mesh \"{name}\": {out_of_range} triangle(s) outside the mesh's corners dropped"
         ));
     }
     let mut corner_indices = Vec::new();
     let mut submeshes = Vec::new();
+    let mut used_slots = Vec::new();
     for (slot, tris) in &slots {
         if tris.is_empty() {
             continue;
         }
-        let material_index = node_materials
-            .get(*slot as usize)
-            .map_or(-1, |m| materials.get(m));
         submeshes.push(Submesh {
-            material_index,
+            material_index: -1,
             index_start: corner_indices.len() as u32,
             index_count: tris.len() as u32,
         });
+        used_slots.push(*slot);
         corner_indices.extend_from_slice(tris);
     }
     if corner_indices.is_empty() {
-        report.warn(format!("mesh \"{name}\": no triangles; not converted"));
-        return None;
+        return Err(name);
     }
     let (vertices, indices) = weld(&corners, &corner_indices);
-    Some(MeshPart {
-        name: name.to_string(),
+    let mut part = MeshPart {
+        name,
         vertices,
         indices,
         submeshes,
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
-    })
+    };
+    if optimize {
+        optimize_for_gpu(&mut part);
+    }
+    Ok((part, used_slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ASCII FBX holding one mesh of `quads` (four vertex positions each).
+    fn quad_mesh_fbx(quads: &[[[f64; 3]; 4]]) -> String {
+        let coords: Vec<String> = quads
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|c| format!("{c:?}"))
+            .collect();
+        let indices: Vec<String> = (0..quads.len() as i64)
+            .flat_map(|q| {
+                let b = q * 4;
+                [b, b + 1, b + 2, -(b + 3) - 1]
+            })
+            .map(|i| i.to_string())
+            .collect();
+        format!(
+            "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}}\nObjects:  {{\n\tGeometry: 100, \"Geometry::q\", \"Mesh\" {{\n\t\tVertices: *{} {{\n\t\t\ta: {}\n\t\t}}\n\t\tPolygonVertexIndex: *{} {{\n\t\t\ta: {}\n\t\t}}\n\t}}\n\tModel: 200, \"Model::q\", \"Mesh\" {{\n\t\tVersion: 232\n\t}}\n}}\nConnections:  {{\n\tC: \"OO\",200,0\n\tC: \"OO\",100,200\n}}\n",
+            coords.len(),
+            coords.join(","),
+            indices.len(),
+            indices.join(",")
+        )
+    }
+
+    /// The quad split taken without ufbx is the one ufbx's `triangulate_face` gives, on
+    /// random quads (flat and convex, bent, folded, concave, degenerate) and on every
+    /// quad of the shared files.
+    #[test]
+    fn convex_quad_split_is_ufbxs_split() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let mut quads = Vec::new();
+        for i in 0..4000 {
+            let mut q = [[0.0; 3]; 4];
+            match i % 4 {
+                // A flat convex quad (a jittered square, some long and thin), tilted.
+                0 | 1 => {
+                    let (sx, sy) = (1.0 + rnd().abs() * 9.0, 1.0 + rnd().abs());
+                    let corners = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
+                    for (k, c) in corners.iter().enumerate() {
+                        let (x, y) = (c[0] * sx + rnd() * 0.3, c[1] * sy + rnd() * 0.3);
+                        q[k] = [x, y * 0.6, y * 0.8 + rnd() * 0.01 * (i % 8) as f64];
+                    }
+                }
+                // Anything: bent, folded, concave or self-crossing.
+                2 => {
+                    q = [
+                        [rnd(), rnd(), rnd()],
+                        [rnd(), rnd(), rnd()],
+                        [rnd(), rnd(), rnd()],
+                        [rnd(), rnd(), rnd()],
+                    ]
+                }
+                // Degenerate: repeated or collinear corners.
+                _ => {
+                    let (a, b) = ([rnd(), rnd(), rnd()], [rnd(), rnd(), rnd()]);
+                    let mid = [
+                        (a[0] + b[0]) / 2.0,
+                        (a[1] + b[1]) / 2.0,
+                        (a[2] + b[2]) / 2.0,
+                    ];
+                    q = [
+                        a,
+                        b,
+                        if i % 8 == 3 { b } else { mid },
+                        [rnd(), rnd(), rnd()],
+                    ];
+                }
+            }
+            quads.push(q);
+        }
+        let mut sources = vec![quad_mesh_fbx(&quads).into_bytes()];
+        let shared = super::super::eval::tests::shared_fbx_files();
+        sources.extend(shared.iter().map(|p| std::fs::read(p).unwrap()));
+        let (mut fast, mut asked) = (0usize, 0usize);
+        for bytes in &sources {
+            let scene = super::super::load(bytes, "test").unwrap();
+            for mesh in scene.meshes.iter() {
+                let mut buf = [0u32; 6];
+                for face in mesh.faces.iter().filter(|f| f.num_indices == 4) {
+                    let n = ufbx::triangulate_face(&mut buf, mesh, *face);
+                    assert_eq!(n, 2);
+                    match split_convex_quad(mesh, face) {
+                        Some(q) => {
+                            fast += 1;
+                            assert_eq!(q, buf, "quad at corner {}", face.index_begin);
+                        }
+                        None => asked += 1,
+                    }
+                }
+            }
+        }
+        // Both paths are exercised: most quads are decided here, folded ones by ufbx.
+        assert!(
+            fast >= 2000 && asked >= 500,
+            "{fast} decided here, {asked} by ufbx"
+        );
+    }
 }

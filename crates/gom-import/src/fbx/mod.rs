@@ -41,10 +41,13 @@ mod mat;
 mod mesh;
 mod skeleton;
 
+use std::sync::Arc;
+
 use sha2::{Digest, Sha256};
 
 pub use follow::SkinnedMeshNodeMotion;
 
+use crate::helper::{Helper, Task};
 use crate::optimize::keys::KeyTolerance;
 use crate::report::Report;
 
@@ -198,12 +201,19 @@ pub fn convert(
     // The source hash is computed beside the conversion (it needs only the bytes); the
     // scope ends once it is done, usually long before the conversion is.
     let hash = std::sync::OnceLock::new();
+    let helper = Arc::new(Helper::new());
     let result = rayon::in_place_scope(|s| {
         s.spawn(|_| {
             let digest: [u8; 32] = Sha256::digest(bytes).into();
             let _ = hash.set(digest);
+            // The helper serves outside the scope, so that its end does not wait for it
+            // (a thread waiting there sleeps, and waking it costs more than it saves).
+            let h = Arc::clone(&helper);
+            rayon::spawn(move || h.serve());
         });
-        convert_unhashed(bytes, name_for_errors, options)
+        // Closed however the conversion ends, so that the scope's end does not wait.
+        let _close = CloseOnDrop(&helper);
+        convert_unhashed(bytes, name_for_errors, options, &helper)
     });
     let (mut model, report) = result?;
     model.header.source_hash = hash
@@ -213,9 +223,17 @@ pub fn convert(
     Ok((model, report))
 }
 
-/// The amount of work (node samples, or keys to reduce) from which a step runs in
-/// parallel: below it, waking other threads and waiting for them costs more than the
-/// step itself.
+/// Closes a [`Helper`] when dropped.
+struct CloseOnDrop<'a>(&'a Helper);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// The amount of work (node samples, track keys, vertices) from which a step runs on
+/// rayon's whole pool rather than on the calling thread and the [`Helper`].
 pub const PARALLEL_WORK: usize = 100_000;
 
 /// [`convert`] without the source hash (left zero).
@@ -223,8 +241,9 @@ fn convert_unhashed(
     bytes: &[u8],
     name_for_errors: &str,
     options: &FbxOptions,
+    helper: &Helper,
 ) -> Result<(gom::Model, Report), FbxError> {
-    let scene = load(bytes, name_for_errors)?;
+    let scene = Arc::new(load(bytes, name_for_errors)?);
     let mut report = Report {
         source: name_for_errors.to_string(),
         ..Default::default()
@@ -241,13 +260,15 @@ fn convert_unhashed(
     }
     other_content_warnings(&scene, &mut report);
 
-    let statics: Vec<eval::NodeStatic> = scene
-        .nodes
-        .iter()
-        .map(|n| eval::NodeStatic::new(&scene, n))
-        .collect();
+    let statics: Arc<Vec<eval::NodeStatic>> = Arc::new(
+        scene
+            .nodes
+            .iter()
+            .map(|n| eval::NodeStatic::new(&scene, n))
+            .collect(),
+    );
     let stored = eval::Stored::new(&scene, &statics);
-    let stacks = anim::sample_stacks(&scene, &statics, &stored, options, &mut report);
+    let stacks = anim::sample_stacks(&scene, &statics, &stored, options, &mut report, helper);
     let animated = anim::animated_nodes(&scene, &stored, &stacks);
     let model_animated = animated.iter().any(|a| *a);
     let mut skel = skeleton::build(&scene, &stored, &animated, model_animated, &mut report)
@@ -273,21 +294,54 @@ fn convert_unhashed(
     let mut model = gom::Model::default();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
     model.skeleton.bones = skel.bones.clone();
-    mesh::convert_meshes(
-        &scene,
-        &stored,
-        &skel,
-        &follow,
-        model_animated,
-        options,
-        &mut model,
-        &mut report,
-    );
-    if model_animated {
-        model.clips =
-            anim::build_clips(&stacks, &skel, &follow, &model.meshes, options, &mut report);
+    // Mesh parts and clip tracks are independent tasks: on this thread and the helper
+    // (or rayon's pool, when large). What needs the report or the whole model is done
+    // here, before and after.
+    let prepared =
+        mesh::prepare_meshes(&scene, &stored, &skel, &follow, model_animated, &mut report);
+    let stacks = Arc::new(stacks);
+    let (plan, track_tasks) = if model_animated {
+        let skinned: Vec<_> = prepared
+            .iter()
+            .filter_map(|p| Some((&p.vertex_positions[..], p.vertex_skin.as_deref()?)))
+            .collect();
+        let (plan, tasks) = anim::track_tasks(&stacks, &skel, &skinned, options);
+        (Some(plan), tasks)
     } else {
-        for s in &stacks {
+        (None, Vec::new())
+    };
+    let work = stacks
+        .iter()
+        .map(|s| s.times.len().saturating_mul(skel.bones.len()))
+        .sum::<usize>()
+        .saturating_add(prepared.iter().map(|p| p.vertex_positions.len()).sum());
+    let mesh_count = prepared.len();
+    let optimize = options.optimize_meshes;
+    let mut tasks: Vec<Task<Done>> = prepared
+        .into_iter()
+        .map(|p| {
+            let scene = Arc::clone(&scene);
+            Box::new(move || Done::Mesh(Box::new(mesh::build(&scene, p, optimize)))) as Task<Done>
+        })
+        .collect();
+    tasks.extend(
+        track_tasks
+            .into_iter()
+            .map(|t| Box::new(move || Done::Track(t())) as Task<Done>),
+    );
+    let (mut built, mut tracks) = (Vec::with_capacity(mesh_count), Vec::new());
+    for d in run_tasks(helper, tasks, work) {
+        match d {
+            Done::Mesh(b) => built.push(*b),
+            Done::Track(t) => tracks.push(t),
+        }
+    }
+    mesh::finish(&scene, built, &mut model, &mut report);
+    if let Some(plan) = plan {
+        model.clips =
+            anim::build_clips(&stacks, &plan, tracks, &skel, &follow, options, &mut report);
+    } else {
+        for s in stacks.iter() {
             report.warn(format!(
                 "animation stack \"{}\" moves no node: no clip written",
                 s.name
@@ -317,6 +371,34 @@ fn convert_unhashed(
     })?;
     Ok((model, report))
 }
+
+/// The outcome of one conversion task.
+enum Done {
+    Mesh(Box<mesh::Built>),
+    Track(anim::TrackOut),
+}
+
+/// Runs `tasks`, results in task order: on this thread and the [`Helper`] while it
+/// serves; on rayon's pool when the helper has left (a long load) and the work is worth
+/// waking threads for ([`WAKE_WORK`]), or when it is large ([`PARALLEL_WORK`], where
+/// more than two threads pay); serially otherwise. `work` counts node samples, track
+/// keys and vertices.
+pub(crate) fn run_tasks<T: Send + 'static>(
+    helper: &Helper,
+    tasks: Vec<Task<T>>,
+    work: usize,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    if work >= PARALLEL_WORK || (work >= WAKE_WORK && !helper.is_serving()) {
+        tasks.into_par_iter().map(|t| t()).collect()
+    } else {
+        helper.map(tasks)
+    }
+}
+
+/// The work (see [`run_tasks`]) from which waking rayon's threads pays when the
+/// [`Helper`] is not there: about 100 µs of sampling or reduction.
+const WAKE_WORK: usize = 2_000;
 
 /// A ufbx transform as a key at time 0.
 pub(crate) fn anim_key(t: &ufbx::Transform) -> gom::Key {

@@ -142,9 +142,23 @@ fn data_dir() -> Option<std::path::PathBuf> {
     if d.is_dir() {
         Some(d)
     } else {
-        eprintln!("skipping: {} is absent", d.display());
+        eprintln!("skipping the shared files: {} is absent", d.display());
         None
     }
+}
+
+/// The shared FBX files in name order (none when `../shared` is absent).
+pub(crate) fn shared_fbx_files() -> Vec<std::path::PathBuf> {
+    let Some(dir) = data_dir() else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fbx"))
+        .collect();
+    files.sort();
+    files
 }
 
 /// The independent check of the port: on every node of every shared FBX file, for
@@ -152,13 +166,10 @@ fn data_dir() -> Option<std::path::PathBuf> {
 /// this evaluation equals ufbx's own up to the last bits of `sin`/`cos`.
 #[test]
 fn agrees_with_ufbx_on_every_shared_file() {
-    let Some(dir) = data_dir() else { return };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fbx"))
-        .collect();
-    files.sort();
+    let files = shared_fbx_files();
+    if files.is_empty() {
+        return;
+    }
     let mut checked = 0usize;
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
@@ -540,16 +551,8 @@ fn agrees_with_ufbx_on_layers_helpers_pivots_and_extrapolation() {
 fn stored_transforms_agree_with_ufbx() {
     let mut files: Vec<(String, Vec<u8>)> =
         vec![("synthetic.fbx".into(), synthetic_fbx().into_bytes())];
-    if let Some(dir) = data_dir() {
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fbx"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            files.push((p.display().to_string(), std::fs::read(&p).unwrap()));
-        }
+    for p in shared_fbx_files() {
+        files.push((p.display().to_string(), std::fs::read(&p).unwrap()));
     }
     let mut checked = 0;
     for (name, bytes) in &files {

@@ -19,7 +19,7 @@ mod segment;
 mod trig;
 
 use gom::math;
-use gom::{Bone, Key, MeshPart};
+use gom::{Bone, Key, SkinWeights};
 
 use segment::{Sample, Samples, Segment};
 use trig::{atan2_first_quadrant, sin_small};
@@ -52,10 +52,18 @@ pub struct JointMetric {
     pub parent_scale: f64,
 }
 
+/// Skinned vertices for [`joint_metrics`]: model-space bind positions and their weights.
+pub type SkinnedVertices<'a> = (&'a [[f32; 3]], &'a [SkinWeights]);
+
 /// Per-bone metrics from the skeleton's bind pose: a bone's measuring distance is the
 /// farthest model-space distance from it to any descendant bone or to any skinned vertex
-/// it or a descendant moves (from `meshes`' bind-pose positions), plus `extra`.
-pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<JointMetric> {
+/// it or a descendant moves (from `skinned`: bind-pose positions with their weights),
+/// plus `extra`.
+pub fn joint_metrics(
+    bones: &[Bone],
+    skinned: &[SkinnedVertices<'_>],
+    extra: f32,
+) -> Vec<JointMetric> {
     let world = math::bind_world(bones);
     let pos = |m: &gom::Mat4| [f64::from(m[12]), f64::from(m[13]), f64::from(m[14])];
     let dist2 = |p: [f64; 3], q: [f64; 3]| {
@@ -79,11 +87,8 @@ pub fn joint_metrics(bones: &[Bone], meshes: &[MeshPart], extra: f32) -> Vec<Joi
         }
     }
     // Skinned vertices: their bind positions are in model space.
-    for mesh in meshes {
-        let Some(skin) = &mesh.vertices.skin else {
-            continue;
-        };
-        for (p, sw) in mesh.vertices.positions.iter().zip(skin) {
+    for &(positions, skin) in skinned {
+        for (p, sw) in positions.iter().zip(skin) {
             let p = [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])];
             for k in 0..4 {
                 if sw.weights[k] <= 0.0 {
