@@ -9,8 +9,9 @@
 //! [`Helper::map`] that follows. Handing it work then costs about a microsecond.
 //!
 //! [`Helper::map`] never waits for the helper to start: the calling thread runs tasks
-//! itself and the helper claims the ones it gets to first, so a helper that is late,
-//! busy elsewhere or gone only makes the work serial. Results come back in task order,
+//! itself and the helper claims the ones it gets to first (also when it arrives while
+//! they run), so a helper that is late, busy elsewhere or gone only makes the work
+//! serial. Results come back in task order,
 //! whoever ran them, so the output does not depend on timing (D11).
 //!
 //! While idle, the helper runs other pending rayon work (so that it does not hold up a
@@ -68,6 +69,8 @@ impl<T: Send> Work for Batch<T> {
 /// A thread at hand for one conversion (see the module documentation).
 pub(crate) struct Helper {
     inbox: Mutex<Option<Arc<dyn Work>>>,
+    /// Whether the inbox may hold work (checked without the lock while waiting).
+    posted: AtomicBool,
     /// The helper is in [`Helper::serve`] and looks at the inbox.
     waiting: AtomicBool,
     closed: AtomicBool,
@@ -91,6 +94,7 @@ impl Helper {
     pub(crate) fn with_idle(idle: Duration) -> Helper {
         Helper {
             inbox: Mutex::new(None),
+            posted: AtomicBool::new(false),
             waiting: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             idle,
@@ -106,7 +110,11 @@ impl Helper {
         self.waiting.store(true, Ordering::Release);
         let mut idle_since = Instant::now();
         while !self.closed.load(Ordering::Acquire) {
-            let work = lock(&self.inbox).take();
+            let work = if self.posted.swap(false, Ordering::AcqRel) {
+                lock(&self.inbox).take()
+            } else {
+                None
+            };
             if let Some(work) = work {
                 work.run();
                 idle_since = Instant::now();
@@ -144,17 +152,20 @@ impl Helper {
             next: AtomicUsize::new(0),
             finished: AtomicUsize::new(0),
         });
-        let shared = n > 1 && self.is_serving();
+        // Offered even when the helper has not started yet: arriving late, it still
+        // takes what is left.
+        let shared = n > 1 && !self.closed.load(Ordering::Acquire);
         if shared {
             *lock(&self.inbox) = Some(batch.clone() as Arc<dyn Work>);
+            self.posted.store(true, Ordering::Release);
         }
         batch.run();
         if shared {
+            lock(&self.inbox).take();
             // Tasks the helper claimed are running: their end is near.
             while batch.finished.load(Ordering::Acquire) < n {
                 std::thread::yield_now();
             }
-            lock(&self.inbox).take();
         }
         batch
             .results

@@ -91,51 +91,60 @@ fn f32_above(x: f32) -> Option<f32> {
 /// interpolation) gets a second sample one `f32` step before or after its key, so that
 /// the jump stays a jump. Times that round to the same `f32` are one sample. `None`
 /// when that would be more than `max_samples` samples.
+///
+/// Each sample comes as (time relative to `begin`, time on the scene timeline): a
+/// source key's sample is its own key time on the timeline (not `begin` plus its
+/// relative time, which may round to a neighbour), so its value is the key's value.
 fn key_sample_times(
     keys: &[KeyTime],
     begin: f64,
     duration: f64,
     rate: f64,
     max_samples: usize,
-) -> Option<Vec<f64>> {
+) -> Option<Vec<(f64, f64)>> {
     if duration.is_nan() || duration <= 0.0 {
-        return Some(vec![0.0]);
+        return Some(vec![(0.0, begin)]);
     }
     if keys.len() > max_samples {
         return None;
     }
-    let mut anchors: Vec<f64> = vec![0.0, duration];
+    let mut anchors: Vec<(f64, f64)> = vec![(0.0, begin), (duration, begin + duration)];
     for k in keys {
         let t = k.time - begin;
         if !(t.is_finite() && t >= 0.0 && t <= duration) {
             continue;
         }
-        anchors.push(t);
+        anchors.push((t, k.time));
         let t32 = t as f32;
+        let step = |x: f32| (f64::from(x), begin + f64::from(x));
         if k.step_before {
-            anchors.extend(f32_below(t32).map(f64::from));
+            anchors.extend(f32_below(t32).map(step));
         }
         if k.step_after {
-            anchors.extend(f32_above(t32).map(f64::from));
+            anchors.extend(f32_above(t32).map(step));
         }
     }
-    anchors.retain(|&t| (0.0..=duration).contains(&t));
-    // Equal times are identical values: an unstable sort is deterministic here.
-    anchors.sort_unstable_by(f64::total_cmp);
-    anchors.dedup_by(|b, a| (*a as f32) == (*b as f32));
+    anchors.retain(|&(t, _)| (0.0..=duration).contains(&t));
+    // Equal pairs are identical values: an unstable sort is deterministic here.
+    anchors.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    anchors.dedup_by(|b, a| (a.0 as f32) == (b.0 as f32));
     let intervals = |a: f64, b: f64| ((b - a) * rate).round().max(1.0);
-    let total: f64 = anchors.windows(2).map(|w| intervals(w[0], w[1])).sum();
+    let total: f64 = anchors.windows(2).map(|w| intervals(w[0].0, w[1].0)).sum();
     if total + 1.0 > max_samples as f64 {
         return None;
     }
     let mut times = Vec::with_capacity(total as usize + 1);
     for w in anchors.windows(2) {
         let (a, b) = (w[0], w[1]);
-        let n = intervals(a, b) as usize;
-        times.extend((0..n).map(|k| a + (b - a) * (k as f64 / n as f64)));
+        let n = intervals(a.0, b.0) as usize;
+        times.push(a);
+        times.extend((1..n).map(|k| {
+            let f = k as f64 / n as f64;
+            (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f)
+        }));
     }
     times.extend(anchors.last());
-    times.dedup_by(|b, a| (*a as f32) == (*b as f32));
+    times.dedup_by(|b, a| (a.0 as f32) == (b.0 as f32));
     Some(times)
 }
 
@@ -156,8 +165,8 @@ pub(crate) fn sample_stacks(
     let scene: &ufbx::Scene = root;
     let rate = f64::from(options.sample_rate);
     let mut out = Vec::new();
-    // (stack, node, stack start, sample times) of every node a stack moves.
-    let mut jobs: Vec<(usize, usize, f64, Arc<Vec<f64>>)> = Vec::new();
+    // (stack, node, sample times on the scene timeline) of every node a stack moves.
+    let mut jobs: Vec<(usize, usize, Arc<Vec<f64>>)> = Vec::new();
     for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let duration = stack.time_end - stack.time_begin;
         let duration = if duration.is_finite() {
@@ -198,17 +207,21 @@ pub(crate) fn sample_stacks(
                 grid.len()
             ));
         }
-        let times = if capped {
-            grid
+        let pairs = if capped {
+            None
         } else {
             // More samples than allowed: the regular grid (which fits).
-            key_sample_times(&keys, begin, duration, rate, max_samples).unwrap_or(grid)
+            key_sample_times(&keys, begin, duration, rate, max_samples)
         };
-        let times = Arc::new(times);
+        let (times, timeline): (Vec<f64>, Vec<f64>) = match pairs {
+            Some(p) => p.into_iter().unzip(),
+            None => grid.iter().map(|&t| (t, begin + t)).unzip(),
+        };
+        let (times, timeline) = (Arc::new(times), Arc::new(timeline));
         jobs.extend(
             moving_nodes
                 .iter()
-                .map(|&i| (stack_index, i, begin, Arc::clone(&times))),
+                .map(|&i| (stack_index, i, Arc::clone(&timeline))),
         );
         for layer in stack.layers.iter() {
             for prop in layer.anim_props.iter() {
@@ -239,36 +252,35 @@ pub(crate) fn sample_stacks(
             locals,
         });
     }
-    let work: usize = jobs.iter().map(|j| j.3.len()).sum();
+    let work: usize = jobs.iter().map(|j| j.2.len()).sum();
     let tasks = jobs
         .iter()
-        .map(|(s, i, begin, times)| {
+        .map(|(s, i, times)| {
             let (root, statics, times) = (Arc::clone(root), Arc::clone(statics), Arc::clone(times));
-            let (s, i, begin) = (*s, *i, *begin);
-            Box::new(move || sample_node(&root, &statics, s, i, begin, &times)) as Task<_>
+            let (s, i) = (*s, *i);
+            Box::new(move || sample_node(&root, &statics, s, i, &times)) as Task<_>
         })
         .collect();
     let sampled = super::run_tasks(helper, tasks, work);
-    for ((s, i, _, _), samples) in jobs.into_iter().zip(sampled) {
+    for ((s, i, _), samples) in jobs.into_iter().zip(sampled) {
         out[s].locals[i] = samples;
     }
     out
 }
 
-/// Node `node`'s local transform at every time of `times` (relative to `begin`) in
-/// stack `stack`.
+/// Node `node`'s local transform in stack `stack` at every time of `times` (on the
+/// scene timeline).
 fn sample_node(
     root: &ufbx::SceneRoot,
     statics: &[NodeStatic],
     stack: usize,
     node: usize,
-    begin: f64,
     times: &[f64],
 ) -> Vec<ufbx::Transform> {
     let scene: &ufbx::Scene = root;
     let anim = &scene.anim_stacks[stack].anim;
     match NodeEval::new(scene, anim, &scene.nodes[node], &statics[node]) {
-        Some(mut e) => times.iter().map(|t| e.eval(begin + t)).collect(),
+        Some(mut e) => times.iter().map(|&t| e.eval(t)).collect(),
         None => Vec::new(),
     }
 }
@@ -585,16 +597,22 @@ mod tests {
         let mut keys: Vec<KeyTime> = (0..=12).map(|f| key(1.0 + f64::from(f) / 24.0)).collect();
         keys.push(key(2.9));
         keys.push(key(7.0)); // outside the stack: ignored
-        let t = key_sample_times(&keys, 1.0, 2.0, 30.0, 10_000).unwrap();
-        // Every key inside the stack is a sample (to f32, as clip times are stored).
+        let pairs = key_sample_times(&keys, 1.0, 2.0, 30.0, 10_000).unwrap();
+        let t: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        // Every key inside the stack is a sample (to f32, as clip times are stored),
+        // evaluated at the key's own time on the timeline.
         for k in keys.iter().filter(|k| k.time <= 3.0) {
             let want = (k.time - 1.0) as f32;
             assert!(
-                t.iter().any(|&x| x as f32 == want),
+                pairs
+                    .iter()
+                    .any(|&(x, at)| x as f32 == want && at == k.time),
                 "key {} missing",
                 k.time
             );
         }
+        // Every other sample is evaluated at its relative time after the start.
+        assert!(pairs.iter().all(|&(x, at)| (at - 1.0 - x).abs() < 1e-12));
         assert_eq!(t[0], 0.0);
         assert_eq!(*t.last().unwrap(), 2.0);
         assert!(t.windows(2).all(|w| (w[0] as f32) < (w[1] as f32)));
@@ -611,7 +629,10 @@ mod tests {
         // Too many samples: none returned (the caller falls back to the capped grid).
         assert!(key_sample_times(&keys, 1.0, 2.0, 30.0, 50).is_none());
         // No duration: one sample.
-        assert_eq!(key_sample_times(&keys, 1.0, 0.0, 30.0, 50), Some(vec![0.0]));
+        assert_eq!(
+            key_sample_times(&keys, 1.0, 0.0, 30.0, 50),
+            Some(vec![(0.0, 1.0)])
+        );
     }
 
     #[test]
@@ -629,7 +650,7 @@ mod tests {
             },
         ];
         let t = key_sample_times(&keys, 0.0, 1.0, 30.0, 1000).unwrap();
-        let t32: Vec<f32> = t.iter().map(|&x| x as f32).collect();
+        let t32: Vec<f32> = t.iter().map(|&(x, _)| x as f32).collect();
         let below = f32::from_bits(0.5f32.to_bits() - 1);
         let above = f32::from_bits(0.75f32.to_bits() + 1);
         assert!(t32.contains(&below) && t32.contains(&0.5));

@@ -7,6 +7,7 @@
 //! ignored, as ufbx's own evaluation does.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use gom::{Material, MeshPart, Model, SkinWeights, Submesh, Vertices};
 
@@ -14,6 +15,7 @@ use super::eval::Stored;
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
+use crate::helper::Task;
 use crate::optimize::mesh::{canon, optimize_for_gpu, weld};
 use crate::optimize::skin::limit_influences;
 use crate::report::{MeshReport, Report};
@@ -474,46 +476,91 @@ fn prepare(
     })
 }
 
-/// The part of `p`: attributes per corner, triangles per material, welded, and ordered
-/// for the GPU when `optimize` is set.
-pub(crate) fn build(scene: &ufbx::Scene, p: Prepared, optimize: bool) -> Built {
-    let node_id = p.node;
-    let mut warnings = Vec::new();
-    let part = build_part(scene, p, optimize, &mut warnings);
-    let (name, part, slots) = match part {
-        Ok((part, slots)) => (part.name.clone(), Some(part), slots),
-        Err(name) => (name, None, Vec::new()),
-    };
-    Built {
-        node: node_id,
-        name,
-        part,
-        slots,
-        warnings,
-    }
+/// What stays with a part while its pieces are built.
+pub(crate) struct Head {
+    node: usize,
+    name: String,
+    inverse_bind: Vec<gom::Mat4>,
 }
 
-/// [`build`]'s part and the material slot of each submesh, or the name of a mesh
-/// without triangles.
-fn build_part(
-    scene: &ufbx::Scene,
-    p: Prepared,
-    optimize: bool,
-    warnings: &mut Vec<String>,
-) -> Result<(MeshPart, Vec<u32>), String> {
-    let node = &scene.nodes[p.node];
-    let Some(mesh) = node.mesh.as_ref() else {
-        return Err(p.name);
+/// One of the three independent pieces of a part's per-corner work ([`pieces`]).
+pub(crate) enum Piece {
+    /// Normals and tangents per corner.
+    Shading {
+        normals: Option<Vec<[f32; 3]>>,
+        tangents: Option<Vec<[f32; 4]>>,
+        warnings: Vec<String>,
+    },
+    /// Positions, UVs, colours and skin weights per corner.
+    Corners {
+        positions: Vec<[f32; 3]>,
+        uv0: Option<Vec<[f32; 2]>>,
+        uv1: Option<Vec<[f32; 2]>>,
+        colors: Option<Vec<[u8; 4]>>,
+        skin: Option<Vec<SkinWeights>>,
+        warnings: Vec<String>,
+    },
+    /// Triangles (corner indices) grouped by material slot, slots in order of first use.
+    Triangles {
+        indices: Vec<u32>,
+        submeshes: Vec<Submesh>,
+        slots: Vec<u32>,
+        warnings: Vec<String>,
+    },
+}
+
+/// The per-corner work of `p` as three independent tasks (shading, corners,
+/// triangles), to run on any thread; [`assemble`] joins their results, in this order.
+pub(crate) fn pieces(root: &Arc<ufbx::SceneRoot>, p: Prepared) -> (Head, [Task<Piece>; 3]) {
+    let node = p.node;
+    let head = Head {
+        node,
+        name: p.name.clone(),
+        inverse_bind: p.inverse_bind,
     };
     let (g, normal_m, flip, origin) = (p.g, p.normal_m, p.flip, p.origin);
-    let (name, vertex_positions) = (p.name, p.vertex_positions);
-    let (vertex_skin, inverse_bind) = (p.vertex_skin, p.inverse_bind);
-    // Attributes per polygon corner.
+    let (vertex_positions, vertex_skin) = (p.vertex_positions, p.vertex_skin);
+    let (name, name2, name3) = (p.name.clone(), p.name.clone(), p.name);
+    let (r1, r2, r3) = (Arc::clone(root), Arc::clone(root), Arc::clone(root));
+    let shading_task: Task<Piece> = Box::new(move || {
+        let mesh = mesh_at(&r1, node);
+        shading(mesh, &g, &normal_m, &name)
+    });
+    let corners_task: Task<Piece> = Box::new(move || {
+        let mesh = mesh_at(&r2, node);
+        corners(
+            mesh,
+            &vertex_positions,
+            origin,
+            vertex_skin.as_deref(),
+            &name2,
+        )
+    });
+    let triangles_task: Task<Piece> = Box::new(move || {
+        let mesh = mesh_at(&r3, node);
+        triangles(mesh, flip, &name3)
+    });
+    (head, [shading_task, corners_task, triangles_task])
+}
+
+/// The mesh of node `node` (every prepared part has one).
+fn mesh_at(root: &ufbx::SceneRoot, node: usize) -> Option<&ufbx::Mesh> {
+    let scene: &ufbx::Scene = root;
+    scene.nodes.get(node).and_then(|n| n.mesh.as_deref())
+}
+
+/// Corner normals (in `f64` while tangent signs are computed against them, transformed
+/// once per stored value: FBX normals are often indexed) and tangents.
+fn shading(mesh: Option<&ufbx::Mesh>, g: &M64, normal_m: &M64, name: &str) -> Piece {
+    let mut warnings = Vec::new();
+    let Some(mesh) = mesh else {
+        return Piece::Shading {
+            normals: None,
+            tangents: None,
+            warnings,
+        };
+    };
     let nc = mesh.num_indices;
-    let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
-    let positions: Vec<[f32; 3]> = (0..nc)
-        .map(|c| vertex_positions.get(vi(c)).copied().unwrap_or(origin))
-        .collect();
     let attr3 = |a: &ufbx::VertexVec3, c: usize| -> [f64; 3] {
         a.indices
             .get(c)
@@ -521,14 +568,12 @@ fn build_part(
             .map(v3)
             .unwrap_or([0.0; 3])
     };
-    // Normals in f64 (tangent signs are computed against them), transformed once per
-    // stored value: FBX normals are often indexed.
     let normals_f64: Option<Vec<[f64; 3]>> = mesh.vertex_normal.exists.then(|| {
         let a = &mesh.vertex_normal;
         let values: Vec<[f64; 3]> = a
             .values
             .iter()
-            .map(|v| mat::normalize(mat::vector(&normal_m, v3(v))))
+            .map(|v| mat::normalize(mat::vector(normal_m, v3(v))))
             .collect();
         (0..nc)
             .map(|c| {
@@ -548,8 +593,8 @@ fn build_part(
         (Some(n), true, true) => Some(
             (0..nc)
                 .map(|c| {
-                    let t = mat::normalize(mat::vector(&g, attr3(&mesh.vertex_tangent, c)));
-                    let b = mat::vector(&g, attr3(&mesh.vertex_bitangent, c));
+                    let t = mat::normalize(mat::vector(g, attr3(&mesh.vertex_tangent, c)));
+                    let b = mat::vector(g, attr3(&mesh.vertex_bitangent, c));
                     let nn = n[c];
                     let cr = [
                         nn[1] * t[2] - nn[2] * t[1],
@@ -574,6 +619,37 @@ fn build_part(
         }
         _ => None,
     };
+    Piece::Shading {
+        normals: normals_f64.map(|n| n.into_iter().map(f3).collect()),
+        tangents,
+        warnings,
+    }
+}
+
+/// Corner positions, UVs (v flipped, D2), colours and skin weights.
+fn corners(
+    mesh: Option<&ufbx::Mesh>,
+    vertex_positions: &[[f32; 3]],
+    origin: [f32; 3],
+    vertex_skin: Option<&[SkinWeights]>,
+    name: &str,
+) -> Piece {
+    let mut warnings = Vec::new();
+    let Some(mesh) = mesh else {
+        return Piece::Corners {
+            positions: Vec::new(),
+            uv0: None,
+            uv1: None,
+            colors: None,
+            skin: None,
+            warnings,
+        };
+    };
+    let nc = mesh.num_indices;
+    let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
+    let positions: Vec<[f32; 3]> = (0..nc)
+        .map(|c| vertex_positions.get(vi(c)).copied().unwrap_or(origin))
+        .collect();
     let uv_of = |a: &ufbx::VertexVec2| -> Vec<[f32; 2]> {
         (0..nc)
             .map(|c| {
@@ -626,64 +702,71 @@ fn build_part(
             mesh.color_sets.count
         ));
     }
-    let corners = Vertices {
+    let skin = vertex_skin.map(|s| {
+        (0..nc)
+            .map(|c| s.get(vi(c)).copied().unwrap_or_default())
+            .collect()
+    });
+    Piece::Corners {
         positions,
-        normals: normals_f64.map(|n| n.into_iter().map(f3).collect()),
-        tangents,
         uv0,
         uv1,
         colors,
-        skin: vertex_skin.map(|s| {
-            (0..nc)
-                .map(|c| s.get(vi(c)).copied().unwrap_or_default())
-                .collect()
-        }),
-    };
+        skin,
+        warnings,
+    }
+}
 
-    // Triangles grouped by material slot, slots in order of first use.
+/// Triangles grouped by material slot, slots in order of first use; flipped when
+/// `flip` is set.
+fn triangles(mesh: Option<&ufbx::Mesh>, flip: bool, name: &str) -> Piece {
+    let mut warnings = Vec::new();
     let mut slots: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut buf: Vec<u32> = Vec::new();
-    let mut skipped = 0usize;
-    let mut out_of_range = 0usize;
-    for (fi, face) in mesh.faces.iter().enumerate() {
-        if face.num_indices < 3 {
-            skipped += 1;
-            continue;
-        }
-        let need = (face.num_indices as usize - 2) * 3;
-        if buf.len() < need {
-            buf.resize(need, 0);
-        }
-        let n = if face.num_indices == 3 {
-            let b = face.index_begin;
-            buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
-            1
-        } else if let Some(q) = split_convex_quad(mesh, face) {
-            buf[..6].copy_from_slice(&q);
-            2
-        } else {
-            ufbx::triangulate_face(&mut buf, mesh, *face) as usize
-        };
-        let slot = mesh.face_material.get(fi).copied().unwrap_or(0);
-        let pos = match slots.iter().position(|(s, _)| *s == slot) {
-            Some(p) => p,
-            None => {
-                slots.push((slot, Vec::new()));
-                slots.len() - 1
-            }
-        };
-        let list = &mut slots[pos].1;
-        for t in buf[..(n * 3).min(buf.len())].chunks_exact(3) {
-            // ufbx keeps faces inside the mesh's corners; a triangle that is not would
-            // reference no corner attributes, so it is dropped rather than indexed.
-            if t.iter().any(|&c| c as usize >= nc) {
-                out_of_range += 1;
+    let (mut skipped, mut out_of_range) = (0usize, 0usize);
+    if let Some(mesh) = mesh {
+        let nc = mesh.num_indices;
+        let mut buf: Vec<u32> = Vec::new();
+        for (fi, face) in mesh.faces.iter().enumerate() {
+            if face.num_indices < 3 {
+                skipped += 1;
                 continue;
             }
-            if flip {
-                list.extend([t[0], t[2], t[1]]);
+            let need = (face.num_indices as usize - 2) * 3;
+            if buf.len() < need {
+                buf.resize(need, 0);
+            }
+            let n = if face.num_indices == 3 {
+                let b = face.index_begin;
+                buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
+                1
+            } else if let Some(q) = split_convex_quad(mesh, face) {
+                buf[..6].copy_from_slice(&q);
+                2
             } else {
-                list.extend([t[0], t[1], t[2]]);
+                ufbx::triangulate_face(&mut buf, mesh, *face) as usize
+            };
+            let slot = mesh.face_material.get(fi).copied().unwrap_or(0);
+            let pos = match slots.iter().position(|(s, _)| *s == slot) {
+                Some(p) => p,
+                None => {
+                    slots.push((slot, Vec::new()));
+                    slots.len() - 1
+                }
+            };
+            let list = &mut slots[pos].1;
+            for t in buf[..(n * 3).min(buf.len())].chunks_exact(3) {
+                // ufbx keeps faces inside the mesh's corners; a triangle that is not
+                // would reference no corner attributes, so it is dropped rather than
+                // indexed.
+                if t.iter().any(|&c| c as usize >= nc) {
+                    out_of_range += 1;
+                    continue;
+                }
+                if flip {
+                    list.extend([t[0], t[2], t[1]]);
+                } else {
+                    list.extend([t[0], t[1], t[2]]);
+                }
             }
         }
     }
@@ -697,7 +780,7 @@ fn build_part(
             "mesh \"{name}\": {out_of_range} triangle(s) outside the mesh's corners dropped"
         ));
     }
-    let mut corner_indices = Vec::new();
+    let mut indices = Vec::new();
     let mut submeshes = Vec::new();
     let mut used_slots = Vec::new();
     for (slot, tris) in &slots {
@@ -706,29 +789,84 @@ fn build_part(
         }
         submeshes.push(Submesh {
             material_index: -1,
-            index_start: corner_indices.len() as u32,
+            index_start: indices.len() as u32,
             index_count: tris.len() as u32,
         });
         used_slots.push(*slot);
-        corner_indices.extend_from_slice(tris);
+        indices.extend_from_slice(tris);
     }
-    if corner_indices.is_empty() {
-        return Err(name);
-    }
-    let (vertices, indices) = weld(&corners, &corner_indices);
-    let mut part = MeshPart {
-        name,
-        vertices,
+    Piece::Triangles {
         indices,
         submeshes,
-        inverse_bind,
-        mesh_bind_geo_to_model: None,
-        bounds: None,
-    };
-    if optimize {
-        optimize_for_gpu(&mut part);
+        slots: used_slots,
+        warnings,
     }
-    Ok((part, used_slots))
+}
+
+/// The part from its head and its pieces (as [`pieces`] ordered them): corners
+/// welded, ordered for the GPU when `optimize` is set.
+pub(crate) fn assemble(head: Head, pieces: [Piece; 3], optimize: bool) -> Built {
+    let mut warnings = Vec::new();
+    let [shading, corners, tris] = pieces;
+    let (
+        Piece::Shading {
+            normals,
+            tangents,
+            warnings: w1,
+        },
+        Piece::Corners {
+            positions,
+            uv0,
+            uv1,
+            colors,
+            skin,
+            warnings: w2,
+        },
+        Piece::Triangles {
+            indices,
+            submeshes,
+            slots,
+            warnings: w3,
+        },
+    ) = (shading, corners, tris)
+    else {
+        unreachable!("pieces come in the order `pieces` gives them");
+    };
+    for w in [w1, w2, w3] {
+        warnings.extend(w);
+    }
+    let part = (!indices.is_empty()).then(|| {
+        let corners = Vertices {
+            positions,
+            normals,
+            tangents,
+            uv0,
+            uv1,
+            colors,
+            skin,
+        };
+        let (vertices, indices) = weld(&corners, &indices);
+        let mut part = MeshPart {
+            name: head.name.clone(),
+            vertices,
+            indices,
+            submeshes,
+            inverse_bind: head.inverse_bind,
+            mesh_bind_geo_to_model: None,
+            bounds: None,
+        };
+        if optimize {
+            optimize_for_gpu(&mut part);
+        }
+        part
+    });
+    Built {
+        node: head.node,
+        name: head.name,
+        part,
+        slots,
+        warnings,
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod mat;
 mod mesh;
 mod skeleton;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -169,11 +170,11 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
 /// only on `bytes`, `options` and the converter version (D11), not on the number of
 /// threads.
 ///
-/// The calling thread does the work; the source hash is computed beside it on rayon's
-/// current thread pool (the global one unless the caller installed another), and large
-/// animations are sampled and reduced in parallel there ([`PARALLEL_WORK`]). Small
-/// steps stay on the calling thread: handing work to another thread and waiting for it
-/// costs more than they take.
+/// The calling thread does the work with one helper from rayon's current thread pool
+/// (the global one unless the caller installed another): the helper hashes the source
+/// while the file loads, then shares sampling, mesh parts and clip tracks, task by
+/// task (see `helper` and docs/design.md). Large conversions use the whole pool
+/// ([`PARALLEL_WORK`]).
 pub fn convert(
     bytes: &[u8],
     name_for_errors: &str,
@@ -201,19 +202,32 @@ pub fn convert(
     // The source hash is computed beside the conversion (it needs only the bytes); the
     // scope ends once it is done, usually long before the conversion is.
     let hash = std::sync::OnceLock::new();
-    let helper = Arc::new(Helper::new());
+    let helper = Helper::new();
+    let (started, left) = (AtomicBool::new(false), AtomicBool::new(false));
     let result = rayon::in_place_scope(|s| {
         s.spawn(|_| {
+            started.store(true, Ordering::Release);
             let digest: [u8; 32] = Sha256::digest(bytes).into();
             let _ = hash.set(digest);
-            // The helper serves outside the scope, so that its end does not wait for it
-            // (a thread waiting there sleeps, and waking it costs more than it saves).
-            let h = Arc::clone(&helper);
-            rayon::spawn(move || h.serve());
+            helper.serve();
+            left.store(true, Ordering::Release);
         });
-        // Closed however the conversion ends, so that the scope's end does not wait.
-        let _close = CloseOnDrop(&helper);
-        convert_unhashed(bytes, name_for_errors, options, &helper)
+        let result = {
+            // Closed however the conversion ends.
+            let _close = CloseOnDrop(&helper);
+            convert_unhashed(bytes, name_for_errors, options, &helper)
+        };
+        // Let a running helper finish before the scope ends: a thread that waits at the
+        // end of a scope sleeps, and waking it costs more than this wait. (A helper
+        // still queued is left to the scope.)
+        if started.load(Ordering::Acquire) {
+            while !left.load(Ordering::Acquire) {
+                if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+        result
     });
     let (mut model, report) = result?;
     model.header.source_hash = hash
@@ -233,7 +247,7 @@ impl Drop for CloseOnDrop<'_> {
 }
 
 /// The amount of work (node samples, track keys, vertices) from which a step runs on
-/// rayon's whole pool rather than on the calling thread and the [`Helper`].
+/// rayon's whole pool rather than on the calling thread and its helper thread.
 pub const PARALLEL_WORK: usize = 100_000;
 
 /// [`convert`] without the source hash (left zero).
@@ -315,13 +329,25 @@ fn convert_unhashed(
         .map(|s| s.times.len().saturating_mul(skel.bones.len()))
         .sum::<usize>()
         .saturating_add(prepared.iter().map(|p| p.vertex_positions.len()).sum());
-    let mesh_count = prepared.len();
+    // First the parts' pieces (shading, corners, triangles), then welding each part
+    // together with the clip tracks, so that both lists split evenly.
+    let mut heads = Vec::with_capacity(prepared.len());
+    let mut piece_tasks: Vec<Task<mesh::Piece>> = Vec::new();
+    for p in prepared {
+        let (head, pieces) = mesh::pieces(&scene, p);
+        heads.push(head);
+        piece_tasks.extend(pieces);
+    }
+    let mut pieces = run_tasks(helper, piece_tasks, work).into_iter();
     let optimize = options.optimize_meshes;
-    let mut tasks: Vec<Task<Done>> = prepared
+    let mut tasks: Vec<Task<Done>> = heads
         .into_iter()
-        .map(|p| {
-            let scene = Arc::clone(&scene);
-            Box::new(move || Done::Mesh(Box::new(mesh::build(&scene, p, optimize)))) as Task<Done>
+        .filter_map(|head| {
+            let p = [pieces.next()?, pieces.next()?, pieces.next()?];
+            Some(
+                Box::new(move || Done::Part(Box::new(mesh::assemble(head, p, optimize))))
+                    as Task<Done>,
+            )
         })
         .collect();
     tasks.extend(
@@ -329,10 +355,10 @@ fn convert_unhashed(
             .into_iter()
             .map(|t| Box::new(move || Done::Track(t())) as Task<Done>),
     );
-    let (mut built, mut tracks) = (Vec::with_capacity(mesh_count), Vec::new());
+    let (mut built, mut tracks) = (Vec::new(), Vec::new());
     for d in run_tasks(helper, tasks, work) {
         match d {
-            Done::Mesh(b) => built.push(*b),
+            Done::Part(b) => built.push(*b),
             Done::Track(t) => tracks.push(t),
         }
     }
@@ -374,7 +400,7 @@ fn convert_unhashed(
 
 /// The outcome of one conversion task.
 enum Done {
-    Mesh(Box<mesh::Built>),
+    Part(Box<mesh::Built>),
     Track(anim::TrackOut),
 }
 

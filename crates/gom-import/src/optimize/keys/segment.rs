@@ -164,49 +164,54 @@ impl Segment {
     }
 }
 
-/// A track's samples as one array per component, so that the error loop over the keys
-/// of a segment runs over plain slices (and vectorises).
+/// A track's samples as one array per component (in one allocation), so that the
+/// error loop over the keys of a segment runs over plain slices (and vectorises).
 pub(super) struct Samples {
-    time: Vec<f64>,
-    t: [Vec<f64>; 3],
-    r: [Vec<f64>; 4],
-    s: [Vec<f64>; 3],
-    inv_s: [Vec<f64>; 3],
+    n: usize,
+    /// [`COLUMNS`] columns of `n`: time, translation (3), rotation (4), scale (3),
+    /// inverse scale (3).
+    data: Vec<f64>,
 }
+
+const COLUMNS: usize = 14;
+const TIME: usize = 0;
+const T: usize = 1;
+const R: usize = 4;
+const S: usize = 8;
+const INV_S: usize = 11;
 
 impl Samples {
     pub(super) fn new(keys: &[Key]) -> Samples {
         let n = keys.len();
-        let col = || Vec::with_capacity(n);
-        let mut x = Samples {
-            time: col(),
-            t: [col(), col(), col()],
-            r: [col(), col(), col(), col()],
-            s: [col(), col(), col()],
-            inv_s: [col(), col(), col()],
-        };
-        for k in keys {
-            let s = Sample::new(k);
-            x.time.push(s.time);
+        let mut data = vec![0.0; n * COLUMNS];
+        for (k, key) in keys.iter().enumerate() {
+            let s = Sample::new(key);
+            data[TIME * n + k] = s.time;
             for c in 0..3 {
-                x.t[c].push(s.translation[c]);
-                x.s[c].push(s.scale[c]);
-                x.inv_s[c].push(s.inv_scale[c]);
+                data[(T + c) * n + k] = s.translation[c];
+                data[(S + c) * n + k] = s.scale[c];
+                data[(INV_S + c) * n + k] = s.inv_scale[c];
             }
             for c in 0..4 {
-                x.r[c].push(s.rotation[c]);
+                data[(R + c) * n + k] = s.rotation[c];
             }
         }
-        x
+        Samples { n, data }
+    }
+
+    /// Column `c`, keys `lo..hi`.
+    fn col(&self, c: usize, lo: usize, hi: usize) -> &[f64] {
+        &self.data[c * self.n..(c + 1) * self.n][lo..hi]
     }
 
     pub(super) fn sample(&self, k: usize) -> Sample {
+        let v = |c: usize| self.data[c * self.n + k];
         Sample {
-            time: self.time[k],
-            translation: arr3(|c| self.t[c][k]),
-            rotation: arr4(|c| self.r[c][k]),
-            scale: arr3(|c| self.s[c][k]),
-            inv_scale: arr3(|c| self.inv_s[c][k]),
+            time: v(TIME),
+            translation: arr3(|c| v(T + c)),
+            rotation: arr4(|c| v(R + c)),
+            scale: arr3(|c| v(S + c)),
+            inv_scale: arr3(|c| v(INV_S + c)),
         }
     }
 }
@@ -237,13 +242,13 @@ impl Segment {
         if n == 0 {
             return;
         }
-        let (t, r, sc, inv) = (&samples.t, &samples.r, &samples.s, &samples.inv_s);
+        let col = |c: usize| samples.col(c, lo, hi);
         let x = Slices {
-            time: &samples.time[lo..hi],
-            t: [&t[0][lo..hi], &t[1][lo..hi], &t[2][lo..hi]],
-            r: [&r[0][lo..hi], &r[1][lo..hi], &r[2][lo..hi], &r[3][lo..hi]],
-            s: [&sc[0][lo..hi], &sc[1][lo..hi], &sc[2][lo..hi]],
-            inv_s: [&inv[0][lo..hi], &inv[1][lo..hi], &inv[2][lo..hi]],
+            time: col(TIME),
+            t: [col(T), col(T + 1), col(T + 2)],
+            r: [col(R), col(R + 1), col(R + 2), col(R + 3)],
+            s: [col(S), col(S + 1), col(S + 2)],
+            inv_s: [col(INV_S), col(INV_S + 1), col(INV_S + 2)],
         };
         match &self.arc {
             Arc::Great { perp, omega, terms } => match terms {

@@ -14,6 +14,22 @@ pub(super) fn sin_small(x: f64) -> f64 {
     sum
 }
 
+/// Coefficients of the arctangent series after `z`: `(-1)^k / (2k + 1)`, `k >= 1`.
+const A: [f64; 12] = [
+    -1.0 / 3.0,
+    1.0 / 5.0,
+    -1.0 / 7.0,
+    1.0 / 9.0,
+    -1.0 / 11.0,
+    1.0 / 13.0,
+    -1.0 / 15.0,
+    1.0 / 17.0,
+    -1.0 / 19.0,
+    1.0 / 21.0,
+    -1.0 / 23.0,
+    1.0 / 25.0,
+];
+
 /// `atan2(y, x)` for `y >= 0`, `x >= 0` (the angle lies in `[0, pi/2]`).
 pub(super) fn atan2_first_quadrant(y: f64, x: f64) -> f64 {
     if y == 0.0 {
@@ -23,31 +39,31 @@ pub(super) fn atan2_first_quadrant(y: f64, x: f64) -> f64 {
         return core::f64::consts::FRAC_PI_2;
     }
     let (z, swap) = if y > x { (x / y, true) } else { (y / x, false) };
+    if z <= 0.1 {
+        // Small angles (keys close together): the series directly, to z^15 / 15; the
+        // first omitted term, z^17 / 17, is below 1e-18.
+        let z2 = z * z;
+        let mut poly = 0.0;
+        for c in A[..7].iter().rev() {
+            poly = (poly + c) * z2;
+        }
+        return with_swap(z + z * poly, swap);
+    }
     // Halve the argument twice: atan(z) = 2 atan(z / (1 + sqrt(1 + z^2))).
     let z1 = z / (1.0 + (1.0 + z * z).sqrt());
     let z2 = z1 / (1.0 + (1.0 + z1 * z1).sqrt());
     // |z2| <= tan(pi/16) ~ 0.199: the series converges fast (the first omitted term,
     // z2^27 / 27, is below 1e-20).
-    const A: [f64; 12] = [
-        -1.0 / 3.0,
-        1.0 / 5.0,
-        -1.0 / 7.0,
-        1.0 / 9.0,
-        -1.0 / 11.0,
-        1.0 / 13.0,
-        -1.0 / 15.0,
-        1.0 / 17.0,
-        -1.0 / 19.0,
-        1.0 / 21.0,
-        -1.0 / 23.0,
-        1.0 / 25.0,
-    ];
     let z2sq = z2 * z2;
     let mut poly = 0.0;
     for c in A.iter().rev() {
         poly = (poly + c) * z2sq;
     }
-    let a = 4.0 * (z2 + z2 * poly);
+    with_swap(4.0 * (z2 + z2 * poly), swap)
+}
+
+/// `a`, or `pi/2 - a` when the arguments of the arctangent were swapped.
+fn with_swap(a: f64, swap: bool) -> f64 {
     if swap {
         core::f64::consts::FRAC_PI_2 - a
     } else {
@@ -142,6 +158,18 @@ mod tests {
             let (y, x) = (x.sin() * 3.0, x.cos() * 3.0);
             let a = atan2_first_quadrant(y, x);
             assert!((a - y.atan2(x)).abs() < 1e-14, "atan2({y}, {x}): {a}");
+            // Small angles (and their complements) to relative accuracy.
+            let small = 0.1 * f64::from(i) / 1000.0 + 1e-9;
+            let a = atan2_first_quadrant(small, 1.0);
+            assert!(
+                (a - small.atan()).abs() <= 1e-15 * small,
+                "atan({small}): {a}"
+            );
+            let a = atan2_first_quadrant(1.0, small);
+            assert!(
+                (a - 1f64.atan2(small)).abs() < 1e-15,
+                "atan2(1, {small}): {a}"
+            );
         }
     }
 
