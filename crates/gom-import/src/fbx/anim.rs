@@ -82,10 +82,50 @@ fn f32_above(x: f32) -> Option<f32> {
         .then(|| f32::from_bits((x + 0.0).to_bits() + 1))
 }
 
+/// Spans of the timeline in which some moving node's transform may change: sorted,
+/// disjoint open intervals (from [`NodeEval::varying_spans`]).
+pub(crate) struct Varying(Vec<(f64, f64)>);
+
+impl Varying {
+    /// The union of `spans` (empty and NaN spans dropped).
+    pub(crate) fn new(mut spans: Vec<(f64, f64)>) -> Varying {
+        spans.retain(|&(a, b)| a < b);
+        spans.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        let mut merged: Vec<(f64, f64)> = Vec::with_capacity(spans.len());
+        for (a, b) in spans {
+            match merged.last_mut() {
+                Some(last) if a < last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        Varying(merged)
+    }
+
+    /// Everything may change (no knowledge of where the transforms are constant).
+    #[cfg(test)]
+    pub(crate) fn everywhere() -> Varying {
+        Varying(vec![(f64::NEG_INFINITY, f64::INFINITY)])
+    }
+
+    /// Whether some span meets the open interval `(a, b)`.
+    fn meets(&self, a: f64, b: f64) -> bool {
+        let i = self.0.partition_point(|s| s.1 <= a);
+        self.0.get(i).is_some_and(|s| s.0 < b)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn meets_for_test(&self, a: f64, b: f64) -> bool {
+        self.meets(a, b)
+    }
+}
+
 /// The sample times of a clip: every source key inside `[0, duration]` (key times are
 /// relative to the stack start `begin`), the clip's ends, and between two consecutive
 /// such times evenly spaced samples `1 / rate` apart or as near to it as the gap
-/// allows (a gap of `g` seconds gets `max(1, round(g * rate))` intervals). So every
+/// allows (a gap of `g` seconds gets `max(1, round(g * rate))` intervals) where a
+/// transform may change in the gap (`varying`); a gap in which nothing moves (a hold
+/// between keys, or the constant extrapolation after the last key) needs no sample
+/// inside: its two ends give the same transform. So every
 /// source key is a sample, curves between keys are sampled at about the rate, and a
 /// file whose keys are already that dense keeps its keys. A step (constant
 /// interpolation) gets a second sample one `f32` step before or after its key, so that
@@ -97,6 +137,7 @@ fn f32_above(x: f32) -> Option<f32> {
 /// relative time, which may round to a neighbour), so its value is the key's value.
 fn key_sample_times(
     keys: &[KeyTime],
+    varying: &Varying,
     begin: f64,
     duration: f64,
     rate: f64,
@@ -128,15 +169,21 @@ fn key_sample_times(
     // Equal pairs are identical values: an unstable sort is deterministic here.
     anchors.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     anchors.dedup_by(|b, a| (a.0 as f32) == (b.0 as f32));
-    let intervals = |a: f64, b: f64| ((b - a) * rate).round().max(1.0);
-    let total: f64 = anchors.windows(2).map(|w| intervals(w[0].0, w[1].0)).sum();
+    let intervals = |a: (f64, f64), b: (f64, f64)| {
+        if varying.meets(a.1, b.1) {
+            ((b.0 - a.0) * rate).round().max(1.0)
+        } else {
+            1.0
+        }
+    };
+    let total: f64 = anchors.windows(2).map(|w| intervals(w[0], w[1])).sum();
     if total + 1.0 > max_samples as f64 {
         return None;
     }
     let mut times = Vec::with_capacity(total as usize + 1);
     for w in anchors.windows(2) {
         let (a, b) = (w[0], w[1]);
-        let n = intervals(a.0, b.0) as usize;
+        let n = intervals(a, b) as usize;
         times.push(a);
         times.extend((1..n).map(|k| {
             let f = k as f64 / n as f64;
@@ -182,12 +229,14 @@ pub(crate) fn sample_stacks(
         let mut locals: Vec<Vec<ufbx::Transform>> = Vec::with_capacity(scene.nodes.count);
         let mut moving_nodes = Vec::new();
         let mut keys = Vec::new();
+        let mut spans = Vec::new();
         for (i, (node, st)) in scene.nodes.iter().zip(statics.iter()).enumerate() {
             match NodeEval::new(scene, anim, node, st) {
                 None => locals.push(vec![stored.local[i]]),
                 Some(mut e) if e.is_constant() => locals.push(vec![e.eval(begin)]),
                 Some(e) => {
                     e.key_times(&mut keys);
+                    e.varying_spans(&mut spans);
                     moving_nodes.push(i);
                     // Filled by the sampling tasks below.
                     locals.push(Vec::new());
@@ -211,7 +260,14 @@ pub(crate) fn sample_stacks(
             None
         } else {
             // More samples than allowed: the regular grid (which fits).
-            key_sample_times(&keys, begin, duration, rate, max_samples)
+            key_sample_times(
+                &keys,
+                &Varying::new(spans),
+                begin,
+                duration,
+                rate,
+                max_samples,
+            )
         };
         let (times, timeline): (Vec<f64>, Vec<f64>) = match pairs {
             Some(p) => p.into_iter().unzip(),
@@ -565,6 +621,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn held_gaps_are_sampled_at_their_ends_only() {
+        // Keys at 0 and 0.8 s of a 3.3 s stack; the curves vary between them and hold
+        // after the last key.
+        let keys: Vec<KeyTime> = [0.0, 0.8]
+            .iter()
+            .map(|&time| KeyTime {
+                time,
+                step_before: false,
+                step_after: false,
+            })
+            .collect();
+        let varying = Varying::new(vec![(0.0, 0.8), (0.0, 0.4), (0.5, 0.8)]);
+        let t = key_sample_times(&keys, &varying, 0.0, 3.3, 30.0, 10_000).unwrap();
+        // 24 intervals in [0, 0.8], one for the hold.
+        assert_eq!(t.len(), 26);
+        assert_eq!(t[24], (0.8, 0.8));
+        assert_eq!(t[25], (3.3, 3.3));
+        assert!((t[1].0 - 0.8 / 24.0).abs() < 1e-15);
+        // Varying everywhere: the hold is sampled at the rate too.
+        let t = key_sample_times(&keys, &Varying::everywhere(), 0.0, 3.3, 30.0, 10_000);
+        assert_eq!(t.unwrap().len(), 100);
+        // A span that only touches a gap's end does not make it vary.
+        let v = Varying::new(vec![(f64::NEG_INFINITY, 0.0), (3.3, f64::INFINITY)]);
+        assert!(!v.meets(0.0, 3.3) && v.meets(-1.0, 0.5) && v.meets(3.0, 4.0));
+        assert!(Varying::new(vec![(1.0, 2.0), (1.5, 3.0)]).meets(2.5, 2.6));
+    }
+
+    #[test]
     fn sample_times_cover_the_stack_and_end_exactly() {
         let t = sample_times(19.0 / 24.0, 30.0, 1000);
         // 0.79166 s at 30 Hz: 24 intervals (the last one shorter), 25 samples.
@@ -597,7 +681,8 @@ mod tests {
         let mut keys: Vec<KeyTime> = (0..=12).map(|f| key(1.0 + f64::from(f) / 24.0)).collect();
         keys.push(key(2.9));
         keys.push(key(7.0)); // outside the stack: ignored
-        let pairs = key_sample_times(&keys, 1.0, 2.0, 30.0, 10_000).unwrap();
+        let pairs =
+            key_sample_times(&keys, &Varying::everywhere(), 1.0, 2.0, 30.0, 10_000).unwrap();
         let t: Vec<f64> = pairs.iter().map(|p| p.0).collect();
         // Every key inside the stack is a sample (to f32, as clip times are stored),
         // evaluated at the key's own time on the timeline.
@@ -627,10 +712,10 @@ mod tests {
         assert_eq!(gap.len(), 41);
         assert!((gap[0] - 0.5 - 1.4 / 42.0).abs() < 1e-12);
         // Too many samples: none returned (the caller falls back to the capped grid).
-        assert!(key_sample_times(&keys, 1.0, 2.0, 30.0, 50).is_none());
+        assert!(key_sample_times(&keys, &Varying::everywhere(), 1.0, 2.0, 30.0, 50).is_none());
         // No duration: one sample.
         assert_eq!(
-            key_sample_times(&keys, 1.0, 0.0, 30.0, 50),
+            key_sample_times(&keys, &Varying::everywhere(), 1.0, 0.0, 30.0, 50),
             Some(vec![(0.0, 1.0)])
         );
     }
@@ -649,7 +734,7 @@ mod tests {
                 step_after: true,
             },
         ];
-        let t = key_sample_times(&keys, 0.0, 1.0, 30.0, 1000).unwrap();
+        let t = key_sample_times(&keys, &Varying::everywhere(), 0.0, 1.0, 30.0, 1000).unwrap();
         let t32: Vec<f32> = t.iter().map(|&(x, _)| x as f32).collect();
         let below = f32::from_bits(0.5f32.to_bits() - 1);
         let above = f32::from_bits(0.75f32.to_bits() + 1);

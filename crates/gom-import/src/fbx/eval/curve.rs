@@ -94,6 +94,53 @@ impl<'a> Curve<'a> {
             })
     }
 
+    /// Appends the spans of the timeline (open intervals, seconds) in which the value
+    /// may change: between two keys unless the segment is flat (a step, or equal values
+    /// joined by a straight or level-tangent segment), and before the first or after the
+    /// last key unless the curve is extrapolated as a constant there. Outside these
+    /// spans the value is the same at every time of each gap between them; a step's
+    /// jump at a key is not a span (the caller samples both sides of it).
+    pub(crate) fn varying_spans(&self, out: &mut Vec<(f64, f64)>) {
+        let keys = self.keys;
+        if keys.len() <= 1 {
+            // No key gives the default, one key its value, at every time.
+            return;
+        }
+        let constant = |e: Ext| {
+            e.mode == ufbx::ExtrapolationMode::Constant
+                || (e.mode != ufbx::ExtrapolationMode::Slope && e.repeat_count == 0)
+        };
+        if !constant(self.pre) {
+            push_span(out, (f64::NEG_INFINITY, self.min_time));
+        }
+        if !constant(self.post) {
+            push_span(out, (self.max_time, f64::INFINITY));
+        }
+        use ufbx::Interpolation as I;
+        // Consecutive varying segments make one span.
+        let mut open: Option<(f64, f64)> = None;
+        for w in keys.windows(2) {
+            let (p, n) = (&w[0], &w[1]);
+            let flat = match p.interpolation {
+                I::ConstantPrev | I::ConstantNext => true,
+                I::Linear => p.value == n.value,
+                I::Cubic => p.value == n.value && p.right.dy == 0.0 && n.left.dy == 0.0,
+            };
+            open = match (open, flat) {
+                (Some((a, _)), false) => Some((a, n.time)),
+                (None, false) => Some((p.time, n.time)),
+                (Some(span), true) => {
+                    push_span(out, span);
+                    None
+                }
+                (None, true) => None,
+            };
+        }
+        if let Some(span) = open {
+            push_span(out, span);
+        }
+    }
+
     /// The value at `time`; `default` when the curve has no key.
     pub(crate) fn eval(&mut self, time: f64, default: f64) -> f64 {
         match self.keys {
@@ -222,6 +269,14 @@ impl<'a> Curve<'a> {
             value += d * (rep_n + 1.0);
         }
         value
+    }
+}
+
+/// Appends `span` unless the last span holds it (the curves of one property usually
+/// share their keys, and so their spans).
+fn push_span(out: &mut Vec<(f64, f64)>, span: (f64, f64)) {
+    if !out.last().is_some_and(|l| l.0 <= span.0 && span.1 <= l.1) {
+        out.push(span);
     }
 }
 

@@ -435,6 +435,19 @@ impl<'a> NodeEval<'a> {
         }
     }
 
+    /// Appends the spans of the timeline (open intervals, seconds) in which this node's
+    /// transform may change ([`curve::Curve::varying_spans`] of every curve that places it);
+    /// all of it for a node ufbx evaluates.
+    pub(crate) fn varying_spans(&self, out: &mut Vec<(f64, f64)>) {
+        if self.fallback {
+            out.push((f64::NEG_INFINITY, f64::INFINITY));
+            return;
+        }
+        for c in self.props().flat_map(PropAnim::curves) {
+            c.varying_spans(out);
+        }
+    }
+
     /// The local transform at `time` (seconds on the scene timeline). Evaluating at
     /// ascending times is fastest.
     pub(crate) fn eval(&mut self, time: f64) -> ufbx::Transform {

@@ -585,3 +585,57 @@ fn stored_transforms_agree_with_ufbx() {
     }
     assert!(checked > 20, "{checked} nodes");
 }
+
+/// Between the boundaries of its varying spans (and its keys), a node's transform is
+/// the same at every time: on every moving node of every shared file and of the
+/// generated one (layers, helpers, steps, every extrapolation), ufbx's evaluation at a
+/// quarter, half and three quarters of every gap outside the spans agrees. So sampling
+/// a held gap at its two ends only loses nothing.
+#[test]
+fn transforms_hold_still_outside_their_varying_spans() {
+    let mut sources: Vec<(String, Vec<u8>)> = shared_fbx_files()
+        .into_iter()
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    sources.push(("synthetic.fbx".into(), synthetic_fbx().into_bytes()));
+    let (mut held, mut varying) = (0usize, 0usize);
+    for (name, bytes) in &sources {
+        let scene = super::super::load(bytes, "test").unwrap();
+        for stack in scene.anim_stacks.iter() {
+            let anim: &ufbx::Anim = &stack.anim;
+            for node in scene.nodes.iter() {
+                let st = NodeStatic::new(&scene, node);
+                let Some(ev) = NodeEval::new(&scene, anim, node, &st) else {
+                    continue;
+                };
+                let mut spans = Vec::new();
+                ev.varying_spans(&mut spans);
+                let mut keys = Vec::new();
+                ev.key_times(&mut keys);
+                let (b, e) = (stack.time_begin, stack.time_end);
+                let mut cuts: Vec<f64> = vec![b - 2.0, b, e, e + 2.0];
+                cuts.extend(keys.iter().map(|k| k.time));
+                cuts.extend(spans.iter().flat_map(|s| [s.0, s.1]));
+                cuts.retain(|t| t.is_finite());
+                cuts.sort_by(f64::total_cmp);
+                cuts.dedup();
+                let inside = super::super::anim::Varying::new(spans);
+                for w in cuts.windows(2) {
+                    let (a, c) = (w[0], w[1]);
+                    if inside.meets_for_test(a, c) {
+                        varying += 1;
+                        continue;
+                    }
+                    held += 1;
+                    let at = |f: f64| ufbx::evaluate_transform(anim, node, a + (c - a) * f);
+                    let first = at(0.25);
+                    for f in [0.5, 0.75] {
+                        assert_same(&at(f), &first, std::path::Path::new(name), node, a);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{held} held gaps, {varying} varying");
+    assert!(held > 10 && varying > 10, "{held} held, {varying} varying");
+}
