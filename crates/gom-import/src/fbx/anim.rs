@@ -469,18 +469,17 @@ pub(crate) fn track_tasks(
                     return None;
                 }
                 keys::make_hemisphere_continuous(&mut track_keys);
+                let measured = keys::Measured::new(&track_keys);
                 if let Some(rest) = &rest {
-                    if track_keys
-                        .iter()
-                        .all(|k| keys::pose_error(rest, k, metric) <= tolerance.max(1e-7))
-                    {
+                    if measured.stays_at(rest, metric, tolerance.max(1e-7)) {
                         return None;
                     }
                 }
                 let before = track_keys.len() as u64;
                 let reduced = if reduce {
-                    keys::reduce(&track_keys, metric, tolerance)
+                    measured.reduce(metric, tolerance)
                 } else {
+                    drop(measured);
                     track_keys
                 };
                 Some((

@@ -143,8 +143,69 @@ pub(crate) struct NodeStatic {
     use_scale_factor: bool,
 }
 
-fn may_animate(element: &ufbx::Element, name: &str) -> bool {
-    own_prop(&element.props, name).is_some_and(|p| {
+/// The index in [`PROPS`] of a transform property's name; [`PROPS`]`.len()` for
+/// `RotationOrder`.
+fn transform_slot(name: &str) -> Option<usize> {
+    Some(match name {
+        "ScalingPivot" => SCALING_PIVOT,
+        "RotationPivot" => ROTATION_PIVOT,
+        "ScalingOffset" => SCALING_OFFSET,
+        "RotationOffset" => ROTATION_OFFSET,
+        "Lcl Translation" => TRANSLATION,
+        "Lcl Rotation" => ROTATION,
+        "Lcl Scaling" => SCALING,
+        "PreRotation" => PRE_ROTATION,
+        "PostRotation" => POST_ROTATION,
+        "RotationOrder" => PROPS.len(),
+        _ => return None,
+    })
+}
+
+/// The first entry of each transform property ([`transform_slot`]) in `props`' own
+/// list, found in one pass (what `own_prop` finds, name by name).
+fn own_transform_props(props: &ufbx::Props) -> [Option<&ufbx::Prop>; PROPS.len() + 1] {
+    let mut found = [None; PROPS.len() + 1];
+    for p in props.props.iter() {
+        if let Some(k) = transform_slot(&p.name) {
+            found[k].get_or_insert(p);
+        }
+    }
+    found
+}
+
+/// The value of every transform property of `props` ([`find_prop`] for each, in one
+/// pass per level of the defaults chain), with the own entries ([`own_transform_props`]).
+fn transform_values(props: &ufbx::Props) -> ([V3; 9], [Option<&ufbx::Prop>; PROPS.len() + 1]) {
+    let own = own_transform_props(props);
+    let mut found: [Option<&ufbx::Prop>; 9] = [None; 9];
+    let mut level = Some(props);
+    let mut entries = own;
+    // The defaults chain is short (element, template); the bound keeps a malformed
+    // chain from looping.
+    for depth in 0..16 {
+        let Some(p) = level else { break };
+        if depth > 0 {
+            entries = own_transform_props(p);
+        }
+        for k in 0..9 {
+            if found[k].is_none() {
+                found[k] = entries[k].filter(|e| !e.flags.has_any(ufbx::PropFlags::NO_VALUE));
+            }
+        }
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+        level = p.defaults.as_deref();
+    }
+    let mut values = [[0.0; 3]; 9];
+    for k in 0..9 {
+        values[k] = found[k].map_or(PROPS[k].1, vec3_of);
+    }
+    (values, own)
+}
+
+fn animates(p: Option<&ufbx::Prop>) -> bool {
+    p.is_some_and(|p| {
         p.flags
             .has_any(ufbx::PropFlags::ANIMATED | ufbx::PropFlags::CONNECTED)
     })
@@ -153,9 +214,8 @@ fn may_animate(element: &ufbx::Element, name: &str) -> bool {
 impl NodeStatic {
     /// The stack-independent part of `node` in `scene`.
     pub(crate) fn new(scene: &ufbx::Scene, node: &ufbx::Node) -> NodeStatic {
-        let props = &node.element.props;
-        let values = PROPS.map(|(name, def)| find_prop(props, name).map_or(def, vec3_of));
-        let may = PROPS.map(|(name, _)| may_animate(&node.element, name));
+        let (values, own) = transform_values(&node.element.props);
+        let may: [bool; 9] = std::array::from_fn(|k| animates(own[k]));
         let helper = |h: &ufbx::Node, missing: V3| {
             let value = find_prop(&h.element.props, "Lcl Scaling").map_or(missing, vec3_of);
             (h.element.typed_id, value)
@@ -187,7 +247,7 @@ impl NodeStatic {
             consts: NodeConsts::of(node),
             values,
             may_animate: may,
-            order_may_animate: may_animate(&node.element, "RotationOrder"),
+            order_may_animate: animates(own[PROPS.len()]),
             translation_scale,
             scale_factor,
             use_scale_factor,

@@ -193,39 +193,75 @@ pub fn pose_error(a: &Key, b: &Key, metric: &JointMetric) -> f64 {
 /// reproduced within `tolerance` by interpolating the kept ones. The first and last
 /// keys are always kept.
 pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
-    if keys.len() <= 2 {
-        return keys.to_vec();
-    }
-    let samples = Samples::new(keys);
-    let mut keep = vec![false; keys.len()];
-    keep[0] = true;
-    keep[keys.len() - 1] = true;
-    let mut errors = Vec::with_capacity(keys.len());
-    let mut stack = vec![(0usize, keys.len() - 1)];
-    while let Some((i, j)) = stack.pop() {
-        if j <= i + 1 {
-            continue;
+    Measured::new(keys).reduce(metric, tolerance)
+}
+
+/// A sampled track (keys strictly ascending in time) prepared once for several error
+/// measurements: [`Measured::stays_at`] and [`Measured::reduce`].
+pub struct Measured<'a> {
+    keys: &'a [Key],
+    samples: Samples,
+}
+
+impl<'a> Measured<'a> {
+    /// Prepares `keys`.
+    pub fn new(keys: &'a [Key]) -> Measured<'a> {
+        Measured {
+            keys,
+            samples: Samples::new(keys),
         }
-        let segment = Segment::new(&samples.sample(i), &samples.sample(j));
-        segment.errors(&samples, i + 1, j, metric, &mut errors);
-        // The first key of largest error.
-        let mut worst = (0.0f64, i);
-        for (k, &e) in errors.iter().enumerate() {
-            if e > worst.0 {
-                worst = (e, i + 1 + k);
+    }
+
+    /// Whether every key is within `tolerance` of `pose` ([`pose_error`] of each).
+    pub fn stays_at(&self, pose: &Key, metric: &JointMetric, tolerance: f64) -> bool {
+        let mut errors = Vec::with_capacity(self.keys.len());
+        Segment::constant(&Sample::new(pose)).errors(
+            &self.samples,
+            0,
+            self.keys.len(),
+            metric,
+            &mut errors,
+        );
+        errors.iter().all(|&e| e <= tolerance)
+    }
+
+    /// [`reduce`] of the keys.
+    pub fn reduce(&self, metric: &JointMetric, tolerance: f64) -> Vec<Key> {
+        let (keys, samples) = (self.keys, &self.samples);
+        if keys.len() <= 2 {
+            return keys.to_vec();
+        }
+        let n = samples.len();
+        let mut keep = vec![false; n];
+        keep[0] = true;
+        keep[n - 1] = true;
+        let mut errors = Vec::with_capacity(n);
+        let mut stack = vec![(0usize, n - 1)];
+        while let Some((i, j)) = stack.pop() {
+            if j <= i + 1 {
+                continue;
+            }
+            let segment = Segment::new(samples.sample(i), samples.sample(j));
+            segment.errors(samples, i + 1, j, metric, &mut errors);
+            // The first key of largest error.
+            let mut worst = (0.0f64, i);
+            for (k, &e) in errors.iter().enumerate() {
+                if e > worst.0 {
+                    worst = (e, i + 1 + k);
+                }
+            }
+            if worst.0 > tolerance {
+                keep[worst.1] = true;
+                stack.push((worst.1, j));
+                stack.push((i, worst.1));
             }
         }
-        if worst.0 > tolerance {
-            keep[worst.1] = true;
-            stack.push((worst.1, j));
-            stack.push((i, worst.1));
-        }
+        keys.iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(key, _)| *key)
+            .collect()
     }
-    keys.iter()
-        .zip(keep)
-        .filter(|(_, k)| *k)
-        .map(|(key, _)| *key)
-        .collect()
 }
 
 #[cfg(test)]

@@ -164,10 +164,12 @@ impl Segment {
     }
 }
 
-/// A track's samples as one array per component (in one allocation), so that the
-/// error loop over the keys of a segment runs over plain slices (and vectorises).
+/// A track's samples, as one [`Sample`] per key (for single measurements) and as one
+/// array per component (in one allocation), so that the error loop over the keys of a
+/// long segment runs over plain slices (and vectorises).
 pub(super) struct Samples {
     n: usize,
+    each: Vec<Sample>,
     /// [`COLUMNS`] columns of `n`: time, translation (3), rotation (4), scale (3),
     /// inverse scale (3).
     data: Vec<f64>,
@@ -183,20 +185,29 @@ const INV_S: usize = 11;
 impl Samples {
     pub(super) fn new(keys: &[Key]) -> Samples {
         let n = keys.len();
+        let each: Vec<Sample> = keys.iter().map(Sample::new).collect();
         let mut data = vec![0.0; n * COLUMNS];
-        for (k, key) in keys.iter().enumerate() {
-            let s = Sample::new(key);
-            data[TIME * n + k] = s.time;
+        let (time, rest) = data.split_at_mut(n);
+        let (t, rest) = rest.split_at_mut(3 * n);
+        let (r, rest) = rest.split_at_mut(4 * n);
+        let (sc, inv) = rest.split_at_mut(3 * n);
+        for (k, smp) in each.iter().enumerate() {
+            time[k] = smp.time;
             for c in 0..3 {
-                data[(T + c) * n + k] = s.translation[c];
-                data[(S + c) * n + k] = s.scale[c];
-                data[(INV_S + c) * n + k] = s.inv_scale[c];
+                t[c * n + k] = smp.translation[c];
+                sc[c * n + k] = smp.scale[c];
+                inv[c * n + k] = smp.inv_scale[c];
             }
             for c in 0..4 {
-                data[(R + c) * n + k] = s.rotation[c];
+                r[c * n + k] = smp.rotation[c];
             }
         }
-        Samples { n, data }
+        Samples { n, each, data }
+    }
+
+    /// The number of keys.
+    pub(super) fn len(&self) -> usize {
+        self.n
     }
 
     /// Column `c`, keys `lo..hi`.
@@ -204,19 +215,15 @@ impl Samples {
         &self.data[c * self.n..(c + 1) * self.n][lo..hi]
     }
 
-    pub(super) fn sample(&self, k: usize) -> Sample {
-        let v = |c: usize| self.data[c * self.n + k];
-        Sample {
-            time: v(TIME),
-            translation: arr3(|c| v(T + c)),
-            rotation: arr4(|c| v(R + c)),
-            scale: arr3(|c| v(S + c)),
-            inv_scale: arr3(|c| v(INV_S + c)),
-        }
+    pub(super) fn sample(&self, k: usize) -> &Sample {
+        &self.each[k]
     }
 }
 
 /// The components of keys `lo..hi`, all of one length.
+/// Up to this many keys, [`Segment::errors`] measures them one by one.
+const SHORT: usize = 6;
+
 struct Slices<'a> {
     time: &'a [f64],
     t: [&'a [f64]; 3],
@@ -237,11 +244,15 @@ impl Segment {
         out: &mut Vec<f64>,
     ) {
         let n = hi.saturating_sub(lo);
-        // Every entry is written below.
-        out.resize(n, 0.0);
-        if n == 0 {
+        out.clear();
+        if n <= SHORT {
+            // Setting up the column loops costs more than a few single measurements
+            // (which give the same values, bit for bit).
+            out.extend(samples.each[lo..hi].iter().map(|k| self.error(k, metric)));
             return;
         }
+        // Every entry is written below.
+        out.resize(n, 0.0);
         let col = |c: usize| samples.col(c, lo, hi);
         let x = Slices {
             time: col(TIME),
@@ -278,7 +289,8 @@ impl Segment {
     }
 
     /// The loop for a great arc with `N` Taylor terms (see [`terms_for`]): the rotation
-    /// term of a chunk of keys in one straight loop over plain arrays, then the rest.
+    /// term of every key in one straight loop over plain arrays (into `out`), then the
+    /// rest.
     fn great_errors<const N: usize>(
         &self,
         perp: &[f64; 4],
@@ -287,35 +299,26 @@ impl Segment {
         metric: &JointMetric,
         out: &mut [f64],
     ) {
-        const CHUNK: usize = 64;
         let n = out.len();
         let (t0, inv_span, qa) = (self.t0, self.inv_span, self.qa);
-        let mut half = [0.0f64; CHUNK];
-        let mut start = 0;
-        while start < n {
-            let m = (n - start).min(CHUNK);
-            let end = start + m;
-            let time = &x.time[start..end];
-            let (r0, r1) = (&x.r[0][start..end], &x.r[1][start..end]);
-            let (r2, r3) = (&x.r[2][start..end], &x.r[3][start..end]);
-            let h = &mut half[..m];
-            for i in 0..m {
-                let t = (time[i] - t0) * inv_span;
-                let (s, c) = sin_cos_fixed::<N>(t * omega);
-                let q0 = c * qa[0] + s * perp[0];
-                let q1 = c * qa[1] + s * perp[1];
-                let q2 = c * qa[2] + s * perp[2];
-                let q3 = c * qa[3] + s * perp[3];
-                let v0 = q3 * r0[i] - q0 * r3[i] - q1 * r2[i] + q2 * r1[i];
-                let v1 = q3 * r1[i] - q1 * r3[i] - q2 * r0[i] + q0 * r2[i];
-                let v2 = q3 * r2[i] - q2 * r3[i] - q0 * r1[i] + q1 * r0[i];
-                h[i] = (v0 * v0 + v1 * v1 + v2 * v2).sqrt();
-            }
-            for (i, e) in out[start..end].iter_mut().enumerate() {
-                let t = (time[i] - t0) * inv_span;
-                *e = self.total(x, start + i, t, h[i], metric);
-            }
-            start = end;
+        let time = &x.time[..n];
+        let (r0, r1) = (&x.r[0][..n], &x.r[1][..n]);
+        let (r2, r3) = (&x.r[2][..n], &x.r[3][..n]);
+        for i in 0..n {
+            let t = (time[i] - t0) * inv_span;
+            let (s, c) = sin_cos_fixed::<N>(t * omega);
+            let q0 = c * qa[0] + s * perp[0];
+            let q1 = c * qa[1] + s * perp[1];
+            let q2 = c * qa[2] + s * perp[2];
+            let q3 = c * qa[3] + s * perp[3];
+            let v0 = q3 * r0[i] - q0 * r3[i] - q1 * r2[i] + q2 * r1[i];
+            let v1 = q3 * r1[i] - q1 * r3[i] - q2 * r0[i] + q0 * r2[i];
+            let v2 = q3 * r2[i] - q2 * r3[i] - q0 * r1[i] + q1 * r0[i];
+            out[i] = (v0 * v0 + v1 * v1 + v2 * v2).sqrt();
+        }
+        for (i, e) in out.iter_mut().enumerate() {
+            let t = (time[i] - t0) * inv_span;
+            *e = self.total(x, i, t, *e, metric);
         }
     }
 
@@ -378,12 +381,12 @@ mod tests {
                 .collect();
             let samples = Samples::new(&keys);
             let (i, j) = (case % 20, 100 + case % 50);
-            let seg = Segment::new(&samples.sample(i), &samples.sample(j));
+            let seg = Segment::new(samples.sample(i), samples.sample(j));
             let mut out = Vec::new();
             seg.errors(&samples, i + 1, j, &metric, &mut out);
             assert_eq!(out.len(), j - i - 1);
             for (k, e) in out.iter().enumerate() {
-                let one = seg.error(&samples.sample(i + 1 + k), &metric);
+                let one = seg.error(samples.sample(i + 1 + k), &metric);
                 assert_eq!(
                     e.to_bits(),
                     one.to_bits(),
