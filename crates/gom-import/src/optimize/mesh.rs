@@ -3,13 +3,11 @@
 use gom::{MeshPart, Vertices};
 
 /// Replaces `-0.0` by `+0.0` so that equal values have equal bit patterns (the canonical
-/// writer writes +0.0 for zero, D13).
+/// writer writes +0.0 for zero, D13). Adding `+0.0` does it without a branch: in IEEE
+/// arithmetic `-0 + +0 = +0` and `x + 0 = x` for every other finite or infinite `x`.
+#[inline]
 pub fn canon(v: f32) -> f32 {
-    if v == 0.0 {
-        0.0
-    } else {
-        v
-    }
+    v + 0.0
 }
 
 /// Mixes one 32-bit word into a running hash (rustc's FxHash step).
@@ -180,6 +178,25 @@ pub fn optimize_for_gpu(part: &mut MeshPart) {
 mod tests {
     use super::*;
     use gom::Submesh;
+
+    #[test]
+    fn canon_turns_negative_zero_positive_and_keeps_every_other_value() {
+        assert_eq!(canon(-0.0).to_bits(), 0);
+        assert_eq!(canon(0.0).to_bits(), 0);
+        let tiny = f32::from_bits(1);
+        for v in [
+            1.5,
+            -2.25,
+            tiny,
+            -tiny,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            -f32::INFINITY,
+        ] {
+            assert_eq!(canon(v).to_bits(), v.to_bits(), "{v}");
+        }
+    }
 
     #[test]
     fn weld_merges_equal_vertices_and_keeps_first_use_order() {

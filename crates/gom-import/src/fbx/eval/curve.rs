@@ -29,6 +29,9 @@ pub(crate) struct Curve<'a> {
     ktime_second: f64,
     /// Index of the first key after the previous evaluation's time.
     cursor: usize,
+    /// [`Curve::is_well_formed`] and [`Curve::is_constant`], found once.
+    well_formed: bool,
+    constant: bool,
 }
 
 impl<'a> Curve<'a> {
@@ -41,6 +44,7 @@ impl<'a> Curve<'a> {
         max_time: f64,
         ktime_second: f64,
     ) -> Curve<'a> {
+        let (well_formed, constant) = shape(keys, pre, post);
         Curve {
             keys,
             pre,
@@ -49,6 +53,8 @@ impl<'a> Curve<'a> {
             max_time,
             ktime_second,
             cursor: 0,
+            well_formed,
+            constant,
         }
     }
 
@@ -66,8 +72,7 @@ impl<'a> Curve<'a> {
     /// Whether the keys are in time order with finite times (what the cursor and
     /// ufbx's own search both assume).
     pub(crate) fn is_well_formed(&self) -> bool {
-        self.keys.iter().all(|k| k.time.is_finite())
-            && self.keys.windows(2).all(|w| w[0].time <= w[1].time)
+        self.well_formed
     }
 
     /// Whether the value is the same at every time: at most one key, or keys of one
@@ -75,23 +80,7 @@ impl<'a> Curve<'a> {
     /// tangents) and not extrapolated along a slope. (Evaluated, such a curve may differ
     /// from its value in the last bit where the interpolation rounds.)
     pub(crate) fn is_constant(&self) -> bool {
-        let keys = self.keys;
-        let Some(first) = keys.first() else {
-            return true;
-        };
-        if keys.len() == 1 {
-            return true;
-        }
-        let v = first.value;
-        let slope = ufbx::ExtrapolationMode::Slope;
-        v.is_finite()
-            && self.pre.mode != slope
-            && self.post.mode != slope
-            && keys.iter().all(|k| k.value == v)
-            && keys.windows(2).all(|w| {
-                w[0].interpolation != ufbx::Interpolation::Cubic
-                    || (w[0].right.dy == 0.0 && w[1].left.dy == 0.0)
-            })
+        self.constant
     }
 
     /// Appends the spans of the timeline (open intervals, seconds) in which the value
@@ -270,6 +259,28 @@ impl<'a> Curve<'a> {
         }
         value
     }
+}
+
+/// [`Curve::is_well_formed`] and [`Curve::is_constant`] of a curve, in one pass over
+/// its keys.
+fn shape(keys: &[ufbx::Keyframe], pre: Ext, post: Ext) -> (bool, bool) {
+    let Some(first) = keys.first() else {
+        return (true, true);
+    };
+    let v = first.value;
+    let slope = ufbx::ExtrapolationMode::Slope;
+    let mut well_formed = first.time.is_finite();
+    let mut constant =
+        keys.len() == 1 || (v.is_finite() && pre.mode != slope && post.mode != slope);
+    for w in keys.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        well_formed &= b.time.is_finite() && a.time <= b.time;
+        constant &= keys.len() == 1
+            || (b.value == v
+                && (a.interpolation != ufbx::Interpolation::Cubic
+                    || (a.right.dy == 0.0 && b.left.dy == 0.0)));
+    }
+    (well_formed, constant)
 }
 
 /// Appends `span` unless the last span holds it (the curves of one property usually
