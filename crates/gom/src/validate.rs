@@ -688,14 +688,9 @@ pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, Write
             if t.keys.is_empty() {
                 return Err(invalid(it, n, "keyCount", "a track has no keys"));
             }
+            floats_ok(it, n, "keys", bytemuck::cast_slice(&t.keys))?;
             let mut prev_time = None;
             for k in &t.keys {
-                floats_ok(
-                    it,
-                    n,
-                    "keys",
-                    bytemuck::cast_slice(core::slice::from_ref(k)),
-                )?;
                 if let Some((field, reason)) = key_structure(k, prev_time, clip.duration) {
                     return Err(invalid(it, n, field, reason));
                 }

@@ -46,7 +46,7 @@ pub fn limit_influences(
     stats: &mut DroppedInfluences,
 ) -> Option<SkinWeights> {
     // Merged influences: on the stack for the usual handful, else on the heap.
-    let mut local = [(0u16, 0.0f64); 16];
+    let mut local = [(0u16, 0.0f64); 8];
     let mut heap = Vec::new();
     let buf: &mut [(u16, f64)] = if influences.len() <= local.len() {
         &mut local
@@ -71,6 +71,13 @@ pub fn limit_influences(
     let total: f64 = merged.iter().map(|e| e.1).sum();
     if merged.is_empty() || total <= 0.0 || !total.is_finite() {
         return None;
+    }
+    if let [(bone, _)] = merged {
+        // One bone (a rigid vertex): its normalised weight is exactly 1.
+        return Some(SkinWeights {
+            bones: [*bone, 0, 0, 0],
+            weights: [1.0, 0.0, 0.0, 0.0],
+        });
     }
     for e in merged.iter_mut() {
         e.1 /= total;

@@ -350,6 +350,9 @@ pub(crate) struct NodeEval<'a> {
     scale_factor: Vec<HelperScale<'a>>,
     /// Whether the scale factor also multiplies this node's scale (a scale helper).
     use_scale_factor: bool,
+    /// The transform is [`transform::plain_transform`] of the values (no helper
+    /// scales, pivots, offsets or adjustments).
+    plain: bool,
 }
 
 impl<'a> NodeEval<'a> {
@@ -427,6 +430,13 @@ impl<'a> NodeEval<'a> {
         };
         let scale_factor: Vec<HelperScale<'a>> = st.scale_factor.iter().map(&mut helper).collect();
         let translation_scale = st.translation_scale.as_ref().map(&mut helper);
+        let plain = translation_scale.is_none()
+            && scale_factor.is_empty()
+            && !st.use_scale_factor
+            && consts.is_plain(&values)
+            && animated
+                .iter()
+                .all(|(slot, _)| matches!(*slot, TRANSLATION | ROTATION | SCALING));
         let e = NodeEval {
             anim,
             node,
@@ -437,6 +447,7 @@ impl<'a> NodeEval<'a> {
             translation_scale,
             scale_factor,
             use_scale_factor: st.use_scale_factor,
+            plain,
         };
         let fallback = e.fallback || !e.props().all(PropAnim::is_well_formed);
         let moves = fallback || constant_props || e.props().next().is_some();
@@ -513,6 +524,13 @@ impl<'a> NodeEval<'a> {
     pub(crate) fn eval(&mut self, time: f64) -> ufbx::Transform {
         if self.fallback {
             return ufbx::evaluate_transform(self.anim, self.node, time);
+        }
+        if self.plain {
+            let mut p = self.values;
+            for (slot, a) in &mut self.animated {
+                p[*slot] = a.eval(time);
+            }
+            return transform::plain_transform(&p, &self.consts).to_ufbx();
         }
         let mut factor = [1.0; 3];
         for h in &mut self.scale_factor {
