@@ -10,7 +10,9 @@
 //! paired measurement that interleaves the three that the ratios compare, one call of
 //! each in turn, for a few seconds per file, and prints the medians and their ratios:
 //! every ratio there is taken under the same conditions. Those are the figures
-//! `docs/performance.md` records.
+//! `docs/performance.md` records. A filter that matches no criterion benchmark
+//! (`cargo bench -p gom-import --bench fbx -- skip-criterion`) runs only the paired
+//! measurement.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
