@@ -108,14 +108,9 @@ impl Varying {
     }
 
     /// Whether some span meets the open interval `(a, b)`.
-    fn meets(&self, a: f64, b: f64) -> bool {
+    pub(crate) fn meets(&self, a: f64, b: f64) -> bool {
         let i = self.0.partition_point(|s| s.1 <= a);
         self.0.get(i).is_some_and(|s| s.0 < b)
-    }
-
-    #[cfg(test)]
-    pub(crate) fn meets_for_test(&self, a: f64, b: f64) -> bool {
-        self.meets(a, b)
     }
 }
 

@@ -275,10 +275,9 @@ fn shape(keys: &[ufbx::Keyframe], pre: Ext, post: Ext) -> (bool, bool) {
     for w in keys.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         well_formed &= b.time.is_finite() && a.time <= b.time;
-        constant &= keys.len() == 1
-            || (b.value == v
-                && (a.interpolation != ufbx::Interpolation::Cubic
-                    || (a.right.dy == 0.0 && b.left.dy == 0.0)));
+        constant &= b.value == v
+            && (a.interpolation != ufbx::Interpolation::Cubic
+                || (a.right.dy == 0.0 && b.left.dy == 0.0));
     }
     (well_formed, constant)
 }

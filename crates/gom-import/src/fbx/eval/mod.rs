@@ -351,7 +351,7 @@ pub(crate) struct NodeEval<'a> {
     /// Whether the scale factor also multiplies this node's scale (a scale helper).
     use_scale_factor: bool,
     /// The transform is [`transform::plain_transform`] of the values (no helper
-    /// scales, pivots, offsets or adjustments).
+    /// scales, pivots, offsets or rotation space).
     plain: bool,
 }
 

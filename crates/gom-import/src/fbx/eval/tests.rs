@@ -622,7 +622,7 @@ fn transforms_hold_still_outside_their_varying_spans() {
                 let inside = super::super::anim::Varying::new(spans);
                 for w in cuts.windows(2) {
                     let (a, c) = (w[0], w[1]);
-                    if inside.meets_for_test(a, c) {
+                    if inside.meets(a, c) {
                         varying += 1;
                         continue;
                     }
