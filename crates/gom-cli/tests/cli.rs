@@ -283,3 +283,55 @@ fn tml_sheet_draws_every_texture() {
         "six 64-pixel cells fit in {w}x{h}"
     );
 }
+
+/// `gom convert` prints a report on stderr by default; its counts are those of the
+/// file it wrote, read back with `gom info --json`.
+#[test]
+fn convert_reports_what_the_written_file_holds() {
+    let Some(fbx) = shared_data("fbx") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for name in [
+        "max_transformed_skin_7500_binary.fbx",
+        "blender_suzanne_multimaterial_7400_binary.fbx",
+    ] {
+        let out_path = tmp.path().join(name.replace(".fbx", ".gom"));
+        let src = fbx.join(name);
+        let out = gom(&["convert", s(&src), s(&out_path)]);
+        assert!(out.status.success());
+        let report = String::from_utf8_lossy(&out.stderr).to_string();
+        let info = gom(&["info", s(&out_path), "--json"]);
+        let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let bones = info["skeleton"]["boneCount"].as_u64().unwrap();
+        let plural = if bones == 1 { "bone" } else { "bones" };
+        assert!(
+            report.contains(&format!("{}: {bones} {plural}\n", s(&src))),
+            "{report}"
+        );
+        for mesh in info["meshes"].as_array().unwrap() {
+            let line = format!(
+                "mesh \"{}\": {} vertices, {} triangles,",
+                mesh["name"].as_str().unwrap(),
+                mesh["vertexCount"],
+                mesh["triangleCount"]
+            );
+            assert!(report.contains(&line), "{line} not in\n{report}");
+        }
+        for clip in info["clips"].as_array().unwrap() {
+            let line = format!("{} kept\n", clip["keyCount"]);
+            let head = format!("clip \"{}\":", clip["name"].as_str().unwrap());
+            assert!(
+                report
+                    .lines()
+                    .any(|l| l.contains(&head) && format!("{l}\n").ends_with(&line)),
+                "{head} … {line} not in\n{report}"
+            );
+        }
+        assert!(report.ends_with(&format!(
+            "wrote {} ({} bytes)\n",
+            s(&out_path),
+            std::fs::metadata(&out_path).unwrap().len()
+        )));
+    }
+}

@@ -70,6 +70,57 @@ impl Report {
         self.warnings.push(message.into());
     }
 
+    /// The report as lines for a person to read (warnings excluded: they are listed
+    /// on their own): bones, each mesh part and clip, keys before and after reduction,
+    /// dropped influences.
+    pub fn summary(&self) -> Vec<String> {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut lines = vec![format!(
+            "{}: {}",
+            self.source,
+            plural(self.bones, "bone", "bones")
+        )];
+        for m in &self.meshes {
+            lines.push(format!(
+                "  mesh \"{}\": {}, {}, {}{}",
+                m.name,
+                plural(m.vertices, "vertex", "vertices"),
+                plural(m.triangles, "triangle", "triangles"),
+                plural(m.submeshes, "submesh", "submeshes"),
+                if m.skinned { ", skinned" } else { "" }
+            ));
+        }
+        for c in &self.clips {
+            lines.push(format!(
+                "  clip \"{}\": {} s, {}, {} keys sampled, {} kept",
+                c.name,
+                c.duration,
+                plural(c.tracks, "track", "tracks"),
+                c.keys_before,
+                c.keys_after
+            ));
+        }
+        if !self.clips.is_empty() {
+            lines.push(format!(
+                "  keys: {} sampled, {} kept after reduction",
+                self.keys_before(),
+                self.keys_after()
+            ));
+        }
+        let d = &self.dropped_influences;
+        if d.vertices > 0 {
+            lines.push(format!(
+                "  influences: {} dropped on {} with more than four (largest dropped weight {:.4}, mean per vertex {:.4})",
+                d.influences,
+                plural(d.vertices as usize, "vertex", "vertices"),
+                d.max_weight,
+                d.mean_weight()
+            ));
+        }
+        lines
+    }
+
     /// The report as JSON (fields in a fixed order).
     pub fn to_json(&self) -> Value {
         json!({
@@ -132,5 +183,44 @@ mod tests {
         assert_eq!(j["keysAfter"], 6);
         assert_eq!(j["warnings"][0], "w");
         assert_eq!(j["clips"][1]["name"], "b");
+    }
+
+    #[test]
+    fn summary_names_every_part_clip_and_dropped_influence() {
+        let mut r = Report {
+            source: "x.fbx".into(),
+            bones: 1,
+            ..Default::default()
+        };
+        r.meshes.push(MeshReport {
+            name: "body".into(),
+            vertices: 12,
+            triangles: 1,
+            submeshes: 2,
+            skinned: true,
+        });
+        r.clips.push(ClipReport {
+            name: "walk".into(),
+            duration: 1.5,
+            tracks: 3,
+            keys_before: 90,
+            keys_after: 20,
+        });
+        r.dropped_influences = DroppedInfluences {
+            vertices: 2,
+            influences: 3,
+            max_weight: 0.125,
+            total_weight: 0.25,
+        };
+        assert_eq!(
+            r.summary(),
+            [
+                "x.fbx: 1 bone",
+                "  mesh \"body\": 12 vertices, 1 triangle, 2 submeshes, skinned",
+                "  clip \"walk\": 1.5 s, 3 tracks, 90 keys sampled, 20 kept",
+                "  keys: 90 sampled, 20 kept after reduction",
+                "  influences: 3 dropped on 2 vertices with more than four (largest dropped weight 0.1250, mean per vertex 0.1250)",
+            ]
+        );
     }
 }

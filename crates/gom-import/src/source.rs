@@ -147,6 +147,8 @@ pub struct Imported {
     pub warnings: Vec<String>,
     /// The importer's detailed report, for `--report json`.
     pub report: serde_json::Value,
+    /// The report for a person to read ([`crate::report::Report::summary`]).
+    pub summary: Vec<String>,
     /// Files to write beside the output (embedded textures).
     pub side_files: Vec<SideFile>,
 }
@@ -308,6 +310,7 @@ fn imported(
         model,
         warnings,
         report: report.to_json(),
+        summary: report.summary(),
         side_files,
     }
 }

@@ -16,7 +16,8 @@ pub struct Args {
     /// Output format, overriding OUT's extension.
     #[arg(long)]
     to: Option<String>,
-    /// Print the conversion report as JSON on stderr (`--report json`).
+    /// Print the conversion report as JSON on stderr (`--report json`) instead of as
+    /// text.
     #[arg(long, value_name = "FORMAT")]
     report: Option<String>,
     #[command(flatten)]
@@ -52,6 +53,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some("json") => eprintln!("{}", serde_json::to_string_pretty(&imported.report)?),
         Some(other) => return Err(format!("unknown report format '{other}'").into()),
         None => {
+            for line in &imported.summary {
+                eprintln!("{line}");
+            }
             for w in &imported.warnings {
                 eprintln!("warning: {w}");
             }
