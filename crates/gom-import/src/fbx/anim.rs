@@ -130,7 +130,7 @@ impl Varying {
 /// Each sample comes as (time relative to `begin`, time on the scene timeline): a
 /// source key's sample is its own key time on the timeline (not `begin` plus its
 /// relative time, which may round to a neighbour), so its value is the key's value.
-fn key_sample_times(
+pub(crate) fn key_sample_times(
     keys: &[KeyTime],
     varying: &Varying,
     begin: f64,
@@ -164,8 +164,16 @@ fn key_sample_times(
     // Equal pairs are identical values: an unstable sort is deterministic here.
     anchors.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     anchors.dedup_by(|b, a| (a.0 as f32) == (b.0 as f32));
+    // Key times on the timeline, sorted: a gap that holds a key inside (two keys closer
+    // than one `f32` step are one sample time) is sampled as a varying one.
+    let mut key_at: Vec<f64> = keys.iter().map(|k| k.time).collect();
+    key_at.sort_unstable_by(f64::total_cmp);
+    let key_inside = |a: f64, b: f64| {
+        let i = key_at.partition_point(|&t| t <= a);
+        key_at.get(i).is_some_and(|&t| t < b)
+    };
     let intervals = |a: (f64, f64), b: (f64, f64)| {
-        if varying.meets(a.1, b.1) {
+        if varying.meets(a.1, b.1) || key_inside(a.1, b.1) {
             ((b.0 - a.0) * rate).round().max(1.0)
         } else {
             1.0

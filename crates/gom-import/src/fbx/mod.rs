@@ -485,9 +485,6 @@ mod tests {
     /// every thread count, and the same as the serial path's.
     #[test]
     fn parallel_sampling_gives_the_same_bytes_at_every_thread_count() {
-        // Slope extrapolation replaced by repetition: outside their keys some of its
-        // curves extrapolate along a slope to NaN (as in ufbx), which no GOM file can
-        // hold; repetition keeps them moving, so every sample time is needed.
         // With constant extrapolation only: outside their keys some of its curves
         // extrapolate to NaN (as in ufbx), which no GOM file can hold. (It then holds
         // still outside its keys, so it has fewer samples than 10 kHz over the whole

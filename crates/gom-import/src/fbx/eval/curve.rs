@@ -1,6 +1,6 @@
 //! Animation curves and values, evaluated as ufbx's `ufbx_evaluate_curve` does.
 
-use super::V3;
+use super::{KeyTime, V3};
 /// How a curve continues outside its keys (`ufbx_extrapolation`).
 #[derive(Clone, Copy)]
 pub(crate) struct Ext {
@@ -83,12 +83,30 @@ impl<'a> Curve<'a> {
         self.constant
     }
 
+    /// Appends every key time, each with whether the value jumps just before it (the
+    /// previous key holds its value up to it, or has the same time: the later of two
+    /// keys at one time gives the value there) and just after it (the key hands over to
+    /// the next key's value at once).
+    pub(crate) fn key_times(&self, out: &mut Vec<KeyTime>) {
+        use ufbx::Interpolation::{ConstantNext, ConstantPrev};
+        let keys = self.keys;
+        for (i, k) in keys.iter().enumerate() {
+            out.push(KeyTime {
+                time: k.time,
+                step_before: i > 0
+                    && (keys[i - 1].interpolation == ConstantPrev || keys[i - 1].time == k.time),
+                step_after: i + 1 < keys.len() && k.interpolation == ConstantNext,
+            });
+        }
+    }
+
     /// Appends the spans of the timeline (open intervals, seconds) in which the value
     /// may change: between two keys unless the segment is flat (a step, or equal values
     /// joined by a straight or level-tangent segment), and before the first or after the
-    /// last key unless the curve is extrapolated as a constant there. Outside these
-    /// spans the value is the same at every time of each gap between them; a step's
-    /// jump at a key is not a span (the caller samples both sides of it).
+    /// last key unless the curve is extrapolated as a constant there. Between two
+    /// consecutive keys (or beyond the last) outside these spans the value holds, up to
+    /// the last bit of the interpolation's rounding; a jump at a key (a step, or two keys
+    /// at one time) is not a span: the caller samples both sides of every key.
     pub(crate) fn varying_spans(&self, out: &mut Vec<(f64, f64)>) {
         let keys = self.keys;
         if keys.len() <= 1 {

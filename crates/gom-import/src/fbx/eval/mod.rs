@@ -116,7 +116,8 @@ impl HelperScale<'_> {
 pub(crate) struct KeyTime {
     /// Seconds on the scene timeline.
     pub time: f64,
-    /// The value jumps at this time (the previous key is a constant one).
+    /// The value jumps at this time (the previous key is a constant one, or at the
+    /// same time).
     pub step_before: bool,
     /// The value jumps right after this time (this key is a constant-next one).
     pub step_after: bool,
@@ -479,10 +480,9 @@ impl<'a> NodeEval<'a> {
 
     /// Every key time of the curves that place this node (seconds on the scene
     /// timeline), each with whether the value steps just before it (the previous key
-    /// holds its value up to it) and just after it (the key hands over to the next
-    /// key's value at once).
+    /// holds its value up to it, or has the same time) and just after it (the key hands
+    /// over to the next key's value at once).
     pub(crate) fn key_times(&self, out: &mut Vec<KeyTime>) {
-        use ufbx::Interpolation::{ConstantNext, ConstantPrev};
         let mut previous: &[ufbx::Keyframe] = &[];
         for c in self.props().flat_map(PropAnim::curves) {
             let keys = c.keys;
@@ -496,13 +496,7 @@ impl<'a> NodeEval<'a> {
             if same_times {
                 continue;
             }
-            for (i, k) in keys.iter().enumerate() {
-                out.push(KeyTime {
-                    time: k.time,
-                    step_before: i > 0 && keys[i - 1].interpolation == ConstantPrev,
-                    step_after: i + 1 < keys.len() && k.interpolation == ConstantNext,
-                });
-            }
+            c.key_times(out);
         }
     }
 

@@ -639,3 +639,83 @@ fn transforms_hold_still_outside_their_varying_spans() {
     eprintln!("{held} held gaps, {varying} varying");
     assert!(held > 10 && varying > 10, "{held} held, {varying} varying");
 }
+
+/// The sample times of a clip, interpolated linearly as a GOM reader does, give the
+/// curve itself at every time away from its jumps, on curves made of holds, steps, two
+/// keys at one time, ramps and keys closer than one `f32` step (linear and constant
+/// keys only, which interpolating the samples reproduces exactly): no jump and no ramp
+/// falls inside a gap sampled at its ends only.
+#[test]
+fn samples_reproduce_holds_steps_and_same_time_keys() {
+    use ufbx::Interpolation::*;
+    let tiny = 1e-9;
+    let curves: [&[ufbx::Keyframe]; 5] = [
+        // A hold, then a jump made of two keys at one time, then a hold.
+        &[
+            key(0.0, 0.0, Linear),
+            key(1.0, 0.0, Linear),
+            key(1.0, 10.0, Linear),
+            key(3.0, 10.0, Linear),
+        ],
+        // Steps both ways around a hold.
+        &[
+            key(0.2, 1.0, ConstantPrev),
+            key(1.5, 4.0, ConstantNext),
+            key(2.5, 6.0, Linear),
+            key(2.8, 6.0, Linear),
+        ],
+        // A ramp between holds.
+        &[
+            key(0.5, 2.0, Linear),
+            key(1.0, 2.0, Linear),
+            key(1.4, 5.0, Linear),
+            key(3.0, 5.0, Linear),
+        ],
+        // Two steps closer than one f32 step (one sample time), then a hold.
+        &[
+            key(0.0, 0.0, ConstantPrev),
+            key(1.0, 5.0, ConstantPrev),
+            key(1.0 + tiny, 7.0, Linear),
+            key(3.0, 7.0, Linear),
+        ],
+        // One key: the same value everywhere.
+        &[key(1.7, 3.0, Linear)],
+    ];
+    let (duration, rate) = (3.0, 30.0);
+    for (ci, keys) in curves.iter().enumerate() {
+        let (lo, hi) = (keys[0].time, keys[keys.len() - 1].time);
+        let mut c = Curve::new(keys, ext(CONSTANT, -1), ext(CONSTANT, -1), lo, hi, 1.0);
+        let mut times = Vec::new();
+        c.key_times(&mut times);
+        let mut spans = Vec::new();
+        c.varying_spans(&mut spans);
+        let varying = super::super::anim::Varying::new(spans);
+        let samples =
+            super::super::anim::key_sample_times(&times, &varying, 0.0, duration, rate, 100_000)
+                .unwrap();
+        let values: Vec<f64> = samples.iter().map(|s| c.eval(s.1, 0.0)).collect();
+        // Sampled sparsely where it holds, densely where it ramps.
+        assert!(
+            samples.len() < 3 * (duration * rate) as usize / 4,
+            "curve {ci}"
+        );
+        let near_jump = |t: f64| keys.iter().any(|k| (t - k.time).abs() <= 1.0 / rate + 1e-6);
+        for i in 0..=3000 {
+            let t = duration * f64::from(i) / 3000.0;
+            if near_jump(t) {
+                continue;
+            }
+            let j = samples
+                .partition_point(|s| s.1 <= t)
+                .clamp(1, samples.len() - 1);
+            let (a, b) = (samples[j - 1].1, samples[j].1);
+            let f = ((t - a) / (b - a)).clamp(0.0, 1.0);
+            let got = values[j - 1] + (values[j] - values[j - 1]) * f;
+            let want = c.eval(t, 0.0);
+            assert!(
+                (got - want).abs() <= 1e-9,
+                "curve {ci} at {t}: samples give {got}, the curve {want}"
+            );
+        }
+    }
+}

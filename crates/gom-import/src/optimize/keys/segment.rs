@@ -248,7 +248,11 @@ impl Segment {
         if n <= SHORT {
             // Setting up the column loops costs more than a few single measurements
             // (which give the same values, bit for bit).
-            out.extend(samples.each[lo..hi].iter().map(|k| self.error(k, metric)));
+            out.extend(
+                samples.each[lo..lo + n]
+                    .iter()
+                    .map(|k| self.error(k, metric)),
+            );
             return;
         }
         // Every entry is written below.
