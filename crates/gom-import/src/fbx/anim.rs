@@ -163,14 +163,14 @@ pub(crate) fn key_sample_times(
     anchors.retain(|&(t, _)| (0.0..=duration).contains(&t));
     // Equal pairs are identical values: an unstable sort is deterministic here.
     anchors.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    // The anchors' times on the timeline before merging (sorted, as the anchors are):
+    // a gap that holds one inside (two anchors closer than one `f32` step are one
+    // sample time) is sampled as a varying one.
+    let all_at: Vec<f64> = anchors.iter().map(|a| a.1).collect();
     anchors.dedup_by(|b, a| (a.0 as f32) == (b.0 as f32));
-    // Key times on the timeline, sorted: a gap that holds a key inside (two keys closer
-    // than one `f32` step are one sample time) is sampled as a varying one.
-    let mut key_at: Vec<f64> = keys.iter().map(|k| k.time).collect();
-    key_at.sort_unstable_by(f64::total_cmp);
     let key_inside = |a: f64, b: f64| {
-        let i = key_at.partition_point(|&t| t <= a);
-        key_at.get(i).is_some_and(|&t| t < b)
+        let i = all_at.partition_point(|&t| t <= a);
+        all_at.get(i).is_some_and(|&t| t < b)
     };
     let intervals = |a: (f64, f64), b: (f64, f64)| {
         if varying.meets(a.1, b.1) || key_inside(a.1, b.1) {
