@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, Criterion};
-use gom_import::fbx::{convert, FbxOptions};
+use gom_import::fbx::{convert, load_options, FbxOptions};
 
 const FILES: &[&str] = &[
     "blender_279_sausage_7400_binary.fbx",
@@ -40,24 +40,6 @@ fn data_dir() -> Option<PathBuf> {
     }
 }
 
-/// ufbx's load with the converter's options (see `gom_import::fbx`).
-fn gom_space_options() -> ufbx::LoadOpts<'static> {
-    ufbx::LoadOpts {
-        target_axes: ufbx::CoordinateAxes {
-            right: ufbx::CoordinateAxis::PositiveX,
-            up: ufbx::CoordinateAxis::PositiveY,
-            front: ufbx::CoordinateAxis::NegativeZ,
-        },
-        target_unit_meters: 1.0,
-        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
-        handedness_conversion_axis: ufbx::MirrorAxis::Z,
-        geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
-        inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
-        clean_skin_weights: true,
-        ..Default::default()
-    }
-}
-
 fn load_default(bytes: &[u8]) -> bool {
     ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default())
         .map(|s| s.nodes.count)
@@ -65,7 +47,7 @@ fn load_default(bytes: &[u8]) -> bool {
 }
 
 fn load_gom_space(bytes: &[u8]) -> bool {
-    ufbx::load_memory(black_box(bytes), gom_space_options())
+    ufbx::load_memory(black_box(bytes), load_options())
         .map(|s| s.nodes.count)
         .is_ok()
 }

@@ -11,8 +11,8 @@
 //! [`Helper::map`] never waits for the helper to start: the calling thread runs tasks
 //! itself and the helper claims the ones it gets to first (also when it arrives while
 //! they run), so a helper that is late, busy elsewhere or gone only makes the work
-//! serial. Results come back in task order,
-//! whoever ran them, so the output does not depend on timing (D11).
+//! serial. Results come back in task order, whoever ran them, so the output does not
+//! depend on timing (D11).
 //!
 //! While idle, the helper runs other pending rayon work (so that it does not hold up a
 //! batch of conversions), and it leaves after [`IDLE`] without anything to do.

@@ -124,8 +124,8 @@ pub enum FbxError {
     Option(String),
 }
 
-/// The ufbx load options that give GOM space directly.
-pub(crate) fn load_options() -> ufbx::LoadOpts<'static> {
+/// The ufbx load options that give GOM space directly (what [`convert`] loads with).
+pub fn load_options() -> ufbx::LoadOpts<'static> {
     ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes {
             right: ufbx::CoordinateAxis::PositiveX,

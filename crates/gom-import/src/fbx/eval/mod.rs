@@ -519,11 +519,11 @@ impl<'a> NodeEval<'a> {
         if self.fallback {
             return ufbx::evaluate_transform(self.anim, self.node, time);
         }
+        let mut p = self.values;
+        for (slot, a) in &mut self.animated {
+            p[*slot] = a.eval(time);
+        }
         if self.plain {
-            let mut p = self.values;
-            for (slot, a) in &mut self.animated {
-                p[*slot] = a.eval(time);
-            }
             return transform::plain_transform(&p, &self.consts).to_ufbx();
         }
         let mut factor = [1.0; 3];
@@ -537,10 +537,6 @@ impl<'a> NodeEval<'a> {
             let s = h.eval(time);
             [0, 1, 2].map(|k| s[k] * factor[k])
         });
-        let mut p = self.values;
-        for (slot, a) in &mut self.animated {
-            p[*slot] = a.eval(time);
-        }
         let mut t = get_transform(&p, &self.consts, translation_scale);
         if self.use_scale_factor {
             for (s, f) in t.s.iter_mut().zip(factor) {

@@ -325,6 +325,31 @@ mod tests {
     }
 
     #[test]
+    fn a_track_stays_at_a_pose_exactly_when_every_key_is_within_tolerance() {
+        let metric = JointMetric {
+            distance: 0.1,
+            parent_scale: 1.0,
+        };
+        let rest = key(0.0, 0.0, 0.0);
+        // 40 keys (the column loop) and 4 (key by key), each with one key 2 mm off.
+        for n in [40usize, 4] {
+            let mut keys: Vec<Key> = (0..n).map(|i| key(i as f32 / 30.0, 0.0, 0.0)).collect();
+            let all_within =
+                |keys: &[Key], tol: f64| keys.iter().all(|k| pose_error(&rest, k, &metric) <= tol);
+            assert!(Measured::new(&keys).stays_at(&rest, &metric, 0.001));
+            keys[n / 2].translation[0] = 0.002;
+            for tol in [0.001, 0.0025] {
+                assert_eq!(
+                    Measured::new(&keys).stays_at(&rest, &metric, tol),
+                    all_within(&keys, tol),
+                    "{n} keys, tolerance {tol}"
+                );
+            }
+            assert!(!Measured::new(&keys).stays_at(&rest, &metric, 0.001));
+        }
+    }
+
+    #[test]
     fn pose_error_measures_the_difference_of_two_poses() {
         let metric = JointMetric {
             distance: 0.5,

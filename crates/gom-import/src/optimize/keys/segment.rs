@@ -168,10 +168,9 @@ impl Segment {
 /// array per component (in one allocation), so that the error loop over the keys of a
 /// long segment runs over plain slices (and vectorises).
 pub(super) struct Samples {
-    n: usize,
     each: Vec<Sample>,
-    /// [`COLUMNS`] columns of `n`: time, translation (3), rotation (4), scale (3),
-    /// inverse scale (3).
+    /// [`COLUMNS`] columns of one entry per key: time, translation (3), rotation (4),
+    /// scale (3), inverse scale (3).
     data: Vec<f64>,
 }
 
@@ -202,17 +201,18 @@ impl Samples {
                 r[c * n + k] = smp.rotation[c];
             }
         }
-        Samples { n, each, data }
+        Samples { each, data }
     }
 
     /// The number of keys.
     pub(super) fn len(&self) -> usize {
-        self.n
+        self.each.len()
     }
 
     /// Column `c`, keys `lo..hi`.
     fn col(&self, c: usize, lo: usize, hi: usize) -> &[f64] {
-        &self.data[c * self.n..(c + 1) * self.n][lo..hi]
+        let n = self.len();
+        &self.data[c * n..(c + 1) * n][lo..hi]
     }
 
     pub(super) fn sample(&self, k: usize) -> &Sample {
@@ -220,10 +220,10 @@ impl Samples {
     }
 }
 
-/// The components of keys `lo..hi`, all of one length.
 /// Up to this many keys, [`Segment::errors`] measures them one by one.
 const SHORT: usize = 6;
 
+/// The components of keys `lo..hi`, all of one length.
 struct Slices<'a> {
     time: &'a [f64],
     t: [&'a [f64]; 3],
