@@ -12,7 +12,7 @@ use common::{gom, s, shared_data};
 /// `../shared/data` is present, FBX, glTF and JPOG files from it.
 fn mixed_inputs(dir: &Path) -> usize {
     let mut n = 0;
-    let demo = gom::demo::build();
+    let demo = gom_demo::build();
     for i in 0..3 {
         let mut m = demo.clone();
         m.meshes.truncate(1 + i % 2);
@@ -236,7 +236,7 @@ fn a_link_back_to_an_ancestor_does_not_loop() {
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::write(
         sub.join("m.gom"),
-        gom::gomb::write(&gom::demo::build()).unwrap(),
+        gom::gomb::write(&gom_demo::build()).unwrap(),
     )
     .unwrap();
     std::os::unix::fs::symlink(&src, sub.join("loop")).unwrap();
@@ -253,7 +253,7 @@ fn ctrl_c_stops_cleanly_and_the_next_run_finishes_the_job() {
     let src = tmp.path().join("src");
     let out = tmp.path().join("out");
     std::fs::create_dir_all(&src).unwrap();
-    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    let text = gom::gomt::write(&gom_demo::build()).unwrap();
     for i in 0..300 {
         std::fs::write(src.join(format!("m{i:03}.gomt")), &text).unwrap();
     }

@@ -31,7 +31,7 @@ fn demo_writes_files_that_validate() {
 fn validate_exits_1_on_findings_and_2_on_unreadable_files() {
     let tmp = tempfile::tempdir().unwrap();
     // A model whose weights do not sum to 1: readable, but the weights check fails.
-    let mut model = gom::demo::build();
+    let mut model = gom_demo::build();
     let skinned = model
         .meshes
         .iter_mut()
@@ -79,7 +79,7 @@ fn info_json_describes_the_demo() {
     let out = gom(&["info", "--json", s(&dir.join("demo.gom"))]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     assert_eq!(
         v["skeleton"]["boneCount"].as_u64(),
         Some(model.skeleton.bones.len() as u64)
@@ -133,7 +133,7 @@ fn pose_at_time_zero_of_every_demo_clip_is_the_bind_pose() {
         .success());
     let bind = obj_positions(&bind_obj);
     // The bind pose itself, independently: the demo's vertices as built, through GBTM.
-    let built = gom::demo::build();
+    let built = gom_demo::build();
     let expected: Vec<[f32; 3]> = built
         .meshes
         .iter()

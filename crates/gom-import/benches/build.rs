@@ -16,7 +16,7 @@ const MODELS: usize = 200;
 
 /// Writes the source folder; returns its total size in bytes.
 fn generate(dir: &Path) -> u64 {
-    let demo = gom::demo::build();
+    let demo = gom_demo::build();
     let mut total = 0u64;
     for i in 0..MODELS {
         let mut m = demo.clone();

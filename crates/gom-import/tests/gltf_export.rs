@@ -109,7 +109,7 @@ fn exported_samples_pass_the_khronos_validator() {
 #[test]
 fn exported_demo_models_pass_the_khronos_validator() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = gom::demo::build();
+    let demo = gom_demo::build();
     // A static variant: no skeleton, no clips, a mesh placed by its GBTM.
     let mut still = demo.clone();
     still.clips.clear();
@@ -129,7 +129,7 @@ fn exported_demo_models_pass_the_khronos_validator() {
 
 #[test]
 fn demo_model_exports_and_poses_the_same_after_reimport() {
-    let mut demo = gom::demo::build();
+    let mut demo = gom_demo::build();
     // A texture path that needs percent-encoding in a URI comes back unchanged.
     demo.materials[0].base_color_texture = Some("maps/skin colour #1.png".into());
     let bytes = glb(&demo);
@@ -264,7 +264,7 @@ fn gltf_to_gom_to_gltf_to_gom_keeps_everything() {
 
 #[test]
 fn models_gltf_cannot_hold_are_refused_with_the_object_named() {
-    let demo = gom::demo::build();
+    let demo = gom_demo::build();
     let mut nan = demo.clone();
     nan.meshes[1].vertices.positions[3][1] = f32::NAN;
     let e = export(&nan, &GltfExportOptions::default()).unwrap_err();

@@ -519,7 +519,7 @@ fn corrupted_buffers_of_a_real_model_never_panic() {
     // The demo model as a .glb: flipping bytes of its BIN chunk corrupts indices,
     // joints, weights, matrices and key times.
     let gom_import::gltf::Exported::Glb(whole) =
-        gom_import::gltf::export(&gom::demo::build(), &Default::default()).unwrap()
+        gom_import::gltf::export(&gom_demo::build(), &Default::default()).unwrap()
     else {
         unreachable!("asked for a .glb")
     };

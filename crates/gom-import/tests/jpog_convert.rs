@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use gj::{ChannelFlag3Reading, Handedness, JpogImportError, JpogOptions};
-use gom::math::{from_trs, inverse_affine, mul, quat_from_axis_angle, transform_point};
+use gom::math::{from_trs, inverse_affine, mul, transform_point};
 use gom::Mat4;
+use gom_demo::quat_from_axis_angle;
 use gom_import::jpog as gj;
 use gom_import::pose::{pose_model, PoseAt};
 use jpog::tmd::{Animation, Channel, Key, Lod, Mesh, MeshBlock, Node, Piece, Vertex};

@@ -7,8 +7,9 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{
     black_box, criterion_group, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{bind_world, from_trs, inverse_affine};
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
+use gom_demo::quat_from_axis_angle;
 use gom_runtime::{
     local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
     SkinTargets,

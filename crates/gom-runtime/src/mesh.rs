@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 
 use glam::{Affine3A, Vec3A};
+use gom::layout::{Attribute, VertexLayout};
+use gom::limits::MAX_U16_INDEXED_VERTICES;
 use gom::{Bounds, Submesh, VertexFormat};
 
 use crate::transform::affine_from_row_major;
@@ -62,29 +64,21 @@ pub struct AttributeOffsets {
 }
 
 impl AttributeOffsets {
-    /// The offsets and the stride (in words) of a vertex format, in D7's bit order.
+    /// The offsets and the stride (in words) of a vertex format, in D7's bit order
+    /// ([`gom::layout::VertexLayout`] in words).
     pub fn of(format: VertexFormat) -> (AttributeOffsets, usize) {
-        let mut o = AttributeOffsets::default();
-        let mut at = 0usize;
-        for (bit, size) in VertexFormat::LAYOUT {
-            if !format.contains(bit) {
-                continue;
-            }
-            let slot = match bit {
-                VertexFormat::POSITION => None,
-                VertexFormat::NORMAL => Some(&mut o.normal),
-                VertexFormat::TANGENT => Some(&mut o.tangent),
-                VertexFormat::UV0 => Some(&mut o.uv0),
-                VertexFormat::UV1 => Some(&mut o.uv1),
-                VertexFormat::COLOR0 => Some(&mut o.color),
-                _ => Some(&mut o.skin),
-            };
-            if let Some(s) = slot {
-                *s = Some(at);
-            }
-            at += size as usize / 4;
-        }
-        (o, at)
+        let l = VertexLayout::of(format);
+        let words = |a: Attribute| l.offset(a).map(|b| b / 4);
+        let o = AttributeOffsets {
+            position: 0,
+            normal: words(Attribute::Normal),
+            tangent: words(Attribute::Tangent),
+            uv0: words(Attribute::Uv0),
+            uv1: words(Attribute::Uv1),
+            color: words(Attribute::Color0),
+            skin: words(Attribute::Skin),
+        };
+        (o, l.stride() / 4)
     }
 }
 
@@ -255,7 +249,7 @@ impl<'a> Mesh<'a> {
                 words.extend_from_slice(&s[i].weights);
             }
         }
-        let indices = if n <= 65536 {
+        let indices = if n <= MAX_U16_INDEXED_VERTICES as usize {
             Indices::U16(Cow::Owned(mesh.indices.iter().map(|&i| i as u16).collect()))
         } else {
             Indices::U32(Cow::Owned(mesh.indices.clone()))

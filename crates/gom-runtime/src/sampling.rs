@@ -224,13 +224,14 @@ impl Group {
         inv_sinc: Vec4::ONE,
     };
 
-    /// Loads the key pairs of four lanes: each lane's two keys are read as vectors
-    /// and transposed four at a time into the SoA layout.
-    #[inline]
+    /// Loads the key pairs of four lanes into the SoA layout: each lane's second key
+    /// is read from memory as rows and transposed four at a time.
     ///
-    /// `shifted`: lanes whose new first key is their old second key (forward
-    /// playback); their first key is taken from the cache instead of memory, and when
-    /// it is given every other lane is unchanged.
+    /// `shifted`: `None` reads the first keys from memory too. `Some(mask)` takes the
+    /// first key of the lanes in `mask` (forward playback: their new first key is their
+    /// old second key) from `next` instead of memory, and keeps the first key of the
+    /// other lanes, which did not move.
+    #[inline]
     fn load(&mut self, next: &mut Next, lanes: &[Lane; 4], shifted: Option<BVec4A>) {
         let [l0, l1, l2, l3] = lanes;
         let r1 = [
@@ -514,13 +515,12 @@ pub fn sample(
     Ok(())
 }
 
-/// Re-seeks the lanes of group `gi` whose segment does not contain `t` and reloads
-/// the group.
-/// Moves the cursors of group `gi`'s lanes whose segment does not contain `t`.
-#[inline(never)]
+/// Moves the segments of group `gi`'s lanes whose segment does not contain `t`; the
+/// caller reloads the group.
 ///
-/// Returns which lanes stepped to the next key pair (bits 0..4), or `FULL` when a
-/// lane had to search.
+/// Returns which lanes stepped to the next key pair (bits 0..4), or [`FULL`] when a
+/// lane had to search (or has no track) and the group must be loaded entirely.
+#[inline(never)]
 fn reseek(
     gi: usize,
     t: f32,

@@ -27,7 +27,7 @@ fn frame(asset: &Asset, clip: usize, t: f32) -> Frame {
 
 #[test]
 fn file_opened_in_place_animates_like_the_model() {
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let bytes = gom::gomb::write(&model).unwrap();
     // A u32 buffer guarantees the 4-byte alignment the in-place casts need.
     let mut words = vec![0u32; bytes.len().div_ceil(4)];
@@ -59,7 +59,7 @@ fn file_opened_in_place_animates_like_the_model() {
 fn bind_pose_of_the_demo_reproduces_its_vertices() {
     // The demo's tentacle skinned at the bind pose lands on its stored positions
     // (after GBTM for the base box), within 1e-5.
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let bytes = gom::gomb::write(&model).unwrap();
     let asset = Asset::parse(&bytes).unwrap();
     let world = ModelPose::bind(&asset.skeleton);
@@ -84,7 +84,7 @@ fn bind_pose_of_the_demo_reproduces_its_vertices() {
 
 #[test]
 fn broken_bytes_are_refused_with_the_reader_error() {
-    let bytes = gom::gomb::write(&gom::demo::build()).unwrap();
+    let bytes = gom::gomb::write(&gom_demo::build()).unwrap();
     let err = Asset::parse(&bytes[..bytes.len() - 3]).unwrap_err();
     assert!(matches!(err, Error::Read(_)), "{err}");
 }
@@ -153,7 +153,7 @@ fn reference_skin(
 
 #[test]
 fn skinning_matches_d1_written_out_and_all_paths_agree() {
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let bytes = gom::gomb::write(&model).unwrap();
     let asset = Asset::parse(&bytes).unwrap();
     let (mut ctx, mut local, mut pal) =

@@ -4,8 +4,9 @@ mod common;
 
 use common::*;
 use glam::{Quat, Vec3};
-use gom::math::{from_trs, mul, quat_from_axis_angle, transform_point};
+use gom::math::{from_trs, mul, transform_point};
 use gom::{ClipFlags, Track};
+use gom_demo::quat_from_axis_angle;
 use gom_runtime::*;
 
 fn close(a: f32, b: f32, tol: f32) -> bool {

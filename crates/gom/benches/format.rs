@@ -5,11 +5,12 @@
 //! Run: `cargo bench -p gom --bench format -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{bind_world, from_trs, inverse_affine};
 use gom::{
     gomb, Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track,
     Vertices, IDENTITY,
 };
+use gom_demo::quat_from_axis_angle;
 
 const BONES: usize = 64;
 

@@ -6,10 +6,10 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
-pub mod demo;
 pub mod error;
 pub mod gomb;
 pub mod gomt;
+pub mod layout;
 pub mod limits;
 pub mod math;
 pub mod model;

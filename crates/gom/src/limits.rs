@@ -1,4 +1,4 @@
-//! The reader's limits (D12, draft §11.1) and the tolerances of the checks (D7, D13).
+//! The reader's limits (D12, `docs/format.md` §3) and the tolerances of the checks (D7, D13).
 
 /// Most bones a skeleton may have.
 pub const MAX_BONES: u32 = 4096;
@@ -6,6 +6,9 @@ pub const MAX_BONES: u32 = 4096;
 pub const MAX_VERTICES: u32 = 10_000_000;
 /// Most indices a mesh part may have.
 pub const MAX_INDICES: u32 = 30_000_000;
+/// A mesh part with at most this many vertices stores 16-bit indices (every index fits
+/// in a `u16`); a larger one stores 32-bit indices (D7).
+pub const MAX_U16_INDEXED_VERTICES: u32 = 65_536;
 /// Most clips a file may have.
 pub const MAX_CLIPS: u32 = 1024;
 /// Most tracks a clip may have.

@@ -1,8 +1,8 @@
 //! The few matrix and quaternion operations the format needs, in GOM's convention (D1):
 //! row-major storage, row vectors (`p' = p * M`), composition left to right.
 //!
-//! Everything here is plain `f32` arithmetic plus `libm` where a transcendental function
-//! is needed, so results are the same on every platform (D11).
+//! Everything here is plain `f32`/`f64` arithmetic without transcendental functions, so
+//! results are the same on every platform (D11).
 
 use crate::model::Mat4;
 #[cfg(test)]
@@ -82,14 +82,6 @@ pub fn from_trs(t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> Mat4 {
     m
 }
 
-/// The unit quaternion (x, y, z, w) of a rotation by `angle` radians about the unit
-/// `axis`, using `libm` so that the result is the same everywhere.
-pub fn quat_from_axis_angle(axis: [f32; 3], angle: f32) -> [f32; 4] {
-    let h = angle * 0.5;
-    let (s, c) = (libm::sinf(h), libm::cosf(h));
-    [axis[0] * s, axis[1] * s, axis[2] * s, c]
-}
-
 /// Inverse of an affine matrix (last column 0, 0, 0, 1), computed in `f64` and rounded
 /// to `f32`. Returns `None` when the 3x3 part is singular.
 pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
@@ -159,7 +151,9 @@ mod tests {
 
     #[test]
     fn trs_applies_scale_then_rotation_then_translation() {
-        let q = quat_from_axis_angle([0.0, 1.0, 0.0], core::f32::consts::FRAC_PI_2);
+        // +90° about Y: (0, sin 45°, 0, cos 45°).
+        let h = core::f32::consts::FRAC_1_SQRT_2;
+        let q = [0.0, h, 0.0, h];
         let m = from_trs([1.0, 2.0, 3.0], q, [2.0, 2.0, 2.0]);
         let p = transform_point(&m, [1.0, 0.0, 0.0]);
         // scale gives (2,0,0), +90° about Y takes +X to -Z: (0,0,-2), then translate.
@@ -170,7 +164,8 @@ mod tests {
 
     #[test]
     fn inverse_affine_undoes_the_matrix() {
-        let q = quat_from_axis_angle([0.0, 0.6, 0.8], 0.7);
+        let (s, c) = 0.35f32.sin_cos();
+        let q = [0.0, 0.6 * s, 0.8 * s, c];
         let m = from_trs([1.0, -2.0, 3.0], q, [1.0, 2.0, 0.5]);
         let inv = inverse_affine(&m).unwrap();
         let id = mul(&m, &inv);

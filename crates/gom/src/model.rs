@@ -1,6 +1,6 @@
 //! The in-memory GOM model: the hub every importer writes and every exporter reads.
 //!
-//! The types mirror the draft's names (`Skeleton`, `MeshPart`, `Submesh`, `Clip`,
+//! The types mirror the names of `docs/format.md` (`Skeleton`, `MeshPart`, `Submesh`, `Clip`,
 //! `Track`, `inverse_bind`, `bind_local`). Vertex attributes are held as separate
 //! streams (structure of arrays); the GOMB writer interleaves them in the bit order of
 //! [`VertexFormat`] (decision D7).
@@ -131,27 +131,11 @@ impl VertexFormat {
     }
 
     /// Byte size of one vertex: the sum of the sizes of the attributes present
-    /// (unknown bits count nothing; they are rejected elsewhere).
+    /// (unknown bits count nothing; they are rejected elsewhere). See
+    /// [`crate::layout::VertexLayout`] for the offsets.
     pub fn stride(self) -> u32 {
-        let mut s = 0;
-        for (bit, size) in Self::LAYOUT {
-            if self.contains(bit) {
-                s += size;
-            }
-        }
-        s
+        crate::layout::VertexLayout::of(self).stride() as u32
     }
-
-    /// Each attribute bit with its byte size, in the order they are laid out in a vertex.
-    pub const LAYOUT: [(u32, u32); 7] = [
-        (Self::POSITION, 12),
-        (Self::NORMAL, 12),
-        (Self::TANGENT, 16),
-        (Self::UV0, 8),
-        (Self::UV1, 8),
-        (Self::COLOR0, 4),
-        (Self::SKIN, 24),
-    ];
 }
 
 /// Up to four skin influences of one vertex (D7): skeleton bone indices and weights,

@@ -37,7 +37,7 @@ impl Check {
         }
     }
 
-    /// The flag's name as the draft spells it.
+    /// The flag's name as `docs/format.md` spells it.
     pub fn name(self) -> &'static str {
         match self {
             Check::BindPose => "bindPosePass",

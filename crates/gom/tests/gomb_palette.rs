@@ -9,8 +9,10 @@
 //! - §11.4 order: p·W = (0, 0, −2) + (3, 0, 0) = (3, 0, −2); then ·IB subtracts
 //!   (1, 0, 0): **(2, 0, −2)**.
 
-use gom::math::{from_trs, inverse_affine, mul, quat_from_axis_angle, transform_point};
+use gom::math::{from_trs, inverse_affine, mul, transform_point};
+
 use gom::{gomb, Bone, MeshPart, Model, Skeleton, SkinWeights, Submesh, Vertices, IDENTITY};
+use gom_demo::quat_from_axis_angle;
 
 fn close(a: [f32; 3], b: [f32; 3]) -> bool {
     a.iter().zip(b.iter()).all(|(x, y)| (x - y).abs() < 1e-6)

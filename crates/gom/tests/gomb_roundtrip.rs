@@ -4,12 +4,14 @@
 
 mod gomb_support;
 
-use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{bind_world, from_trs, inverse_affine};
+
 use gom::validate::{flags_for, validate};
 use gom::{
     gomb, Clip, ClipFlags, Key, Material, MeshPart, Model, SkinWeights, Submesh, Track, Vertices,
     IDENTITY,
 };
+use gom_demo::quat_from_axis_angle;
 use gomb_support::{skeleton, Rng};
 
 fn random_model(rng: &mut Rng) -> Model {

@@ -2,7 +2,7 @@
 
 #[test]
 fn demo_text_reads_back_to_the_same_model_and_text() {
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let text = gom::gomt::write(&model).unwrap();
     assert!(text.starts_with("GOMT0001\nHeader = {\n"));
     let back = gom::gomt::read(&text).unwrap();
@@ -14,7 +14,7 @@ fn demo_text_reads_back_to_the_same_model_and_text() {
 
 #[test]
 fn demo_text_lists_one_vertex_per_line() {
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let text = gom::gomt::write(&model).unwrap();
     let vertex_lines = text
         .lines()

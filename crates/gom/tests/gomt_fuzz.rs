@@ -216,7 +216,7 @@ fn corrupted_generated_texts_never_panic_or_overallocate() {
 
 #[test]
 fn corrupted_demo_texts_never_panic_or_overallocate() {
-    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    let text = gom::gomt::write(&gom_demo::build()).unwrap();
     let mut rng = Rng(0xDE30);
     let mut accepted = 0;
     for _ in 0..300 {
@@ -230,7 +230,7 @@ fn corrupted_demo_texts_never_panic_or_overallocate() {
 
 #[test]
 fn the_allocation_bound_holds_for_valid_texts() {
-    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    let text = gom::gomt::write(&gom_demo::build()).unwrap();
     let (r, peak) = measured_read(&text);
     assert!(r.is_ok());
     assert!(peak > text.len() / 4, "the counter measures: {peak}");

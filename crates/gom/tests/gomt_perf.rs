@@ -108,7 +108,7 @@ fn best_of(n: usize, mut f: impl FnMut()) -> Duration {
 
 #[test]
 fn json_conversion_is_equivalent() {
-    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    let text = gom::gomt::write(&gom_demo::build()).unwrap();
     let json = to_json(&text);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let meshes = v["Meshes"].as_array().unwrap();
@@ -120,7 +120,7 @@ fn json_conversion_is_equivalent() {
 #[test]
 #[ignore]
 fn gomt_parses_at_least_as_fast_as_serde_json() {
-    let text = gom::gomt::write(&gom::demo::build()).unwrap();
+    let text = gom::gomt::write(&gom_demo::build()).unwrap();
     let json = to_json(&text);
     let runs = 50;
     let t_gomt = best_of(runs, || {
@@ -130,7 +130,7 @@ fn gomt_parses_at_least_as_fast_as_serde_json() {
         let v: serde_json::Value = serde_json::from_str(std::hint::black_box(&json)).unwrap();
         std::hint::black_box(v);
     });
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let t_write = best_of(runs, || {
         std::hint::black_box(gom::gomt::write(std::hint::black_box(&model)).unwrap());
     });

@@ -17,7 +17,7 @@ struct Demo {
 }
 
 fn demo() -> Demo {
-    let text = write(&gom::demo::build()).unwrap();
+    let text = write(&gom_demo::build()).unwrap();
     let full = read(&text).unwrap();
     // Byte offsets just after each complete top-level value (a line "}" or "]").
     let mut section_ends = Vec::new();

@@ -46,7 +46,7 @@ fn round_trips(model: &Model) -> Result<(), String> {
 
 #[test]
 fn demo_round_trips_through_both_forms() {
-    round_trips(&gom::demo::build()).unwrap();
+    round_trips(&gom_demo::build()).unwrap();
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn empty_model_round_trips() {
 
 #[test]
 fn demo_text_and_binary_models_are_equal() {
-    let demo = gom::demo::build();
+    let demo = gom_demo::build();
     let from_text = gomt::read(&gomt::write(&demo).unwrap()).unwrap();
     let from_bin = gomb::read(&gomb::write(&demo).unwrap()).unwrap().model;
     assert_eq!(from_text, from_bin);

@@ -16,7 +16,7 @@ pub struct Args {
 /// Runs `gom demo`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(&args.outdir).map_err(|e| format!("{}: {e}", args.outdir.display()))?;
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let mut ok = true;
     for (name, kind) in [
         ("demo.gom", OutputFormat::Gomb),

@@ -1,6 +1,7 @@
 //! `gom info FILE`: what a model holds.
 
 use crate::input::{self, CliError};
+use gom::layout::{Attribute, VertexLayout};
 use gom::{Model, ValidationFlags, VertexFormat};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -43,19 +44,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// The names of the attributes in a vertex format, in layout order.
 pub fn format_names(f: VertexFormat) -> Vec<&'static str> {
-    let names = [
-        (VertexFormat::POSITION, "position"),
-        (VertexFormat::NORMAL, "normal"),
-        (VertexFormat::TANGENT, "tangent"),
-        (VertexFormat::UV0, "uv0"),
-        (VertexFormat::UV1, "uv1"),
-        (VertexFormat::COLOR0, "color0"),
-        (VertexFormat::SKIN, "skin"),
-    ];
-    names
-        .iter()
-        .filter(|(bit, _)| f.contains(*bit))
-        .map(|(_, n)| *n)
+    VertexLayout::of(f)
+        .attributes()
+        .map(Attribute::name)
         .collect()
 }
 

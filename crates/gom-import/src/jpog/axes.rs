@@ -142,7 +142,8 @@ impl Basis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gom::math::{mul, quat_from_axis_angle, quat_to_mat};
+    use gom::math::{mul, quat_to_mat};
+    use gom_demo::quat_from_axis_angle;
 
     fn c4(b: &Basis) -> Mat4 {
         let c = b.matrix();

@@ -1,8 +1,10 @@
 //! Helpers shared by the integration tests: small models built in code.
 #![allow(dead_code)]
 
-use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{bind_world, from_trs, inverse_affine};
+
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
+use gom_demo::quat_from_axis_angle;
 
 pub const FRAC_1_SQRT_2: f32 = core::f32::consts::FRAC_1_SQRT_2;
 

@@ -2,11 +2,12 @@
 
 use super::cursor::{check_known, le32, lef32, Chunk, Chunks, Cur};
 use super::str0::Strings;
-use super::to_model::{decode_indices, push_vertex, Decoded, Layout};
+use super::to_model::{decode_indices, push_vertex, streams, Decoded};
 use super::view::{mat_at, misplaced, MeshView, SkeletonView, StringBudget};
 use super::UnknownChunk;
 use crate::bounds::{to_model_space, Containment};
 use crate::error::{FourCc, Place, ReadError};
+use crate::layout::{Attribute, VertexLayout};
 use crate::limits::{MAX_INDICES, MAX_VERTICES};
 use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
 use crate::validate::{
@@ -64,29 +65,6 @@ fn value(
     }
 }
 
-/// The attribute holding byte `off` of a vertex of format `f`.
-fn attribute_at(f: VertexFormat, off: usize) -> &'static str {
-    const NAMES: [&str; 7] = [
-        "position",
-        "normal",
-        "tangent",
-        "uv0",
-        "uv1",
-        "color0",
-        "skin weights",
-    ];
-    let mut start = 0usize;
-    for (k, (bit, size)) in VertexFormat::LAYOUT.iter().enumerate() {
-        if f.contains(*bit) {
-            if off < start + *size as usize {
-                return NAMES[k];
-            }
-            start += *size as usize;
-        }
-    }
-    "data"
-}
-
 const CHILDREN: [FourCc; 6] = [
     FourCc::VB0,
     FourCc::IB0,
@@ -95,6 +73,42 @@ const CHILDREN: [FourCc; 6] = [
     FourCc::BND0,
     FourCc::GBTM,
 ];
+
+/// MSH0's fixed fields, checked against each other and the skeleton.
+struct MeshHeader<'a> {
+    name: &'a str,
+    format: VertexFormat,
+    vertex_count: u32,
+    index_count: u32,
+    bone_count: u32,
+    flags: u32,
+    flags_at: usize,
+    /// Where the children start.
+    children_at: usize,
+}
+
+/// MSH0's children; all but GBTM are required.
+struct MeshChildren {
+    vb0: Chunk,
+    ib0: Chunk,
+    sub0: Chunk,
+    ibnd: Chunk,
+    bnd0: Chunk,
+    gbtm: Option<Chunk>,
+}
+
+/// A checked VB0: where its vertex data starts and the data.
+struct VertexBuffer<'a> {
+    data_at: usize,
+    data: &'a [u8],
+}
+
+/// A checked IB0: the index size in bytes, where its data starts and the data.
+struct IndexBuffer<'a> {
+    size: u32,
+    data_at: usize,
+    data: &'a [u8],
+}
 
 pub(crate) fn parse_mesh<'a>(
     file: &'a [u8],
@@ -105,6 +119,79 @@ pub(crate) fn parse_mesh<'a>(
     findings: &mut Vec<Finding>,
     decoded: Option<&mut Vec<Decoded>>,
 ) -> Result<MeshView<'a>, ReadError> {
+    let h = parse_header(file, c, ctx)?;
+    let kids = children(file, c, &h, unknown)?;
+    let layout = VertexLayout::of(h.format);
+    let vb = parse_vb0(file, &kids.vb0, &h, layout.stride() as u32)?;
+    let ib = parse_ib0(file, &kids.ib0, &h)?;
+    let submeshes = parse_sub0(file, &kids.sub0, h.index_count)?;
+    let inverse_bind = parse_ibnd(file, &kids.ibnd, h.bone_count)?;
+    let (bnd_at, bounds) = parse_bnd0(file, &kids.bnd0)?;
+    let gbtm = parse_gbtm(file, kids.gbtm)?;
+
+    // Vertices: finite floats, tangent w, skin structure, bounds, weight rules.
+    let skinned = h.format.contains(VertexFormat::SKIN);
+    let mut weights = Tally::default();
+    if skinned {
+        ctx.used.clear();
+        ctx.used.resize(h.bone_count as usize, false);
+    }
+    let mut streams = decoded
+        .as_ref()
+        .map(|_| streams(&layout, h.vertex_count as usize));
+    check_vertices(
+        VertexCheck {
+            layout,
+            data: vb.data,
+            data_at: vb.data_at,
+            bone_count: h.bone_count,
+            bnd_at,
+            bounds,
+            gbtm,
+        },
+        &mut ctx.used,
+        &mut weights,
+        streams.as_mut().map(|v| (v, &layout)),
+    )?;
+
+    // Indices below vertexCount.
+    check_indices(ib.data, ib.size, h.vertex_count, ib.data_at)?;
+
+    let subs = submesh_findings(&submeshes, h.index_count, ctx.material_count);
+    let bind = if skinned {
+        bind_findings(ctx, inverse_bind)
+    } else {
+        Tally::default()
+    };
+    push_findings(findings, index, h.name, bind, weights, subs);
+    if let (Some(out), Some(v)) = (decoded, streams) {
+        out.push((v, decode_indices(ib.data, ib.size)));
+    }
+
+    Ok(MeshView {
+        name: h.name,
+        vertex_format: h.format,
+        vertex_count: h.vertex_count,
+        stride: layout.stride() as u32,
+        vertex_data: vb.data,
+        index_count: h.index_count,
+        index_size: ib.size,
+        index_data: ib.data,
+        submeshes,
+        bone_count: h.bone_count,
+        inverse_bind,
+        bounds,
+        gbtm,
+        offset: c.offset as u64,
+    })
+}
+
+/// Reads and checks MSH0's fixed fields.
+fn parse_header<'a>(
+    file: &'a [u8],
+    c: &Chunk,
+    ctx: &mut MeshCtx<'_, 'a>,
+) -> Result<MeshHeader<'a>, ReadError> {
     let place = c.place();
     if c.size % 16 != 0 {
         return Err(value(
@@ -120,28 +207,7 @@ pub(crate) fn parse_mesh<'a>(
     let name_id = cur.u32("meshNameId")?;
     ctx.name(name_id, name_at, place, "meshNameId")?;
     let name = ctx.strings.get(name_id).unwrap_or_default();
-    let fmt_at = cur.pos;
-    let format = cur.u32("vertexFormat")?;
-    if format & !VertexFormat::KNOWN != 0 {
-        return Err(value(
-            fmt_at,
-            place,
-            "vertexFormat",
-            format,
-            "only the bits 0..6 of D7",
-        ));
-    }
-    let fmt = VertexFormat(format);
-    if !fmt.contains(VertexFormat::POSITION) {
-        return Err(value(
-            fmt_at,
-            place,
-            "vertexFormat",
-            format,
-            "bit 0 (position) set",
-        ));
-    }
-    let skinned = fmt.contains(VertexFormat::SKIN);
+    let format = vertex_format(&mut cur)?;
     let vertex_count = cur.u32_at_most("vertexCount", MAX_VERTICES)?;
     let ic_at = cur.pos;
     let index_count = cur.u32_at_most("indexCount", MAX_INDICES)?;
@@ -156,6 +222,7 @@ pub(crate) fn parse_mesh<'a>(
     }
     let bc_at = cur.pos;
     let bone_count = cur.u32("boneCount")?;
+    let skinned = format.contains(VertexFormat::SKIN);
     let want_bones = if skinned { ctx.skeleton.bone_count } else { 0 };
     if bone_count != want_bones {
         return Err(value(
@@ -176,10 +243,43 @@ pub(crate) fn parse_mesh<'a>(
         });
     }
     cur.reserved(8, "reserved")?;
+    Ok(MeshHeader {
+        name,
+        format,
+        vertex_count,
+        index_count,
+        bone_count,
+        flags,
+        flags_at,
+        children_at: cur.pos,
+    })
+}
 
-    // Children: any order, each known one at most once.
+/// Reads MSH0's `vertexFormat`: only bits GOM v1 defines, position present.
+fn vertex_format(cur: &mut Cur<'_>) -> Result<VertexFormat, ReadError> {
+    let at = cur.pos;
+    let format = cur.u32("vertexFormat")?;
+    let expected = if format & !VertexFormat::KNOWN != 0 {
+        "only the bits 0..6 of D7"
+    } else if format & VertexFormat::POSITION == 0 {
+        "bit 0 (position) set"
+    } else {
+        return Ok(VertexFormat(format));
+    };
+    Err(value(at, cur.place, "vertexFormat", format, expected))
+}
+
+/// Finds MSH0's children (any order, each known one at most once), records unknown
+/// ones and checks that the required ones and GBTM match the header.
+fn children(
+    file: &[u8],
+    c: &Chunk,
+    h: &MeshHeader<'_>,
+    unknown: &mut Vec<UnknownChunk>,
+) -> Result<MeshChildren, ReadError> {
+    let place = c.place();
     let mut kids: [Option<Chunk>; 6] = [None; 6];
-    for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
+    for ch in Chunks::new(file, h.children_at, c.payload_end(), place) {
         let ch = ch?;
         if let Some(k) = CHILDREN.iter().position(|&f| f == ch.fourcc) {
             if kids[k].is_some() {
@@ -212,28 +312,37 @@ pub(crate) fn parse_mesh<'a>(
             field: f,
         })
     };
-    let vb0 = need(0, "VB0 ")?;
-    let ib0 = need(1, "IB0 ")?;
-    let sub0 = need(2, "SUB0")?;
-    let ibnd = need(3, "IBND")?;
-    let bnd0 = need(4, "BND0")?;
-    let gbtm_chunk = kids[5];
-    if (flags & 2 != 0) != gbtm_chunk.is_some() {
+    let found = MeshChildren {
+        vb0: need(0, "VB0 ")?,
+        ib0: need(1, "IB0 ")?,
+        sub0: need(2, "SUB0")?,
+        ibnd: need(3, "IBND")?,
+        bnd0: need(4, "BND0")?,
+        gbtm: kids[5],
+    };
+    if (h.flags & 2 != 0) != found.gbtm.is_some() {
         return Err(value(
-            flags_at,
+            h.flags_at,
             place,
             "flags",
-            flags,
+            h.flags,
             "bit 1 (hasGBTM) set exactly when a GBTM child is present",
         ));
     }
+    Ok(found)
+}
 
-    // VB0
-    let stride = fmt.stride();
-    let mut v = vb0.cur(file);
+/// Reads VB0: counts, stride and format agree with MSH0; the vertex data.
+fn parse_vb0<'a>(
+    file: &'a [u8],
+    ch: &Chunk,
+    h: &MeshHeader<'_>,
+    stride: u32,
+) -> Result<VertexBuffer<'a>, ReadError> {
+    let mut v = ch.cur(file);
     let at = v.pos;
     let n = v.u32("vertexCount")?;
-    if n != vertex_count {
+    if n != h.vertex_count {
         return Err(value(at, v.place, "vertexCount", n, "MSH0's vertexCount"));
     }
     let at = v.pos;
@@ -249,42 +358,56 @@ pub(crate) fn parse_mesh<'a>(
     }
     let at = v.pos;
     let f = v.u32("vertexFormat")?;
-    if f != format {
+    if f != h.format.0 {
         return Err(value(at, v.place, "vertexFormat", f, "MSH0's vertexFormat"));
     }
     v.reserved(4, "reserved")?;
     let data_at = v.pos;
-    let vertex_data = v.take(u64::from(vertex_count) * u64::from(stride), "data")?;
+    let data = v.take(u64::from(h.vertex_count) * u64::from(stride), "data")?;
     v.finish("data")?;
+    Ok(VertexBuffer { data_at, data })
+}
 
-    // IB0
-    let mut ib = ib0.cur(file);
+/// Reads IB0: count and index size agree with MSH0; the index data.
+fn parse_ib0<'a>(
+    file: &'a [u8],
+    ch: &Chunk,
+    h: &MeshHeader<'_>,
+) -> Result<IndexBuffer<'a>, ReadError> {
+    let mut ib = ch.cur(file);
     let at = ib.pos;
     let n = ib.u32("indexCount")?;
-    if n != index_count {
+    if n != h.index_count {
         return Err(value(at, ib.place, "indexCount", n, "MSH0's indexCount"));
     }
     let at = ib.pos;
-    let index_size = ib.u32("indexSizeBytes")?;
-    if index_size != 2 && index_size != 4 {
-        return Err(value(at, ib.place, "indexSizeBytes", index_size, "2 or 4"));
+    let size = ib.u32("indexSizeBytes")?;
+    if size != 2 && size != 4 {
+        return Err(value(at, ib.place, "indexSizeBytes", size, "2 or 4"));
     }
     ib.reserved(8, "reserved")?;
-    let idx_at = ib.pos;
-    let index_data = ib.take(u64::from(index_count) * u64::from(index_size), "data")?;
+    let data_at = ib.pos;
+    let data = ib.take(u64::from(h.index_count) * u64::from(size), "data")?;
     ib.finish("data")?;
-    if (flags & 1 != 0) != (index_size == 2) {
+    if (h.flags & 1 != 0) != (size == 2) {
         return Err(value(
-            flags_at,
-            place,
+            h.flags_at,
+            Place::Chunk(FourCc::MSH0),
             "flags",
-            flags,
+            h.flags,
             "bit 0 (indices16) set exactly when IB0.indexSizeBytes is 2",
         ));
     }
+    Ok(IndexBuffer {
+        size,
+        data_at,
+        data,
+    })
+}
 
-    // SUB0
-    let mut sc = sub0.cur(file);
+/// Reads SUB0's table; each submesh's range is checked against `index_count`.
+fn parse_sub0(file: &[u8], ch: &Chunk, index_count: u32) -> Result<Vec<Submesh>, ReadError> {
+    let mut sc = ch.cur(file);
     let n = sc.u32("submeshCount")?;
     let sub_at = sc.pos;
     let table = sc.take(u64::from(n) * 12, "submeshes")?;
@@ -307,9 +430,12 @@ pub(crate) fn parse_mesh<'a>(
         }
         submeshes.push(s);
     }
+    Ok(submeshes)
+}
 
-    // IBND
-    let mut bc = ibnd.cur(file);
+/// Reads IBND: one finite matrix per bone of MSH0's `boneCount`.
+fn parse_ibnd<'a>(file: &'a [u8], ch: &Chunk, bone_count: u32) -> Result<&'a [u8], ReadError> {
+    let mut bc = ch.cur(file);
     let at = bc.pos;
     let n = bc.u32("boneCount")?;
     if n != bone_count {
@@ -317,9 +443,12 @@ pub(crate) fn parse_mesh<'a>(
     }
     let inverse_bind = bc.floats(16 * u64::from(n), "inverseBind")?;
     bc.finish("inverseBind")?;
+    Ok(inverse_bind)
+}
 
-    // BND0
-    let mut bd = bnd0.cur(file);
+/// Reads BND0: where its payload starts and the bounds.
+fn parse_bnd0(file: &[u8], ch: &Chunk) -> Result<(usize, Bounds), ReadError> {
+    let mut bd = ch.cur(file);
     let bnd_at = bd.pos;
     let b = bd.floats(10, "bounds")?;
     bd.finish("sphereRadius")?;
@@ -329,93 +458,50 @@ pub(crate) fn parse_mesh<'a>(
         sphere_center: [lef32(&b[24..]), lef32(&b[28..]), lef32(&b[32..])],
         sphere_radius: lef32(&b[36..]),
     };
+    Ok((bnd_at, bounds))
+}
 
-    // GBTM
-    let gbtm = match gbtm_chunk {
-        Some(g) => {
-            let mut gc: Cur<'_> = g.cur(file);
-            let m = gc.floats(16, "meshBindGeoToModel")?;
-            gc.finish("meshBindGeoToModel")?;
-            Some(mat_at(m, 0))
-        }
-        None => None,
+/// Reads the optional GBTM matrix.
+fn parse_gbtm(file: &[u8], ch: Option<Chunk>) -> Result<Option<Mat4>, ReadError> {
+    let Some(g) = ch else {
+        return Ok(None);
     };
+    let mut gc: Cur<'_> = g.cur(file);
+    let m = gc.floats(16, "meshBindGeoToModel")?;
+    gc.finish("meshBindGeoToModel")?;
+    Ok(Some(mat_at(m, 0)))
+}
 
-    // Vertices: finite floats, tangent w, skin structure, bounds, weight rules.
-    let mut weights = Tally::default();
-    if skinned {
-        ctx.used.clear();
-        ctx.used.resize(bone_count as usize, false);
-    }
-    let layout = Layout::of(fmt);
-    let mut streams = decoded
-        .as_ref()
-        .map(|_| layout.streams(vertex_count as usize));
-    check_vertices(
-        VertexCheck {
-            fmt,
-            stride: stride as usize,
-            data: vertex_data,
-            data_at,
-            bone_count,
-            bnd_at,
-            bounds,
-            gbtm,
-        },
-        &mut ctx.used,
-        &mut weights,
-        streams.as_mut().map(|v| (v, &layout)),
-    )?;
-
-    // Indices below vertexCount.
-    check_indices(index_data, index_size, vertex_count, idx_at)?;
-
+/// The submesh/material check (D13) of one mesh.
+fn submesh_findings(submeshes: &[Submesh], index_count: u32, material_count: u32) -> Tally {
     let mut subs = Tally::default();
     submeshes_tally(
         submeshes.iter().copied(),
         index_count,
-        ctx.material_count,
+        material_count,
         &mut subs,
     );
-    let mut bind = Tally::default();
-    if skinned {
-        let sk = ctx.skeleton;
-        let world = ctx.world.get_or_insert_with(|| {
-            bind_world_of(sk.bone_count as usize, |i| (sk.parent(i), sk.bind_local(i)))
-        });
-        bind_pose_rule(
-            world,
-            &ctx.used,
-            |b| Some(mat_at(inverse_bind, b)),
-            &mut bind,
-        );
-    }
-    push_findings(findings, index, name, bind, weights, subs);
-    if let (Some(out), Some(v)) = (decoded, streams) {
-        out.push((v, decode_indices(index_data, index_size)));
-    }
+    subs
+}
 
-    Ok(MeshView {
-        name,
-        vertex_format: fmt,
-        vertex_count,
-        stride,
-        vertex_data,
-        index_count,
-        index_size,
-        index_data,
-        submeshes,
-        bone_count,
-        inverse_bind,
-        bounds,
-        gbtm,
-        offset: c.offset as u64,
-    })
+/// The bind-pose check (D13) of one skinned mesh, over the bones it uses.
+fn bind_findings(ctx: &mut MeshCtx<'_, '_>, inverse_bind: &[u8]) -> Tally {
+    let mut bind = Tally::default();
+    let sk = ctx.skeleton;
+    let world = ctx.world.get_or_insert_with(|| {
+        bind_world_of(sk.bone_count as usize, |i| (sk.parent(i), sk.bind_local(i)))
+    });
+    bind_pose_rule(
+        world,
+        &ctx.used,
+        |b| Some(mat_at(inverse_bind, b)),
+        &mut bind,
+    );
+    bind
 }
 
 struct VertexCheck<'a> {
-    fmt: VertexFormat,
-    stride: usize,
+    layout: VertexLayout,
     data: &'a [u8],
     data_at: usize,
     bone_count: u32,
@@ -428,35 +514,19 @@ fn check_vertices(
     vc: VertexCheck<'_>,
     used: &mut [bool],
     weights: &mut Tally,
-    mut out: Option<(&mut Vertices, &Layout)>,
+    mut out: Option<(&mut Vertices, &VertexLayout)>,
 ) -> Result<(), ReadError> {
-    let f = vc.fmt;
+    let l = &vc.layout;
+    let stride = l.stride();
     let vb0 = Place::Chunk(FourCc::VB0);
     // Float attributes (position, normal, tangent, uv0, uv1) come first, contiguous.
-    let mut float_bytes = 12;
-    let mut tangent_w = None;
-    if f.contains(VertexFormat::NORMAL) {
-        float_bytes += 12;
-    }
-    if f.contains(VertexFormat::TANGENT) {
-        tangent_w = Some(float_bytes + 12);
-        float_bytes += 16;
-    }
-    if f.contains(VertexFormat::UV0) {
-        float_bytes += 8;
-    }
-    if f.contains(VertexFormat::UV1) {
-        float_bytes += 8;
-    }
-    let skin_at = if f.contains(VertexFormat::SKIN) {
-        Some(vc.stride - 24)
-    } else {
-        None
-    };
+    let float_bytes = l.float_bytes();
+    let tangent_w = l.offset(Attribute::Tangent).map(|t| t + 12);
+    let skin_at = l.offset(Attribute::Skin);
     let cont = Containment::new(&vc.bounds);
     let g = vc.gbtm.as_ref();
-    for (v, vx) in vc.data.chunks_exact(vc.stride).enumerate() {
-        let base = vc.data_at + v * vc.stride;
+    for (v, vx) in vc.data.chunks_exact(stride).enumerate() {
+        let base = vc.data_at + v * stride;
         let mut all = true;
         for w in vx[..float_bytes].chunks_exact(4) {
             all &= finite_bits(le32(w));
@@ -469,7 +539,7 @@ fn check_vertices(
             return Err(ReadError::NotFinite {
                 offset: (base + 4 * k) as u64,
                 place: vb0,
-                field: attribute_at(f, 4 * k),
+                field: l.attribute_at(4 * k).map_or("data", Attribute::name),
             });
         }
         if let Some(t) = tangent_w {

@@ -2,8 +2,9 @@
 
 use super::cursor::{le32, lef32};
 use super::view::{mat_at, FileView, MeshView};
+use crate::layout::{Attribute, VertexLayout};
 use crate::model::{
-    Bone, Clip, Header, Key, MeshPart, Model, Skeleton, SkinWeights, Track, VertexFormat, Vertices,
+    Bone, Clip, Header, Key, MeshPart, Model, Skeleton, SkinWeights, Track, Vertices,
 };
 
 /// A key from its 44 bytes (D9): time, translation, rotation (x, y, z, w), scale.
@@ -88,77 +89,43 @@ fn f4(b: &[u8]) -> [f32; 4] {
     [lef32(b), lef32(&b[4..]), lef32(&b[8..]), lef32(&b[12..])]
 }
 
-/// Byte offsets of the attributes of one vertex format inside a vertex (D7).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Layout {
-    pub normal: Option<usize>,
-    pub tangent: Option<usize>,
-    pub uv0: Option<usize>,
-    pub uv1: Option<usize>,
-    pub color: Option<usize>,
-    pub skin: Option<usize>,
-}
-
-impl Layout {
-    pub fn of(f: VertexFormat) -> Layout {
-        let mut off = 12usize;
-        let mut next = |bit: u32, size: usize| {
-            if f.contains(bit) {
-                let o = off;
-                off += size;
-                Some(o)
-            } else {
-                None
-            }
-        };
-        Layout {
-            normal: next(VertexFormat::NORMAL, 12),
-            tangent: next(VertexFormat::TANGENT, 16),
-            uv0: next(VertexFormat::UV0, 8),
-            uv1: next(VertexFormat::UV1, 8),
-            color: next(VertexFormat::COLOR0, 4),
-            skin: next(VertexFormat::SKIN, 24),
-        }
+/// Empty streams for `n` vertices of layout `l`, capacity reserved.
+pub(crate) fn streams(l: &VertexLayout, n: usize) -> Vertices {
+    fn stream<T>(l: &VertexLayout, a: Attribute, n: usize) -> Option<Vec<T>> {
+        l.offset(a).map(|_| Vec::with_capacity(n))
     }
-
-    /// Empty streams for `n` vertices of this layout, capacity reserved.
-    pub fn streams(&self, n: usize) -> Vertices {
-        fn s<T>(o: Option<usize>, n: usize) -> Option<Vec<T>> {
-            o.map(|_| Vec::with_capacity(n))
-        }
-        Vertices {
-            positions: Vec::with_capacity(n),
-            normals: s(self.normal, n),
-            tangents: s(self.tangent, n),
-            uv0: s(self.uv0, n),
-            uv1: s(self.uv1, n),
-            colors: s(self.color, n),
-            skin: s(self.skin, n),
-        }
+    Vertices {
+        positions: Vec::with_capacity(n),
+        normals: stream(l, Attribute::Normal, n),
+        tangents: stream(l, Attribute::Tangent, n),
+        uv0: stream(l, Attribute::Uv0, n),
+        uv1: stream(l, Attribute::Uv1, n),
+        colors: stream(l, Attribute::Color0, n),
+        skin: stream(l, Attribute::Skin, n),
     }
 }
 
 /// Appends vertex `vx` (one stride of VB0 data) to the streams of `out`, which were
-/// made by [`Layout::streams`] for the same layout.
+/// made by [`streams`] for the same layout.
 #[inline(always)]
-pub(crate) fn push_vertex(out: &mut Vertices, l: &Layout, vx: &[u8]) {
+pub(crate) fn push_vertex(out: &mut Vertices, l: &VertexLayout, vx: &[u8]) {
     out.positions.push(f3(vx));
-    if let (Some(o), Some(v)) = (l.normal, out.normals.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Normal), out.normals.as_mut()) {
         v.push(f3(&vx[o..]));
     }
-    if let (Some(o), Some(v)) = (l.tangent, out.tangents.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Tangent), out.tangents.as_mut()) {
         v.push(f4(&vx[o..]));
     }
-    if let (Some(o), Some(v)) = (l.uv0, out.uv0.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Uv0), out.uv0.as_mut()) {
         v.push(f2(&vx[o..]));
     }
-    if let (Some(o), Some(v)) = (l.uv1, out.uv1.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Uv1), out.uv1.as_mut()) {
         v.push(f2(&vx[o..]));
     }
-    if let (Some(o), Some(v)) = (l.color, out.colors.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Color0), out.colors.as_mut()) {
         v.push([vx[o], vx[o + 1], vx[o + 2], vx[o + 3]]);
     }
-    if let (Some(o), Some(v)) = (l.skin, out.skin.as_mut()) {
+    if let (Some(o), Some(v)) = (l.offset(Attribute::Skin), out.skin.as_mut()) {
         let b = &vx[o..o + 24];
         v.push(SkinWeights {
             bones: [
@@ -188,8 +155,8 @@ pub(crate) type Decoded = (Vertices, Vec<u32>);
 
 fn mesh(m: &MeshView<'_>, decoded: Option<Decoded>) -> MeshPart {
     let (vertices, indices) = decoded.unwrap_or_else(|| {
-        let l = Layout::of(m.vertex_format);
-        let mut v = l.streams(m.vertex_count as usize);
+        let l = VertexLayout::of(m.vertex_format);
+        let mut v = streams(&l, m.vertex_count as usize);
         for vx in m.vertex_data.chunks_exact(m.stride as usize) {
             push_vertex(&mut v, &l, vx);
         }

@@ -8,7 +8,8 @@ use super::header::{
     OFF_TABLE_OFFSET, OFF_VALIDATION_FLAGS,
 };
 use crate::error::{FourCc, Item, WriteError};
-use crate::limits::MAX_STRING_EXPANSION;
+use crate::layout::{Attribute, VertexLayout};
+use crate::limits::{MAX_STRING_EXPANSION, MAX_U16_INDEXED_VERTICES};
 use crate::model::{Bounds, Mat4, MeshPart, Model};
 use crate::validate::{check_structure_bounds, flags_for};
 
@@ -129,7 +130,11 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
 fn mesh_size(m: &MeshPart) -> u64 {
     let chunk = |payload: u64| 16 + pad16(payload);
     let vc = m.vertices.len() as u64;
-    let isz = if vc <= 65536 { 2 } else { 4 };
+    let isz = if vc <= u64::from(MAX_U16_INDEXED_VERTICES) {
+        2
+    } else {
+        4
+    };
     let mut s = 32;
     s += chunk(16 + vc * u64::from(m.vertices.format().stride()));
     s += chunk(16 + isz * m.indices.len() as u64);
@@ -333,7 +338,11 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     let fmt = v.format();
     let vc = v.len();
     let skinned = v.skin.is_some();
-    let index_size: u32 = if vc <= 65536 { 2 } else { 4 };
+    let index_size: u32 = if vc <= MAX_U16_INDEXED_VERTICES as usize {
+        2
+    } else {
+        4
+    };
     let mut flags = 0u32;
     if index_size == 2 {
         flags |= 1;
@@ -354,7 +363,17 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     o.u32(0);
 
     // VB0: attributes interleaved in bit order (D7).
-    let stride = fmt.stride() as usize;
+    let layout = VertexLayout::of(fmt);
+    let stride = layout.stride();
+    let at = |a: Attribute| layout.offset(a).unwrap_or(0);
+    let (normal, tangent, uv0, uv1, color, skin) = (
+        at(Attribute::Normal),
+        at(Attribute::Tangent),
+        at(Attribute::Uv0),
+        at(Attribute::Uv1),
+        at(Attribute::Color0),
+        at(Attribute::Skin),
+    );
     o.begin(FourCc::VB0);
     o.u32(vc as u32);
     o.u32(stride as u32);
@@ -363,40 +382,35 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     let start = o.buf.len();
     o.buf.resize(start + vc * stride, 0);
     let data = &mut o.buf[start..];
-    // One pass over the output: each vertex gets all its attributes in bit order.
+    // One pass over the output: each vertex gets all its attributes.
     for (i, d) in data.chunks_exact_mut(stride).enumerate() {
-        let mut at = 0usize;
-        let mut put_all = |d: &mut [u8], xs: &[f32]| {
-            for &x in xs {
-                put(d, at, x);
-                at += 4;
+        let put_all = |d: &mut [u8], at: usize, xs: &[f32]| {
+            for (k, &x) in xs.iter().enumerate() {
+                put(d, at + 4 * k, x);
             }
         };
-        put_all(d, &v.positions[i]);
+        put_all(d, 0, &v.positions[i]);
         if let Some(n) = &v.normals {
-            put_all(d, &n[i]);
+            put_all(d, normal, &n[i]);
         }
         if let Some(t) = &v.tangents {
-            put_all(d, &t[i]);
+            put_all(d, tangent, &t[i]);
         }
         if let Some(uv) = &v.uv0 {
-            put_all(d, &uv[i]);
+            put_all(d, uv0, &uv[i]);
         }
         if let Some(uv) = &v.uv1 {
-            put_all(d, &uv[i]);
+            put_all(d, uv1, &uv[i]);
         }
         if let Some(c) = &v.colors {
-            d[at..at + 4].copy_from_slice(&c[i]);
-            at += 4;
+            d[color..color + 4].copy_from_slice(&c[i]);
         }
         if let Some(s) = &v.skin {
             let x = &s[i];
             for k in 0..4 {
-                d[at + 2 * k..at + 2 * k + 2].copy_from_slice(&x.bones[k].to_le_bytes());
+                d[skin + 2 * k..skin + 2 * k + 2].copy_from_slice(&x.bones[k].to_le_bytes());
             }
-            for k in 0..4 {
-                put(d, at + 8 + 4 * k, x.weights[k]);
-            }
+            put_all(d, skin + 8, &x.weights);
         }
     }
     o.end();

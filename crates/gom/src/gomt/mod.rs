@@ -1,4 +1,4 @@
-//! GOMT0001, the text form of GOM v1 (draft §5, decision D10).
+//! GOMT0001, the text form of GOM v1 (`docs/gomt.md`, decision D10).
 //!
 //! A UTF-8 document whose first line is `GOMT0001`, followed by the top-level
 //! assignments `Header`, `Skeleton`, `Materials`, `Meshes` and `Animations`. Values are
@@ -8,7 +8,7 @@
 //! column of the first problem.
 //!
 //! ```
-//! let model = gom::demo::build();
+//! let model = gom_demo::build();
 //! let text = gom::gomt::write(&model).unwrap();
 //! assert!(text.starts_with("GOMT0001\n"));
 //! let back = gom::gomt::read(&text).unwrap();

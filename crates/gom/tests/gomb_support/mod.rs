@@ -2,11 +2,13 @@
 //! chunk splitter/assembler for building files that break one rule at a time.
 #![allow(dead_code)]
 
-use gom::math::{from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{from_trs, inverse_affine};
+
 use gom::{
     Bone, Clip, ClipFlags, Header, Key, Material, MeshPart, Model, Skeleton, SkinWeights, Submesh,
     Track, Vertices, IDENTITY,
 };
+use gom_demo::quat_from_axis_angle;
 
 /// The source hash used by the test models: bytes 0, 1, …, 31.
 pub fn test_hash() -> [u8; 32] {

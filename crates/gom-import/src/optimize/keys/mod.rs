@@ -272,17 +272,17 @@ mod tests {
         Key {
             time,
             translation: [tx, 0.0, 0.0],
-            rotation: math::quat_from_axis_angle([0.0, 0.0, 1.0], angle),
+            rotation: gom_demo::quat_from_axis_angle([0.0, 0.0, 1.0], angle),
             scale: [1.0; 3],
         }
     }
 
     #[test]
     fn slerp_matches_axis_angle_interpolation() {
-        let a = math::quat_from_axis_angle([0.0, 1.0, 0.0], 0.2);
-        let b = math::quat_from_axis_angle([0.0, 1.0, 0.0], 1.4);
+        let a = gom_demo::quat_from_axis_angle([0.0, 1.0, 0.0], 0.2);
+        let b = gom_demo::quat_from_axis_angle([0.0, 1.0, 0.0], 1.4);
         let q = slerp(a, b, 0.25);
-        let e = math::quat_from_axis_angle([0.0, 1.0, 0.0], 0.5);
+        let e = gom_demo::quat_from_axis_angle([0.0, 1.0, 0.0], 0.5);
         for k in 0..4 {
             assert!((q[k] - f64::from(e[k])).abs() < 1e-6, "{q:?} {e:?}");
         }
@@ -316,7 +316,7 @@ mod tests {
             // ... and one rotated 0.01 rad further measures 2 sin(0.005) at distance 1.
             let angle = 0.3 + 1.6 * f64::from(on.time) + 0.01;
             let off = Key {
-                rotation: math::quat_from_axis_angle([0.0, 0.0, 1.0], angle as f32),
+                rotation: gom_demo::quat_from_axis_angle([0.0, 0.0, 1.0], angle as f32),
                 ..on
             };
             let e = key_error(&a, &b, &off, &metric);
@@ -401,7 +401,7 @@ mod tests {
         }
         // A rotation of 0.02 rad at 0.1 m moves a point by ~2 mm: kept when alone.
         let mut rot: Vec<Key> = (0..3).map(|i| key(i as f32, 0.0, 0.0)).collect();
-        rot[1].rotation = math::quat_from_axis_angle([0.0, 0.0, 1.0], 0.02);
+        rot[1].rotation = gom_demo::quat_from_axis_angle([0.0, 0.0, 1.0], 0.02);
         assert_eq!(reduce(&rot, &metric, 0.001).len(), 3);
         let far = JointMetric {
             distance: 0.01,

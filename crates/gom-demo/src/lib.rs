@@ -20,14 +20,16 @@
 //! checks pass.
 //!
 //! ```
-//! let model = gom::demo::build();
+//! let model = gom_demo::build();
 //! assert_eq!(model.skeleton.bones.len(), 6);
 //! let bytes = gom::gomb::write(&model).unwrap();
 //! assert!(gom::gomb::read(&bytes).unwrap().findings.is_empty());
 //! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-use crate::math::{bind_world, inverse_affine, quat_from_axis_angle};
-use crate::model::{
+use gom::math::{bind_world, inverse_affine};
+use gom::{
     Bone, Clip, ClipFlags, Header, Key, Mat4, Material, MeshPart, Model, Skeleton, SkinWeights,
     Submesh, Track, ValidationFlags, Vertices, IDENTITY,
 };
@@ -58,6 +60,15 @@ pub const BASE_GEO_TO_MODEL: Mat4 = [
     0.0, 0.05, 0.0, 1.0,
 ];
 
+/// The unit quaternion (x, y, z, w) of a rotation by `angle` radians about the unit
+/// `axis`. Uses `libm` rather than `std`'s `sin`/`cos`, whose results may differ between
+/// platforms: the demo's keys (and so its golden hashes) depend on these exact bits.
+pub fn quat_from_axis_angle(axis: [f32; 3], angle: f32) -> [f32; 4] {
+    let h = angle * 0.5;
+    let (s, c) = (libm::sinf(h), libm::cosf(h));
+    [axis[0] * s, axis[1] * s, axis[2] * s, c]
+}
+
 /// Builds the demo model. Deterministic: every call returns the same model.
 pub fn build() -> Model {
     let bones = skeleton();
@@ -69,7 +80,7 @@ pub fn build() -> Model {
     Model {
         header: Header {
             source_hash: Sha256::digest(b"gom demo model 1").into(),
-            converter_version: crate::CONVERTER_VERSION.to_string(),
+            converter_version: gom::CONVERTER_VERSION.to_string(),
             validation_flags: ValidationFlags(ValidationFlags::ALL),
         },
         skeleton: Skeleton { bones },
@@ -421,7 +432,7 @@ pub fn bind_pose() -> Vec<Mat4> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::transform_point;
+    use gom::math::transform_point;
 
     fn sub(a: [f32; 3], b: [f32; 3]) -> [f64; 3] {
         [0, 1, 2].map(|i| f64::from(a[i]) - f64::from(b[i]))
@@ -574,10 +585,10 @@ mod tests {
     #[test]
     fn all_three_validation_checks_pass() {
         let model = build();
-        crate::validate::check_structure(&model).unwrap();
-        assert_eq!(crate::validate::validate(&model), vec![]);
+        gom::validate::check_structure(&model).unwrap();
+        assert_eq!(gom::validate::validate(&model), vec![]);
         assert_eq!(
-            crate::validate::flags_for(&model),
+            gom::validate::flags_for(&model),
             ValidationFlags(ValidationFlags::ALL)
         );
     }
