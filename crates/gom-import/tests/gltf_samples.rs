@@ -197,8 +197,8 @@ fn runtime_triangles(asset: &gom_runtime::Asset, clip: usize, t: f32) -> Vec<Tri
             },
         )
         .unwrap();
-        let idx: Vec<usize> = (0..mesh.indices.len())
-            .map(|i| mesh.indices.get(i).unwrap() as usize)
+        let idx: Vec<usize> = (0..mesh.indices().len())
+            .map(|i| mesh.indices().get(i).unwrap() as usize)
             .collect();
         for tri in idx.chunks_exact(3) {
             out.push([positions[tri[0]], positions[tri[1]], positions[tri[2]]]);

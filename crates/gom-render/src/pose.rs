@@ -63,7 +63,7 @@ pub struct ClipSampler {
 impl std::fmt::Debug for ClipSampler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClipSampler")
-            .field("clip", &self.clip.name)
+            .field("clip", &self.clip.name())
             .finish_non_exhaustive()
     }
 }
@@ -99,7 +99,7 @@ impl ClipSampler {
 
     /// The clip's duration in seconds.
     pub fn duration(&self) -> f32 {
-        self.clip.duration
+        self.clip.duration()
     }
 
     /// The pose at `time` seconds (held at the first or last key outside the keys).

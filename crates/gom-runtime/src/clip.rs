@@ -21,13 +21,33 @@ pub enum Playback {
 /// The keys of one bone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Track<'a> {
+    pub(crate) bone: u32,
+    pub(crate) keys: Cow<'a, [Key]>,
+}
+
+impl<'a> Track<'a> {
+    /// The track of skeleton bone `bone`; [`Clip::new`] checks the keys.
+    pub fn new(bone: u32, keys: Cow<'a, [Key]>) -> Self {
+        Track { bone, keys }
+    }
+
     /// Skeleton bone index.
-    pub bone: u32,
-    /// Keys, strictly ascending in time, at least one.
-    pub keys: Cow<'a, [Key]>,
+    #[inline]
+    pub fn bone(&self) -> u32 {
+        self.bone
+    }
+
+    /// Keys, strictly ascending in time, at least one (in a [`Clip`]).
+    #[inline]
+    pub fn keys(&self) -> &[Key] {
+        &self.keys
+    }
 }
 
 /// One animation clip, read in place from a file or copied from a [`gom::Clip`].
+///
+/// The fields are private: [`Clip::new`] checks what sampling relies on and derives
+/// per-key data from the tracks, so they cannot change afterwards.
 #[derive(Debug, Clone)]
 pub struct Clip<'a> {
     pub(crate) id: u64,
@@ -36,17 +56,17 @@ pub struct Clip<'a> {
     /// Per key pair, the slerp angle and `θ / sin θ`, computed on first use.
     pub(crate) angles: std::sync::OnceLock<Vec<[f32; 2]>>,
     /// Clip name.
-    pub name: Cow<'a, str>,
+    pub(crate) name: Cow<'a, str>,
     /// Length in seconds.
-    pub duration: f32,
+    pub(crate) duration: f32,
     /// Rate the clip was sampled at, in keys per second.
-    pub sample_rate: f32,
+    pub(crate) sample_rate: f32,
     /// The root-motion bone, if any.
-    pub root_bone: Option<u32>,
+    pub(crate) root_bone: Option<u32>,
     /// Clip flags.
-    pub flags: ClipFlags,
+    pub(crate) flags: ClipFlags,
     /// Tracks sorted by bone index, at most one per bone.
-    pub tracks: Vec<Track<'a>>,
+    pub(crate) tracks: Vec<Track<'a>>,
 }
 
 impl<'a> Clip<'a> {
@@ -141,12 +161,40 @@ impl<'a> Clip<'a> {
             clip.flags,
             clip.tracks
                 .iter()
-                .map(|t| Track {
-                    bone: t.bone,
-                    keys: Cow::Owned(t.keys.clone()),
-                })
+                .map(|t| Track::new(t.bone, Cow::Owned(t.keys.clone())))
                 .collect(),
         )
+    }
+
+    /// Clip name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Length in seconds.
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// Rate the clip was sampled at, in keys per second.
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate
+    }
+
+    /// The root-motion bone, if any.
+    pub fn root_bone(&self) -> Option<u32> {
+        self.root_bone
+    }
+
+    /// Clip flags.
+    pub fn flags(&self) -> ClipFlags {
+        self.flags
+    }
+
+    /// Tracks sorted by bone index, at most one per bone, each with at least one key.
+    #[inline]
+    pub fn tracks(&self) -> &[Track<'a>] {
+        &self.tracks
     }
 
     /// Whether every track's keys are read in place from the file bytes.
@@ -216,11 +264,9 @@ impl<'a> Clip<'a> {
         if seg.k0 == seg.k1 {
             return [0.0, 1.0];
         }
-        self.pair_offsets
-            .get(ti)
-            .and_then(|o| self.pair_angles().get(o + seg.k0))
-            .copied()
-            .unwrap_or([0.0, 1.0])
+        // In range: the offsets and angles were derived from the tracks, which cannot
+        // change after `Clip::new`, and k0 < k1 names a key pair of track `ti`.
+        self.pair_angles()[self.pair_offsets[ti] + seg.k0]
     }
 
     /// Per key pair of every track (tracks in order), the slerp angle `θ` and

@@ -95,19 +95,15 @@ pub(crate) fn cast_or_copy<T: bytemuck::Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
     }
 }
 
-/// One mesh part ready for skinning and drawing.
+/// One mesh part ready for skinning and drawing. The fields are private: the vertex
+/// layout, the indices and the skin were checked against each other when it was built.
 #[derive(Debug, Clone)]
 pub struct Mesh<'a> {
-    /// Mesh name.
-    pub name: Cow<'a, str>,
-    /// Which attributes a vertex carries.
-    pub format: VertexFormat,
-    /// Submeshes (index ranges with a material each).
-    pub submeshes: Vec<Submesh>,
-    /// Bounds of the bind-pose positions in model space, as stored.
-    pub bounds: Option<Bounds>,
-    /// The triangle list.
-    pub indices: Indices<'a>,
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) format: VertexFormat,
+    pub(crate) submeshes: Vec<Submesh>,
+    pub(crate) bounds: Option<Bounds>,
+    pub(crate) indices: Indices<'a>,
     vertex_count: usize,
     stride: usize,
     offsets: AttributeOffsets,
@@ -274,6 +270,33 @@ impl<'a> Mesh<'a> {
             bone_count,
             true,
         )
+    }
+
+    /// Mesh name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Which attributes a vertex carries.
+    #[inline]
+    pub fn format(&self) -> VertexFormat {
+        self.format
+    }
+
+    /// Submeshes (index ranges with a material each).
+    pub fn submeshes(&self) -> &[Submesh] {
+        &self.submeshes
+    }
+
+    /// Bounds of the bind-pose positions in model space, as stored.
+    pub fn bounds(&self) -> Option<&Bounds> {
+        self.bounds.as_ref()
+    }
+
+    /// The triangle list; every index is below [`Mesh::vertex_count`].
+    #[inline]
+    pub fn indices(&self) -> &Indices<'a> {
+        &self.indices
     }
 
     /// Whether vertices, indices and inverse binds are read in place from the file

@@ -615,11 +615,9 @@ fn reload(
                 angle: if segs[l].k0 == segs[l].k1 {
                     [0.0, 1.0]
                 } else {
-                    offsets
-                        .get(ti)
-                        .and_then(|o| angles.get(o + segs[l].k0))
-                        .copied()
-                        .unwrap_or([0.0, 1.0])
+                    // In range: the offsets and angles were derived from the clip's
+                    // tracks, which cannot change, and k0 < k1 names a key pair.
+                    angles[offsets[ti] + segs[l].k0]
                 },
             },
             None => Lane {
