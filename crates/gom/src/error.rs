@@ -50,6 +50,22 @@ impl fmt::Display for FourCc {
     }
 }
 
+/// The eight bytes found where a file's magic should be. Displays them as text (non-ASCII
+/// bytes escaped) and in hex: `"GOMX0001" (47 4F 4D 58 30 30 30 31)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Magic(pub [u8; 8]);
+
+impl fmt::Display for Magic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\" (", self.0.escape_ascii())?;
+        for (i, b) in self.0.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " " };
+            write!(f, "{sep}{b:02X}")?;
+        }
+        f.write_str(")")
+    }
+}
+
 /// Where in a GOMB file a problem lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -105,6 +121,20 @@ pub enum ReadError {
         value: u64,
         /// What the format requires.
         expected: &'static str,
+    },
+    /// The file does not start with the magic `GOMB0001` (D3).
+    #[error(
+        "field `{field}` of {place} at offset {offset} is {found}, expected the bytes `GOMB0001`"
+    )]
+    Magic {
+        /// Always 0.
+        offset: u64,
+        /// Always [`Place::Header`].
+        place: Place,
+        /// Always `magic`.
+        field: &'static str,
+        /// The first eight bytes of the file.
+        found: Magic,
     },
     /// An enum field holds a value GOM v1 does not define (§7.1.2).
     #[error("field `{field}` of {place} at offset {offset} holds the unknown value {value}")]
@@ -296,6 +326,7 @@ impl ReadError {
         match self {
             ReadError::Truncated { offset, .. }
             | ReadError::Value { offset, .. }
+            | ReadError::Magic { offset, .. }
             | ReadError::UnknownEnum { offset, .. }
             | ReadError::BigEndian { offset, .. }
             | ReadError::Reserved { offset, .. }
@@ -319,6 +350,7 @@ impl ReadError {
         match self {
             ReadError::Truncated { place, .. }
             | ReadError::Value { place, .. }
+            | ReadError::Magic { place, .. }
             | ReadError::UnknownEnum { place, .. }
             | ReadError::BigEndian { place, .. }
             | ReadError::Reserved { place, .. }
@@ -342,6 +374,7 @@ impl ReadError {
         match self {
             ReadError::Truncated { field, .. }
             | ReadError::Value { field, .. }
+            | ReadError::Magic { field, .. }
             | ReadError::UnknownEnum { field, .. }
             | ReadError::BigEndian { field, .. }
             | ReadError::Reserved { field, .. }

@@ -74,12 +74,30 @@ fn d3_magic() {
     let mut f = golden();
     f[7] = b'2';
     let e = err(&f);
-    assert!(matches!(e, ReadError::Value { .. }));
+    assert!(matches!(e, ReadError::Magic { .. }));
     at(&e, H, "magic", 0);
     assert!(matches!(
         err(b"GOMT0001\n"),
-        ReadError::Value { field: "magic", .. }
+        ReadError::Magic { field: "magic", .. }
     ));
+}
+
+#[test]
+fn d3_a_bad_magic_shows_the_bytes_found_as_text_and_hex() {
+    let mut f = golden();
+    f[..8].copy_from_slice(b"GOMX0001");
+    assert_eq!(
+        err(&f).to_string(),
+        "field `magic` of the header at offset 0 is \"GOMX0001\" \
+         (47 4F 4D 58 30 30 30 31), expected the bytes `GOMB0001`"
+    );
+    // Bytes that are not printable ASCII are escaped in the text part.
+    f[..8].copy_from_slice(&[0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n']);
+    assert_eq!(
+        err(&f).to_string(),
+        "field `magic` of the header at offset 0 is \"\\x89PNG\\r\\n\\x1a\\n\" \
+         (89 50 4E 47 0D 0A 1A 0A), expected the bytes `GOMB0001`"
+    );
 }
 
 #[test]

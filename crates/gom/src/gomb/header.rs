@@ -1,7 +1,7 @@
 //! The 512-byte header (D3) and the chunk table (D5).
 
 use super::cursor::{le32, Chunk};
-use crate::error::{Place, ReadError};
+use crate::error::{Magic, Place, ReadError};
 use crate::model::ValidationFlags;
 
 /// The first eight bytes of every GOMB file.
@@ -47,12 +47,11 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
     if file.len() >= 8 && &file[..8] != MAGIC {
         let mut m = [0u8; 8];
         m.copy_from_slice(&file[..8]);
-        return Err(ReadError::Value {
+        return Err(ReadError::Magic {
             offset: 0,
             place: Place::Header,
             field: "magic",
-            value: u64::from_le_bytes(m),
-            expected: "the bytes `GOMB0001`",
+            found: Magic(m),
         });
     }
     let h = match file.get(..HEADER_SIZE) {

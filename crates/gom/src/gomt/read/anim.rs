@@ -1,0 +1,162 @@
+//! GOMT animations: clips, tracks and keys.
+
+use super::*;
+
+pub(super) fn parse_clip(
+    p: &mut Lexer,
+    spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
+) -> Result<Clip, TextError> {
+    const KEYS: [&str; 6] = [
+        "name",
+        "duration",
+        "sampleRate",
+        "rootBoneIndex",
+        "flags",
+        "tracks",
+    ];
+    let mut key_spans = Vec::new();
+    const T: &str = "a clip";
+    let mut name = None;
+    let mut duration = None;
+    let mut rate = None;
+    let mut root = None;
+    let mut flags: Option<ClipFlags> = None;
+    let mut tracks: Option<Vec<Track>> = None;
+    let at = table(p, "`{` starting a clip", |p, key, kat| {
+        record(&mut key_spans, &KEYS, key, kat);
+        match key {
+            "name" => {
+                once(p, name.is_some(), T, key, kat)?;
+                name = Some(p.string("a string")?.0);
+            }
+            "duration" => {
+                once(p, duration.is_some(), T, key, kat)?;
+                duration = Some(p.f32("a duration in seconds")?);
+            }
+            "sampleRate" => {
+                once(p, rate.is_some(), T, key, kat)?;
+                rate = Some(p.f32("a sample rate")?);
+            }
+            "rootBoneIndex" => {
+                once(p, root.is_some(), T, key, kat)?;
+                root = Some(p.int(
+                    "a root bone index",
+                    -1,
+                    i64::from(i32::MAX),
+                    "-1 or a bone index",
+                )? as i32);
+            }
+            "flags" => {
+                once(p, flags.is_some(), T, key, kat)?;
+                let mut bits = 0u32;
+                string_list(p, "a clip flag name", |p, s, sat| {
+                    let bit = names::clip_flag(s).ok_or_else(|| {
+                        p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!(
+                                "unknown clip flag \"{s}\"; the only flag is HasRootMotion"
+                            )),
+                        )
+                    })?;
+                    if bits & bit != 0 {
+                        return Err(p.error_at(
+                            sat,
+                            TextErrorKind::InvalidValue(format!(
+                                "the flag \"{s}\" is listed twice"
+                            )),
+                        ));
+                    }
+                    bits |= bit;
+                    Ok(())
+                })?;
+                flags = Some(ClipFlags(bits));
+            }
+            "tracks" => {
+                once(p, tracks.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the track list", |p| {
+                    v.push(parse_track(p)?);
+                    Ok(())
+                })?;
+                tracks = Some(v);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    spans.push((at, key_spans));
+    Ok(Clip {
+        name: required(p, name, T, "name", at)?,
+        duration: required(p, duration, T, "duration", at)?,
+        sample_rate: required(p, rate, T, "sampleRate", at)?,
+        root_bone_index: root.unwrap_or(-1),
+        flags: flags.unwrap_or_default(),
+        tracks: required(p, tracks, T, "tracks", at)?,
+    })
+}
+
+fn parse_track(p: &mut Lexer) -> Result<Track, TextError> {
+    const T: &str = "a track";
+    let mut bone = None;
+    let mut keys: Option<Vec<Key>> = None;
+    let at = table(p, "`{` starting a track", |p, key, kat| {
+        match key {
+            "bone" => {
+                once(p, bone.is_some(), T, key, kat)?;
+                bone =
+                    Some(p.int("a bone index", 0, i64::from(i32::MAX), "0 to 2147483647")? as u32);
+            }
+            "keys" => {
+                once(p, keys.is_some(), T, key, kat)?;
+                let mut v = Vec::new();
+                array(p, "`[` starting the key list", |p| {
+                    v.push(parse_key(p)?);
+                    Ok(())
+                })?;
+                keys = Some(v);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    Ok(Track {
+        bone: required(p, bone, T, "bone", at)?,
+        keys: required(p, keys, T, "keys", at)?,
+    })
+}
+
+fn parse_key(p: &mut Lexer) -> Result<Key, TextError> {
+    const T: &str = "a key";
+    let mut seen = 0u32;
+    let mut k = Key::default();
+    let at = table(p, "`{` starting a key", |p, key, kat| {
+        let bit = match key {
+            "time" => 1,
+            "t" => 2,
+            "r" => 4,
+            "s" => 8,
+            _ => return Err(unknown(p, T, key, kat)),
+        };
+        once(p, seen & bit != 0, T, key, kat)?;
+        seen |= bit;
+        match bit {
+            1 => k.time = p.f32("a time in seconds")?,
+            2 => k.translation = floats(p, "a translation component")?,
+            4 => k.rotation = floats(p, "a quaternion component")?,
+            _ => k.scale = floats(p, "a scale component")?,
+        }
+        Ok(())
+    })?;
+    for (bit, name) in [(1, "time"), (2, "t"), (4, "r"), (8, "s")] {
+        if seen & bit == 0 {
+            return Err(p.error_at(
+                at,
+                TextErrorKind::MissingKey {
+                    table: T,
+                    key: name,
+                },
+            ));
+        }
+    }
+    Ok(k)
+}
