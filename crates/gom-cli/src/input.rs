@@ -63,6 +63,9 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
     match gom_import::source::SourceFormat::of_path(path).or_else(|| sniff(path)) {
         Some(gom_import::source::SourceFormat::Gomb) => {
             let bytes = open(path)?;
+            if bytes.is_empty() {
+                return Err(format!("{}: the file is empty", path.display()).into());
+            }
             let read = gom::gomb::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             let warnings = read
                 .unknown_chunks

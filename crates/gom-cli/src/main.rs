@@ -42,7 +42,26 @@ enum Command {
     Tmd(cmd::tmd::Command),
 }
 
+/// Lets a closed standard output end the program quietly, as Unix tools do
+/// (`gom info x.gom | head -1`): Rust ignores SIGPIPE, which turns every later write
+/// into an error and `println!` into a panic; the default action ends the process.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn end_quietly_on_closed_output() {
+    // SAFETY: `signal` only replaces the process's disposition of SIGPIPE with the
+    // system default; it is called first thing in `main`, before any other thread
+    // exists, and no handler code of ours runs. `tests/messages.rs` checks that a
+    // closed pipe ends `gom info` without a panic.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_closed_output() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_closed_output();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => cmd::info::run(a),

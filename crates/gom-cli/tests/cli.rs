@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{gom, s, shared_data};
+use common::{gom, png_size, s, shared_data};
 
 fn demo(dir: &Path) -> PathBuf {
     let out = gom(&["demo", s(dir)]);
@@ -216,14 +216,6 @@ fn pose_frame_and_fps_equal_the_same_time() {
         String::from_utf8_lossy(&bad.stderr).contains("curl"),
         "lists the clips"
     );
-}
-
-fn png_size(path: &Path) -> (u32, u32) {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(&bytes[1..4], b"PNG", "{} is a PNG", path.display());
-    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    (w, h)
 }
 
 #[test]

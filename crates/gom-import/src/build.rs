@@ -9,6 +9,10 @@
 //! build never leaves a half-written file. The output bytes do not depend on the number
 //! of threads: each file is converted on its own, and the manifest is sorted by path.
 
+mod plan;
+
+pub use plan::{ignores_case, Inputs};
+
 use crate::source::{OutputFormat, SideFile, SourceFormat};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -53,7 +57,10 @@ pub enum Outcome {
         warnings: Vec<String>,
     },
     /// Skipped: its output is up to date.
-    UpToDate,
+    UpToDate {
+        /// The warnings recorded when the output was converted.
+        warnings: Vec<String>,
+    },
     /// The conversion failed; nothing was written for it.
     Failed {
         /// The error, as a sentence.
@@ -61,6 +68,16 @@ pub enum Outcome {
     },
     /// Not started because the build was cancelled.
     Cancelled,
+}
+
+impl Outcome {
+    /// The warnings of the conversion that made the output (none when it failed).
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            Outcome::Converted { warnings } | Outcome::UpToDate { warnings } => warnings,
+            Outcome::Failed { .. } | Outcome::Cancelled => &[],
+        }
+    }
 }
 
 /// One source file's entry in the build report.
@@ -71,7 +88,9 @@ pub struct FileReport {
     /// Output path relative to the output folder, with `/` separators.
     pub output: String,
     /// Source size in bytes.
-    pub bytes: u64,
+    pub source_bytes: u64,
+    /// Size of the output in bytes (0 when none was written or recorded).
+    pub output_bytes: u64,
     /// What happened.
     pub outcome: Outcome,
 }
@@ -90,7 +109,7 @@ impl BuildReport {
     }
     /// Number of files skipped as up to date.
     pub fn up_to_date(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::UpToDate))
+        self.count(|o| matches!(o, Outcome::UpToDate { .. }))
     }
     /// Number of files that failed.
     pub fn failed(&self) -> usize {
@@ -100,15 +119,9 @@ impl BuildReport {
     pub fn cancelled(&self) -> usize {
         self.count(|o| matches!(o, Outcome::Cancelled))
     }
-    /// Total number of warnings.
+    /// Total number of warnings, of the files converted now and of those up to date.
     pub fn warnings(&self) -> usize {
-        self.files
-            .iter()
-            .map(|f| match &f.outcome {
-                Outcome::Converted { warnings } => warnings.len(),
-                _ => 0,
-            })
-            .sum()
+        self.files.iter().map(|f| f.outcome.warnings().len()).sum()
     }
     fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
         self.files.iter().filter(|r| f(&r.outcome)).count()
@@ -122,12 +135,13 @@ impl BuildReport {
             .map(|f| {
                 let (status, detail) = match &f.outcome {
                     Outcome::Converted { warnings } => ("converted", serde_json::json!(warnings)),
-                    Outcome::UpToDate => ("up-to-date", serde_json::Value::Null),
+                    Outcome::UpToDate { warnings } => ("up-to-date", serde_json::json!(warnings)),
                     Outcome::Failed { error } => ("failed", serde_json::json!(error)),
                     Outcome::Cancelled => ("cancelled", serde_json::Value::Null),
                 };
                 serde_json::json!({
-                    "source": f.source, "output": f.output, "bytes": f.bytes,
+                    "source": f.source, "output": f.output,
+                    "sourceBytes": f.source_bytes, "outputBytes": f.output_bytes,
                     "status": status, "detail": detail,
                 })
             })
@@ -169,6 +183,36 @@ pub enum BuildError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// An output would replace one of the files the build reads.
+    #[error(
+        "{output}: writing it would replace the input {input}; choose an output that is \
+         not a source or one of its companion files"
+    )]
+    WouldOverwrite {
+        /// The output path.
+        output: PathBuf,
+        /// The input it names.
+        input: PathBuf,
+    },
+    /// An output path lies inside a regular file (`out.gom/x.gom`, `out.gom` a file).
+    #[error("{path}: cannot be written: {file} is a file, not a folder")]
+    InsideFile {
+        /// The output path.
+        path: PathBuf,
+        /// The regular file among its parent folders.
+        file: PathBuf,
+    },
+    /// The output folder is the source folder.
+    #[error(
+        "{out}: the output folder is the source folder {src}; outputs would mix with \
+         (and replace) sources, choose another folder"
+    )]
+    OutputIsSource {
+        /// The output folder.
+        out: PathBuf,
+        /// The source folder.
+        src: PathBuf,
+    },
     /// The thread pool could not be created.
     #[error("cannot start {jobs} worker threads: {message}")]
     Pool {
@@ -186,6 +230,10 @@ struct Job {
     rel: String,
     output_rel: String,
     bytes: u64,
+    /// The other files its conversion reads.
+    companions: Vec<PathBuf>,
+    /// Why it is not converted: another source maps to the same output.
+    conflict: Option<String>,
 }
 
 /// Lists the model files under `src`, sorted, leaving out everything under `skip`
@@ -254,6 +302,8 @@ struct Record {
     options: String,
     converter: String,
     output_hash: String,
+    output_bytes: u64,
+    warnings: Vec<String>,
 }
 
 fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
@@ -269,6 +319,16 @@ fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
     };
     for e in entries {
         let field = |k: &str| e.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        let output_bytes = e.get("outputBytes").and_then(|v| v.as_u64()).unwrap_or(0);
+        let warnings = e
+            .get("warnings")
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|w| w.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
         if let (Some(src), Some(output), Some(ih), Some(opt), Some(conv), Some(oh)) = (
             field("source"),
             field("output"),
@@ -285,6 +345,8 @@ fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
                     options: opt,
                     converter: conv,
                     output_hash: oh,
+                    output_bytes,
+                    warnings,
                 },
             );
         }
@@ -299,6 +361,7 @@ fn save_manifest(out: &Path, records: &BTreeMap<String, Record>) -> Result<(), B
             serde_json::json!({
                 "source": src, "output": r.output, "inputHash": r.input_hash,
                 "options": r.options, "converter": r.converter, "outputHash": r.output_hash,
+                "outputBytes": r.output_bytes, "warnings": r.warnings,
             })
         })
         .collect();
@@ -309,24 +372,34 @@ fn save_manifest(out: &Path, records: &BTreeMap<String, Record>) -> Result<(), B
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+/// Errors name `path`, never the temporary file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
-    let io = |p: &Path, e| BuildError::Io {
-        path: p.to_path_buf(),
+    let io = |e| BuildError::Io {
+        path: path.to_path_buf(),
         source: e,
     };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+        return Err(BuildError::InsideFile {
+            path: path.to_path_buf(),
+            file: file.to_path_buf(),
+        });
+    }
+    std::fs::create_dir_all(dir).map_err(io)?;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(path.file_name().unwrap_or_default());
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = dir.join(tmp_name);
-    std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
+    if let Err(e) = std::fs::write(&tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        io(path, e)
+        io(e)
     })
 }
 
@@ -365,26 +438,42 @@ where
     D: Fn(&Path) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
+    if let Some(file) = out.ancestors().find(|a| a.is_file()) {
+        return Err(BuildError::InsideFile {
+            path: out.to_path_buf(),
+            file: file.to_path_buf(),
+        });
+    }
     std::fs::create_dir_all(out).map_err(|e| BuildError::Io {
         path: out.to_path_buf(),
         source: e,
     })?;
+    if Inputs::new([src.to_path_buf()])
+        .overwritten_by(out)
+        .is_some()
+    {
+        return Err(BuildError::OutputIsSource {
+            out: out.to_path_buf(),
+            src: src.to_path_buf(),
+        });
+    }
     let sources = find_sources(src, Some(out))?;
     let old = load_manifest(out);
-    let jobs: Vec<Job> = sources
-        .iter()
-        .map(|s| {
-            let rel = rel_string(src, s);
-            let out_path = Path::new(&rel).with_extension(options.format.extension());
-            let bytes = std::fs::metadata(s).map(|m| m.len()).unwrap_or(0);
-            Job {
-                source: s.clone(),
-                output_rel: rel_string(Path::new(""), &out_path),
-                rel,
-                bytes,
-            }
-        })
-        .collect();
+    let jobs = plan_jobs(src, out, options.format, &sources, &companions);
+    let inputs = Inputs::new(
+        jobs.iter()
+            .flat_map(|j| std::iter::once(&j.source).chain(&j.companions))
+            .cloned(),
+    );
+    for job in &jobs {
+        let out_path = out.join(&job.output_rel);
+        let outputs = main_outputs(&out_path, options.format);
+        if let Some((output, input)) =
+            inputs.first_overwritten(outputs.iter().map(PathBuf::as_path))
+        {
+            return Err(BuildError::WouldOverwrite { output, input });
+        }
+    }
     progress(Progress::Planned {
         files: jobs.len(),
         bytes: jobs.iter().map(|j| j.bytes).sum(),
@@ -399,19 +488,28 @@ where
             message: e.to_string(),
         })?;
     let one = |job: &Job| -> FileReport {
-        let report = |outcome| FileReport {
+        let report = |outcome, output_bytes| FileReport {
             source: job.rel.clone(),
             output: job.output_rel.clone(),
-            bytes: job.bytes,
+            source_bytes: job.bytes,
+            output_bytes,
             outcome,
         };
         if cancel.load(Ordering::SeqCst) {
-            return report(Outcome::Cancelled);
+            return report(Outcome::Cancelled, 0);
+        }
+        if let Some(error) = &job.conflict {
+            return report(
+                Outcome::Failed {
+                    error: error.clone(),
+                },
+                0,
+            );
         }
         let out_path = out.join(&job.output_rel);
-        let hash = match input_hash(&job.source, &companions(&job.source)) {
+        let hash = match input_hash(&job.source, &job.companions) {
             Ok(h) => h,
-            Err(error) => return report(Outcome::Failed { error }),
+            Err(error) => return report(Outcome::Failed { error }, 0),
         };
         if !options.force {
             if let Some(r) = old.get(&job.rel) {
@@ -425,26 +523,44 @@ where
                     && current.as_deref() == Some(r.output_hash.as_str())
                 {
                     lock(&new_records).insert(job.rel.clone(), r.clone());
-                    return report(Outcome::UpToDate);
+                    let warnings = r.warnings.clone();
+                    return report(Outcome::UpToDate { warnings }, r.output_bytes);
                 }
             }
         }
         let converted = match convert(&job.source) {
             Ok(c) => c,
-            Err(error) => return report(Outcome::Failed { error }),
+            Err(error) => return report(Outcome::Failed { error }, 0),
         };
         let dir = out_path.parent().unwrap_or(out);
+        let side_paths: Vec<PathBuf> = converted
+            .side_files
+            .iter()
+            .map(|side| dir.join(&side.relative_path))
+            .collect();
+        if let Some((output, input)) =
+            inputs.first_overwritten(side_paths.iter().map(PathBuf::as_path))
+        {
+            let error = BuildError::WouldOverwrite { output, input }.to_string();
+            return report(Outcome::Failed { error }, 0);
+        }
         for side in &converted.side_files {
             if let Err(e) = write_atomic(&dir.join(&side.relative_path), &side.bytes) {
-                return report(Outcome::Failed {
-                    error: e.to_string(),
-                });
+                return report(
+                    Outcome::Failed {
+                        error: e.to_string(),
+                    },
+                    0,
+                );
             }
         }
         if let Err(e) = write_atomic(&out_path, &converted.bytes) {
-            return report(Outcome::Failed {
-                error: e.to_string(),
-            });
+            return report(
+                Outcome::Failed {
+                    error: e.to_string(),
+                },
+                0,
+            );
         }
         lock(&new_records).insert(
             job.rel.clone(),
@@ -454,11 +570,16 @@ where
                 options: options.options_fingerprint.clone(),
                 converter: converter.clone(),
                 output_hash: hex(&Sha256::digest(&converted.bytes)),
+                output_bytes: converted.bytes.len() as u64,
+                warnings: converted.warnings.clone(),
             },
         );
-        report(Outcome::Converted {
-            warnings: converted.warnings,
-        })
+        report(
+            Outcome::Converted {
+                warnings: converted.warnings,
+            },
+            converted.bytes.len() as u64,
+        )
     };
     let mut files: Vec<FileReport> = pool.install(|| {
         use rayon::prelude::*;
@@ -483,6 +604,57 @@ where
     }
     save_manifest(out, &records)?;
     Ok(BuildReport { files })
+}
+
+/// One job per source, in source order, each knowing its companions; sources that
+/// map to the same output (`x.fbx` and `x.gltf` → `x.gom`) are marked as conflicts,
+/// naming each other, and are not converted.
+fn plan_jobs(
+    src: &Path,
+    out: &Path,
+    format: OutputFormat,
+    sources: &[PathBuf],
+    companions: &(impl Fn(&Path) -> Vec<PathBuf> + Sync),
+) -> Vec<Job> {
+    let mut jobs: Vec<Job> = sources
+        .iter()
+        .map(|s| {
+            let rel = rel_string(src, s);
+            let out_path = Path::new(&rel).with_extension(format.extension());
+            let bytes = std::fs::metadata(s).map(|m| m.len()).unwrap_or(0);
+            Job {
+                source: s.clone(),
+                output_rel: rel_string(Path::new(""), &out_path),
+                rel,
+                bytes,
+                companions: companions(s),
+                conflict: None,
+            }
+        })
+        .collect();
+    let outputs: Vec<String> = jobs.iter().map(|j| j.output_rel.clone()).collect();
+    for group in plan::collisions(&outputs, plan::ignores_case(out)) {
+        let names: Vec<&str> = group.iter().map(|&i| jobs[i].rel.as_str()).collect();
+        let message = format!(
+            "{} map to the same output {}; rename all but one",
+            names.join(", "),
+            jobs[group[0]].output_rel
+        );
+        for &i in &group {
+            jobs[i].conflict = Some(message.clone());
+        }
+    }
+    jobs
+}
+
+/// The files a conversion to `format` writes whatever the source holds: the output
+/// and, for a `.gltf`, its `.bin` buffer.
+fn main_outputs(out_path: &Path, format: OutputFormat) -> Vec<PathBuf> {
+    let mut v = vec![out_path.to_path_buf()];
+    if format == OutputFormat::Gltf {
+        v.push(out_path.with_extension("bin"));
+    }
+    v
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

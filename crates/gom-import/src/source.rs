@@ -1,6 +1,7 @@
 //! One entry point for every file kind gom reads: the extension picks the importer,
 //! and every importer yields the same [`gom::Model`].
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The source formats gom reads.
@@ -192,7 +193,15 @@ pub fn import_bytes(
     format: SourceFormat,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let _ = options;
+    if bytes.is_empty() {
+        return Err(ImportError::new(path, "the file is empty"));
+    }
+    if format == SourceFormat::Glb && !bytes.starts_with(b"glTF") {
+        return Err(ImportError::new(
+            path,
+            "not a GLB container: a .glb starts with the bytes 'glTF' (glTF JSON is named .gltf)",
+        ));
+    }
     match format {
         SourceFormat::Gomb => {
             let read = gom::gomb::read(bytes).map_err(|e| ImportError::new(path, e))?;
@@ -316,18 +325,59 @@ fn imported(
 }
 
 /// Encodes `model` in `format` for an output file named `output_name` (a `.gltf`
-/// refers to its buffer as `<stem>.bin`, returned as a side file).
+/// refers to its buffer as `<stem>.bin`, returned as a side file). glTF outputs leave
+/// textures out: see [`export_with_images`].
 pub fn export(
     model: &gom::Model,
     format: OutputFormat,
     output_name: &Path,
 ) -> Result<(Vec<u8>, Vec<SideFile>), String> {
+    export_with_images(model, format, output_name, &BTreeMap::new())
+        .map(|(bytes, side_files, _)| (bytes, side_files))
+}
+
+/// The encoded images of the textures `model`'s materials name, by name: from
+/// `side_files` (images the import extracted) or else the file of that name relative
+/// to `dir` (the source's folder). Textures found in neither are not listed.
+pub fn texture_images(
+    model: &gom::Model,
+    dir: &Path,
+    side_files: &[SideFile],
+) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for name in model
+        .materials
+        .iter()
+        .filter_map(|m| m.base_color_texture.as_ref())
+    {
+        if out.contains_key(name) {
+            continue;
+        }
+        let extracted = side_files
+            .iter()
+            .find(|s| s.relative_path == Path::new(name))
+            .map(|s| s.bytes.clone());
+        if let Some(bytes) = extracted.or_else(|| std::fs::read(dir.join(name)).ok()) {
+            out.insert(name.clone(), bytes);
+        }
+    }
+    out
+}
+
+/// [`export`], with the texture `images` (see [`texture_images`]) that glTF outputs
+/// embed, and warnings about what the output leaves out.
+pub fn export_with_images(
+    model: &gom::Model,
+    format: OutputFormat,
+    output_name: &Path,
+    images: &BTreeMap<String, Vec<u8>>,
+) -> Result<(Vec<u8>, Vec<SideFile>, Vec<String>), String> {
     match format {
         OutputFormat::Gomb => gom::gomb::write(model)
-            .map(|b| (b, Vec::new()))
+            .map(|b| (b, Vec::new(), Vec::new()))
             .map_err(|e| e.to_string()),
         OutputFormat::Gomt => gom::gomt::write(model)
-            .map(|t| (t.into_bytes(), Vec::new()))
+            .map(|t| (t.into_bytes(), Vec::new(), Vec::new()))
             .map_err(|e| e.to_string()),
         OutputFormat::Glb | OutputFormat::Gltf => {
             let stem = output_name
@@ -342,15 +392,21 @@ pub fn export(
                     bin_uri: bin_name.clone(),
                 }
             };
-            let options = crate::gltf::GltfExportOptions { format: container };
-            match crate::gltf::export(model, &options).map_err(|e| e.to_string())? {
-                crate::gltf::Exported::Glb(bytes) => Ok((bytes, Vec::new())),
+            let options = crate::gltf::GltfExportOptions {
+                format: container,
+                images: images.clone(),
+            };
+            let (exported, warnings) =
+                crate::gltf::export_with_warnings(model, &options).map_err(|e| e.to_string())?;
+            match exported {
+                crate::gltf::Exported::Glb(bytes) => Ok((bytes, Vec::new(), warnings)),
                 crate::gltf::Exported::Gltf { json, bin } => Ok((
                     json.into_bytes(),
                     vec![SideFile {
                         relative_path: PathBuf::from(bin_name),
                         bytes: bin,
                     }],
+                    warnings,
                 )),
             }
         }
@@ -405,12 +461,53 @@ pub fn convert_path(
 ) -> Result<crate::build::Converted, String> {
     let imported = import_path(path, options).map_err(|e| e.to_string())?;
     let out_name = path.with_extension(format.extension());
-    let (bytes, mut side_files) = export(&imported.model, format, &out_name)
+    let exported = export_imported(&imported, path, format, &out_name)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    side_files.extend(imported.side_files);
     Ok(crate::build::Converted {
+        bytes: exported.bytes,
+        side_files: exported.side_files,
+        warnings: exported.warnings,
+    })
+}
+
+/// An imported model encoded for its output.
+#[derive(Debug, Clone, Default)]
+pub struct ExportedFiles {
+    /// The main output's bytes.
+    pub bytes: Vec<u8>,
+    /// Files to write beside it: a `.gltf`'s buffer, and for GOM outputs the images
+    /// the import extracted (glTF outputs embed them instead).
+    pub side_files: Vec<SideFile>,
+    /// The import's warnings, then the export's.
+    pub warnings: Vec<String>,
+}
+
+/// Encodes `imported`, read from `source`, in `format` for the output `output_name`:
+/// glTF outputs embed the textures (found among the import's extracted images or
+/// beside `source`).
+pub fn export_imported(
+    imported: &Imported,
+    source: &Path,
+    format: OutputFormat,
+    output_name: &Path,
+) -> Result<ExportedFiles, String> {
+    let embeds = matches!(format, OutputFormat::Glb | OutputFormat::Gltf);
+    let images = if embeds {
+        let dir = source.parent().unwrap_or(Path::new("."));
+        texture_images(&imported.model, dir, &imported.side_files)
+    } else {
+        BTreeMap::new()
+    };
+    let (bytes, mut side_files, export_warnings) =
+        export_with_images(&imported.model, format, output_name, &images)?;
+    if !embeds {
+        side_files.extend(imported.side_files.iter().cloned());
+    }
+    let mut warnings = imported.warnings.clone();
+    warnings.extend(export_warnings);
+    Ok(ExportedFiles {
         bytes,
         side_files,
-        warnings: imported.warnings,
+        warnings,
     })
 }

@@ -5,12 +5,24 @@ use crate::image::Image;
 
 /// Width of a glyph in font pixels.
 pub const GLYPH_WIDTH: u32 = 5;
-/// Height of a glyph in font pixels.
-pub const GLYPH_HEIGHT: u32 = 7;
+/// Height of a glyph cell in font pixels: seven rows down to the baseline and two
+/// below it for descenders.
+pub const GLYPH_HEIGHT: u32 = 9;
+/// The row (from the top) the letters stand on; only descenders reach below it.
+pub const BASELINE_ROW: usize = 6;
 /// Horizontal distance from one glyph to the next, in font pixels (one blank column).
 pub const ADVANCE: u32 = 6;
 
-/// Rows of each glyph from top to bottom; bit 4 is the leftmost column.
+/// The two rows below the baseline of the letters that reach there.
+const DESCENDERS: [(char, [u8; 2]); 5] = [
+    ('g', [0b00001, 0b01110]),
+    ('j', [0b10010, 0b01100]),
+    ('p', [0b10000, 0b10000]),
+    ('q', [0b00001, 0b00001]),
+    ('y', [0b00001, 0b01110]),
+];
+
+/// Rows of each glyph from the top down to the baseline; bit 4 is the leftmost column.
 const GLYPHS: [[u8; 7]; 95] = [
     // ' '
     [
@@ -296,9 +308,9 @@ const GLYPHS: [[u8; 7]; 95] = [
     [
         0b00110, 0b01001, 0b01000, 0b11100, 0b01000, 0b01000, 0b01000,
     ],
-    // 'g'
+    // 'g' (descender in DESCENDERS)
     [
-        0b00000, 0b01111, 0b10001, 0b10001, 0b01111, 0b00001, 0b01110,
+        0b00000, 0b00000, 0b01111, 0b10001, 0b10001, 0b10001, 0b01111,
     ],
     // 'h'
     [
@@ -308,9 +320,9 @@ const GLYPHS: [[u8; 7]; 95] = [
     [
         0b00100, 0b00000, 0b01100, 0b00100, 0b00100, 0b00100, 0b01110,
     ],
-    // 'j'
+    // 'j' (descender in DESCENDERS)
     [
-        0b00010, 0b00000, 0b00110, 0b00010, 0b00010, 0b10010, 0b01100,
+        0b00010, 0b00000, 0b00110, 0b00010, 0b00010, 0b00010, 0b00010,
     ],
     // 'k'
     [
@@ -332,13 +344,13 @@ const GLYPHS: [[u8; 7]; 95] = [
     [
         0b00000, 0b00000, 0b01110, 0b10001, 0b10001, 0b10001, 0b01110,
     ],
-    // 'p'
+    // 'p' (descender in DESCENDERS)
     [
-        0b00000, 0b00000, 0b11110, 0b10001, 0b11110, 0b10000, 0b10000,
+        0b00000, 0b00000, 0b11110, 0b10001, 0b10001, 0b10001, 0b11110,
     ],
-    // 'q'
+    // 'q' (descender in DESCENDERS)
     [
-        0b00000, 0b00000, 0b01101, 0b10011, 0b01111, 0b00001, 0b00001,
+        0b00000, 0b00000, 0b01111, 0b10001, 0b10001, 0b10001, 0b01111,
     ],
     // 'r'
     [
@@ -368,9 +380,9 @@ const GLYPHS: [[u8; 7]; 95] = [
     [
         0b00000, 0b00000, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001,
     ],
-    // 'y'
+    // 'y' (descender in DESCENDERS)
     [
-        0b00000, 0b00000, 0b10001, 0b10001, 0b01111, 0b00001, 0b01110,
+        0b00000, 0b00000, 0b10001, 0b10001, 0b10001, 0b10001, 0b01111,
     ],
     // 'z'
     [
@@ -394,15 +406,21 @@ const GLYPHS: [[u8; 7]; 95] = [
     ],
 ];
 
-/// The rows of the glyph for `c`; characters outside 32–126 draw as `?`.
-pub fn glyph(c: char) -> [u8; 7] {
+/// The rows of the glyph for `c`, baseline and descender rows included; characters
+/// outside 32–126 draw as `?`.
+pub fn glyph(c: char) -> [u8; GLYPH_HEIGHT as usize] {
     let code = u32::from(c);
     let index = if (32..=126).contains(&code) {
         code - 32
     } else {
         u32::from(b'?') - 32
     };
-    GLYPHS[index as usize]
+    let mut rows = [0u8; GLYPH_HEIGHT as usize];
+    rows[..=BASELINE_ROW].copy_from_slice(&GLYPHS[index as usize]);
+    if let Some((_, below)) = DESCENDERS.iter().find(|(d, _)| *d == c) {
+        rows[BASELINE_ROW + 1..].copy_from_slice(below);
+    }
+    rows
 }
 
 /// Width in image pixels of `text` drawn at `scale` (no trailing blank column).
@@ -472,6 +490,24 @@ mod tests {
             assert!(on(0, y) && on(4, y), "row {y}");
             assert_eq!(on(2, y), y == 3, "row {y}");
         }
+    }
+
+    #[test]
+    fn only_g_j_p_q_y_have_ink_below_the_baseline() {
+        for code in 32u8..=126 {
+            let c = char::from(code);
+            let g = glyph(c);
+            let below = g[BASELINE_ROW + 1..].iter().any(|r| *r != 0);
+            assert_eq!(below, "gjpqy".contains(c), "glyph '{c}'");
+            // Every descender letter also has its bowl or stem down to the baseline.
+            if below {
+                assert_ne!(g[BASELINE_ROW], 0, "glyph '{c}' floats above the baseline");
+            }
+        }
+        // 'g' no longer reads as '9': its bowl closes on the baseline, below the
+        // digit's own bottom row.
+        assert_ne!(glyph('g'), glyph('9'));
+        assert_eq!(glyph('g')[BASELINE_ROW], 0b01111);
     }
 
     #[test]

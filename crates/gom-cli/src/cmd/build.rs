@@ -1,7 +1,7 @@
 //! `gom build SRC OUT`: convert a whole folder, in parallel and incrementally.
 
 use crate::input::CliError;
-use gom_import::build::{self, BuildOptions, BuildReport, Outcome, Progress};
+use gom_import::build::{self, BuildOptions, BuildReport, FileReport, Outcome, Progress};
 use gom_import::source::{self, ImportOptions, OutputFormat};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -26,7 +26,7 @@ pub struct Args {
     /// Rebuild everything, even outputs that are up to date.
     #[arg(long)]
     force: bool,
-    /// Print nothing but errors and the summary.
+    /// Print nothing but errors and the summary (not each file's warnings).
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Print the report as JSON (`--report json`).
@@ -38,8 +38,13 @@ pub struct Args {
 
 /// Runs `gom build`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let format = OutputFormat::from_name(&args.format)
-        .ok_or_else(|| format!("unknown output format '{}'", args.format))?;
+    let format = OutputFormat::from_name(&args.format).ok_or_else(|| {
+        format!(
+            "unknown output format '{}' (gom writes {})",
+            args.format,
+            super::convert::OUTPUT_FORMATS
+        )
+    })?;
     if let Some(r) = &args.report {
         if r != "json" {
             return Err(format!("unknown report format '{r}' (expected json)").into());
@@ -73,10 +78,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if terminal {
         bar.set_draw_target(ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} files  {msg}  {per_sec} files/s  ETA {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("{bar:30} {pos}/{len} files  {msg}  {rate}  ETA {eta}")
+                .map(|style| {
+                    style.with_key(
+                        "rate",
+                        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                            let _ = w.write_str(&rate(state.per_sec()));
+                        },
+                    )
+                })
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
     }
     let bytes_done = std::sync::atomic::AtomicU64::new(0);
@@ -96,27 +107,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 }
             }
             Progress::Done(f) => {
-                let done = bytes_done.fetch_add(f.bytes, Ordering::Relaxed) + f.bytes;
+                let done = bytes_done.fetch_add(f.source_bytes, Ordering::Relaxed) + f.source_bytes;
                 bar.inc(1);
                 bar.set_message(format!("{:.1} MB", done as f64 / 1e6));
-                let line = match &f.outcome {
-                    Outcome::Converted { warnings } if warnings.is_empty() => {
-                        format!("converted {}", f.source)
-                    }
-                    Outcome::Converted { warnings } => {
-                        format!("converted {} ({} warnings)", f.source, warnings.len())
-                    }
-                    Outcome::UpToDate => format!("up to date {}", f.source),
-                    Outcome::Failed { error } => format!("FAILED {}: {error}", f.source),
-                    Outcome::Cancelled => format!("cancelled {}", f.source),
-                };
                 let failed = matches!(f.outcome, Outcome::Failed { .. });
+                let warned = !f.outcome.warnings().is_empty();
+                let text = file_lines(f);
                 if terminal {
-                    if failed {
-                        bar.println(line);
+                    if failed || warned {
+                        bar.println(text);
                     }
                 } else if !quiet || failed {
-                    eprintln!("{line}");
+                    eprintln!("{text}");
                 }
             }
         },
@@ -125,7 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.report.is_some() {
         println!("{}", serde_json::to_string_pretty(&report.to_json())?);
     } else {
-        print_summary(&report);
+        print_summary(&report, quiet);
     }
     Ok(if report.failed() > 0 || report.cancelled() > 0 {
         ExitCode::from(1)
@@ -134,12 +136,74 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })
 }
 
-fn print_summary(r: &BuildReport) {
+/// What one file's line says, with each of its warnings on a line of its own below.
+fn file_lines(f: &FileReport) -> String {
+    let warnings = f.outcome.warnings();
+    let mut text = match &f.outcome {
+        Outcome::Converted { .. } if warnings.is_empty() => format!("converted {}", f.source),
+        Outcome::Converted { .. } => format!(
+            "converted {} ({})",
+            f.source,
+            super::plural(warnings.len(), "warning", "warnings")
+        ),
+        Outcome::UpToDate { .. } if warnings.is_empty() => format!("up to date {}", f.source),
+        Outcome::UpToDate { .. } => format!(
+            "up to date {} ({} when converted)",
+            f.source,
+            super::plural(warnings.len(), "warning", "warnings")
+        ),
+        Outcome::Failed { error } => format!("FAILED {}: {error}", f.source),
+        Outcome::Cancelled => format!("cancelled {}", f.source),
+    };
+    for w in warnings {
+        text.push_str(&format!("\n  warning: {w}"));
+    }
+    text
+}
+
+/// A progress rate as the bar shows it: `12.3 files/s`.
+fn rate(per_sec: f64) -> String {
+    format!("{per_sec:.1} files/s")
+}
+
+fn print_summary(r: &BuildReport, quiet: bool) {
     println!("{:<12} {:>6}", "converted", r.converted());
     println!("{:<12} {:>6}", "up to date", r.up_to_date());
     println!("{:<12} {:>6}", "failed", r.failed());
     if r.cancelled() > 0 {
         println!("{:<12} {:>6}", "cancelled", r.cancelled());
     }
-    println!("{:<12} {:>6}", "warnings", r.warnings());
+    let shown = if quiet && r.warnings() > 0 {
+        "  (listed without --quiet)"
+    } else {
+        ""
+    };
+    println!("{:<12} {:>6}{shown}", "warnings", r.warnings());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_names_its_unit_once() {
+        assert_eq!(rate(271.892_6), "271.9 files/s");
+    }
+
+    #[test]
+    fn each_warning_is_listed_under_its_file() {
+        let f = FileReport {
+            source: "a/x.fbx".into(),
+            output: "a/x.gom".into(),
+            source_bytes: 10,
+            output_bytes: 20,
+            outcome: Outcome::UpToDate {
+                warnings: vec!["w1".into()],
+            },
+        };
+        assert_eq!(
+            file_lines(&f),
+            "up to date a/x.fbx (1 warning when converted)\n  warning: w1"
+        );
+    }
 }

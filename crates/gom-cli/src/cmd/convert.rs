@@ -2,9 +2,13 @@
 //! extension.
 
 use crate::input::CliError;
-use gom_import::source::{self, OutputFormat};
-use std::path::PathBuf;
+use gom_import::build::{write_atomic, Inputs};
+use gom_import::source::{self, ImportOptions, OutputFormat};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The output formats, as `--to` and the output's extension name them.
+pub const OUTPUT_FORMATS: &str = "gom, gomt, glb, gltf";
 
 /// Arguments of `gom convert`.
 #[derive(clap::Args)]
@@ -13,7 +17,7 @@ pub struct Args {
     input: PathBuf,
     /// Where to write the result (.gom, .gomt, .glb, .gltf).
     output: PathBuf,
-    /// Output format, overriding OUT's extension.
+    /// Output format, overriding OUT's extension: gom, gomt, glb or gltf.
     #[arg(long)]
     to: Option<String>,
     /// Print the conversion report as JSON on stderr (`--report json`) instead of as
@@ -24,43 +28,121 @@ pub struct Args {
     import: super::ImportArgs,
 }
 
+/// The output format `--to` names, or else the one of `output`'s extension.
+pub fn output_format(to: Option<&str>, output: &Path) -> Result<OutputFormat, CliError> {
+    match to {
+        Some(name) => OutputFormat::from_name(name).ok_or_else(|| {
+            format!("unknown output format '{name}' (gom writes {OUTPUT_FORMATS})").into()
+        }),
+        None => OutputFormat::of_path(output).ok_or_else(|| {
+            let ext = output
+                .extension()
+                .map(|e| format!("the extension '.{}'", e.to_string_lossy()))
+                .unwrap_or_else(|| "a name without an extension".to_string());
+            format!(
+                "{}: cannot tell the output format from {ext}; gom writes {OUTPUT_FORMATS} \
+                 (name the file so, or use --to)",
+                output.display()
+            )
+            .into()
+        }),
+    }
+}
+
+/// Refuses to write any of `outputs` over one of the files the conversion of `input`
+/// reads: the input itself and its companions (a `.gltf`'s buffers and images, a
+/// `.tmd`'s `.tkl` and `.tml`).
+fn refuse_overwriting_inputs<'a>(
+    input: &Path,
+    options: &ImportOptions,
+    outputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<(), CliError> {
+    let mut read = vec![input.to_path_buf()];
+    read.extend(source::companions(input, options));
+    if let Some((output, input)) = Inputs::new(read).first_overwritten(outputs) {
+        return Err(gom_import::build::BuildError::WouldOverwrite { output, input }.into());
+    }
+    Ok(())
+}
+
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let format = match &args.to {
-        Some(name) => OutputFormat::from_name(name)
-            .ok_or_else(|| format!("unknown output format '{name}'"))?,
-        None => OutputFormat::of_path(&args.output).ok_or_else(|| {
-            format!(
-                "{}: cannot tell the output format from the extension; use --to",
-                args.output.display()
-            )
-        })?,
-    };
-    let imported = source::import_path(&args.input, &args.import.options())?;
-    let (bytes, exported_side_files) = source::export(&imported.model, format, &args.output)
-        .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    let format = output_format(args.to.as_deref(), &args.output)?;
+    if let Some(other) = args.report.as_deref().filter(|r| *r != "json") {
+        return Err(format!("unknown report format '{other}' (expected json)").into());
+    }
+    let options = args.import.options();
     let dir = args
         .output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
-    for side in imported.side_files.iter().chain(&exported_side_files) {
-        gom_import::build::write_atomic(&dir.join(&side.relative_path), &side.bytes)?;
+    let bin = args.output.with_extension("bin");
+    let mut planned = vec![args.output.as_path()];
+    if format == OutputFormat::Gltf {
+        planned.push(&bin);
     }
-    gom_import::build::write_atomic(&args.output, &bytes)?;
-    match args.report.as_deref() {
-        Some("json") => eprintln!("{}", serde_json::to_string_pretty(&imported.report)?),
-        Some(other) => return Err(format!("unknown report format '{other}'").into()),
-        None => {
-            for line in &imported.summary {
-                eprintln!("{line}");
-            }
-            for w in &imported.warnings {
-                eprintln!("warning: {w}");
-            }
+    refuse_overwriting_inputs(&args.input, &options, planned)?;
+
+    let imported = source::import_path(&args.input, &options)?;
+    let findings = gom::validate::validate(&imported.model);
+    let exported = source::export_imported(&imported, &args.input, format, &args.output)
+        .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    let side_paths: Vec<PathBuf> = exported
+        .side_files
+        .iter()
+        .map(|s| dir.join(&s.relative_path))
+        .collect();
+    refuse_overwriting_inputs(
+        &args.input,
+        &options,
+        side_paths.iter().map(PathBuf::as_path),
+    )?;
+    for (side, path) in exported.side_files.iter().zip(&side_paths) {
+        write_atomic(path, &side.bytes)?;
+    }
+    write_atomic(&args.output, &exported.bytes)?;
+    if args.report.is_some() {
+        let mut report = imported.report.clone();
+        let export_warnings = &exported.warnings[imported.warnings.len()..];
+        if let Some(list) = report.get_mut("warnings").and_then(|w| w.as_array_mut()) {
+            list.extend(export_warnings.iter().map(|w| serde_json::json!(w)));
+        }
+        eprintln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        for line in &imported.summary {
+            eprintln!("{line}");
+        }
+        for w in &exported.warnings {
+            eprintln!("warning: {w}");
         }
     }
-    eprintln!("wrote {} ({} bytes)", args.output.display(), bytes.len());
-    Ok(ExitCode::SUCCESS)
+    for f in &findings {
+        eprintln!("warning: validation: {f}");
+    }
+    eprintln!(
+        "{}",
+        wrote_line(&args.output, exported.bytes.len(), &side_paths)
+    );
+    // Exit codes as `gom validate`'s: 1 when the model has validation findings.
+    Ok(if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `wrote OUT (N bytes)`, and the files written beside it.
+fn wrote_line(output: &Path, bytes: usize, side_paths: &[PathBuf]) -> String {
+    let mut line = format!(
+        "wrote {} ({})",
+        output.display(),
+        super::plural(bytes, "byte", "bytes")
+    );
+    if !side_paths.is_empty() {
+        let names: Vec<String> = side_paths.iter().map(|p| p.display().to_string()).collect();
+        line.push_str(&format!(" and beside it {}", names.join(", ")));
+    }
+    line
 }

@@ -4,42 +4,60 @@ use crate::input::{self, CliError};
 use gom::layout::{Attribute, VertexLayout};
 use gom::{Model, ValidationFlags, VertexFormat};
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `gom info`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The model to describe.
-    file: PathBuf,
+    /// The models to describe.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
 }
 
-/// Runs `gom info`.
+/// Runs `gom info`: each file in turn (a blank line between them); a file that
+/// cannot be read is reported and the others are still described (exit 2).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    if let Some(kind) = super::game_files::Library::of_path(&args.file) {
-        super::game_files::info(&args.file, kind, args.json)?;
-        return Ok(ExitCode::SUCCESS);
+    let mut code = ExitCode::SUCCESS;
+    for (i, file) in args.files.iter().enumerate() {
+        if i > 0 && !args.json {
+            println!();
+        }
+        if let Err(e) = describe_file(file, args.json) {
+            if args.files.len() == 1 {
+                return Err(e);
+            }
+            eprintln!("error: {e}");
+            code = ExitCode::from(2);
+        }
     }
-    let read = input::load(&args.file)?;
+    Ok(code)
+}
+
+/// Prints what `file` holds, as text or JSON.
+fn describe_file(file: &Path, json: bool) -> Result<(), CliError> {
+    if let Some(kind) = super::game_files::Library::of_path(file) {
+        return super::game_files::info(file, kind, json);
+    }
+    let read = input::load(file)?;
     let mut warnings = read.warnings.clone();
-    let is_tmd = args
-        .file
+    let is_tmd = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tmd"));
     if is_tmd {
-        warnings.extend(super::game_files::tmd_open_fields(&args.file)?);
+        warnings.extend(super::game_files::tmd_open_fields(file)?);
     }
     warnings.extend(read.findings.iter().map(|f| f.to_string()));
     let summary = describe(&read.model, &warnings);
-    if args.json {
+    if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        print_text(&args.file.display().to_string(), &read.model, &warnings);
+        print_text(&file.display().to_string(), &read.model, &warnings);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The names of the attributes in a vertex format, in layout order.
@@ -167,7 +185,8 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
             flags.join(", ")
         }
     );
-    println!("skeleton: {} bones", model.skeleton.bones.len());
+    let bones = model.skeleton.bones.len();
+    println!("skeleton: {}", super::plural(bones, "bone", "bones"));
     for (i, b) in model.skeleton.bones.iter().enumerate() {
         println!(
             "  [{i:>3}] {:<24} parent {:>3}  {}",
@@ -191,12 +210,12 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
         let f = m.vertices.format();
         let b = bounds_of(m);
         println!(
-            "  {}: {} vertices ({}; {} bytes each), {} triangles, {}{}",
+            "  {}: {} ({}; {} each), {}, {}{}",
             m.name,
-            m.vertices.len(),
+            super::plural(m.vertices.len(), "vertex", "vertices"),
             format_names(f).join(" "),
-            f.stride(),
-            m.indices.len() / 3,
+            super::plural(f.stride() as usize, "byte", "bytes"),
+            super::plural(m.indices.len() / 3, "triangle", "triangles"),
             if m.is_skinned() { "skinned" } else { "static" },
             if m.mesh_bind_geo_to_model.is_some() {
                 ", GBTM"
@@ -221,12 +240,12 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
     for c in &model.clips {
         let keys: usize = c.tracks.iter().map(|t| t.keys.len()).sum();
         println!(
-            "  {}: {} s at {} Hz, {} tracks, {} keys{}",
+            "  {}: {} s at {} Hz, {}, {}{}",
             c.name,
             c.duration,
             c.sample_rate,
-            c.tracks.len(),
-            keys,
+            super::plural(c.tracks.len(), "track", "tracks"),
+            super::plural(keys, "key", "keys"),
             if c.flags.has_root_motion() {
                 format!(", root motion on bone {}", c.root_bone_index)
             } else {

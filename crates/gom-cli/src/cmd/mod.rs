@@ -72,6 +72,41 @@ impl ImportArgs {
     }
 }
 
+/// `n` and the noun in the number it needs: `1 mesh`, `2 meshes`, `0 meshes`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The time at which to sample `clip` of `model` for a `--time` of `time`: wrapped
+/// into the clip with `looped`, else clamped to it with a note on stderr when it lies
+/// outside. An unknown clip keeps the time (sampling reports the missing clip).
+pub fn clip_time(model: &gom::Model, clip: &str, time: f32, looped: bool) -> f32 {
+    let Some(c) = model.clips.iter().find(|c| c.name == clip) else {
+        return time;
+    };
+    let duration = c.duration.max(0.0);
+    if looped {
+        return if duration > 0.0 {
+            time.rem_euclid(duration)
+        } else {
+            0.0
+        };
+    }
+    let clamped = time.clamp(0.0, duration);
+    if clamped != time {
+        let side = if time < 0.0 {
+            "before the start"
+        } else {
+            "past the end"
+        };
+        eprintln!(
+            "note: --time {time} is {side} of clip \"{clip}\" (0 to {duration} s): \
+             using {clamped} s (--loop wraps instead)"
+        );
+    }
+    clamped
+}
+
 /// A progress bar on the terminal, hidden when standard error is not one.
 pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
@@ -85,4 +120,30 @@ pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
     );
     bar.set_message(what.to_string());
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plural_takes_the_singular_for_one_only() {
+        assert_eq!(super::plural(0, "mesh", "meshes"), "0 meshes");
+        assert_eq!(super::plural(1, "mesh", "meshes"), "1 mesh");
+        assert_eq!(super::plural(2, "warning", "warnings"), "2 warnings");
+    }
+
+    #[test]
+    fn clip_time_clamps_without_loop_and_wraps_with_it() {
+        let model = gom::demo::build();
+        let clip = &model.clips[0];
+        let d = clip.duration;
+        let name = clip.name.as_str();
+        assert_eq!(super::clip_time(&model, name, -1.0, false), 0.0);
+        assert_eq!(super::clip_time(&model, name, d + 3.0, false), d);
+        assert_eq!(super::clip_time(&model, name, d * 0.5, false), d * 0.5);
+        let wrapped = super::clip_time(&model, name, d + d * 0.25, true);
+        assert!((wrapped - d * 0.25).abs() < 1e-5, "{wrapped}");
+        let before = super::clip_time(&model, name, -d * 0.25, true);
+        assert!((before - d * 0.75).abs() < 1e-5, "{before}");
+        assert_eq!(super::clip_time(&model, "no such clip", 7.0, false), 7.0);
+    }
 }

@@ -14,8 +14,9 @@ pub struct Args {
     /// The clip to sample; without it, the bind pose.
     #[arg(long)]
     clip: Option<String>,
-    /// Time in seconds from the clip's start.
-    #[arg(long, conflicts_with_all = ["frame", "fps"])]
+    /// Time in seconds from the clip's start; outside the clip it is clamped to the
+    /// clip (with a note), or wrapped with --loop.
+    #[arg(long, conflicts_with_all = ["frame", "fps"], allow_negative_numbers = true)]
     time: Option<f32>,
     /// Frame number, with --fps.
     #[arg(long, requires = "fps")]
@@ -23,7 +24,7 @@ pub struct Args {
     /// Frames per second for --frame.
     #[arg(long, requires = "frame")]
     fps: Option<f32>,
-    /// Wrap times past the clip's end instead of holding the last key.
+    /// Wrap times outside the clip into it instead of clamping them.
     #[arg(long = "loop")]
     looped: bool,
     /// The OBJ file to write.
@@ -48,6 +49,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         );
     }
     let loaded = input::load(&args.file)?;
+    let time = match &args.clip {
+        Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped),
+        None => time,
+    };
     let meshes = pose_model(
         &loaded.model,
         &PoseAt {
@@ -63,11 +68,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(c) => format!("clip \"{c}\" at {time} s"),
         None => "the bind pose".to_string(),
     };
+    let vertices = meshes.iter().map(|m| m.positions.len()).sum::<usize>();
     eprintln!(
-        "wrote {} ({} meshes, {} vertices) at {what}",
+        "wrote {} ({}, {}) at {what}",
         args.output.display(),
-        meshes.len(),
-        meshes.iter().map(|m| m.positions.len()).sum::<usize>()
+        super::plural(meshes.len(), "mesh", "meshes"),
+        super::plural(vertices, "vertex", "vertices"),
     );
     Ok(ExitCode::SUCCESS)
 }

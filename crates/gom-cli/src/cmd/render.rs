@@ -16,15 +16,25 @@ pub struct Args {
     /// Draw this clip instead of the bind pose.
     #[arg(long)]
     clip: Option<String>,
-    /// Time in seconds within the clip.
-    #[arg(long, default_value_t = 0.0, requires = "clip")]
+    /// Time in seconds within the clip; outside the clip it is clamped to the clip
+    /// (with a note), or wrapped with --loop.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        requires = "clip",
+        allow_negative_numbers = true
+    )]
     time: f32,
+    /// Wrap a --time outside the clip into it instead of clamping it.
+    #[arg(long = "loop", requires = "clip")]
+    looped: bool,
     /// A filmstrip of this many poses spread across the clip.
     #[arg(long, requires = "clip")]
     frames: Option<u32>,
-    /// Image size (or cell size for strips and sheets), `WIDTHxHEIGHT`.
-    #[arg(long, default_value = "512x512", value_parser = parse_size)]
-    size: (u32, u32),
+    /// Image size, `WIDTHxHEIGHT`, or the size of each cell of a filmstrip or contact
+    /// sheet [default: 512x512 for one picture, 256x256 per cell]
+    #[arg(long, value_parser = parse_size)]
+    size: Option<(u32, u32)>,
     /// Camera direction: front, side, top or three-quarter.
     #[arg(long, default_value = "three-quarter", value_parser = parse_view)]
     view: View,
@@ -44,6 +54,11 @@ pub struct Args {
     #[arg(short, long)]
     output: PathBuf,
 }
+
+/// The size of one picture when --size is not given.
+const PICTURE_SIZE: (u32, u32) = (512, 512);
+/// The size of each filmstrip or contact-sheet cell when --size is not given.
+const CELL_SIZE: (u32, u32) = (256, 256);
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
@@ -91,11 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             model,
             &gom_render::FilmstripOptions {
                 frames,
-                frame_size: if args.size == (512, 512) {
-                    (256, 256)
-                } else {
-                    args.size
-                },
+                frame_size: args.size.unwrap_or(CELL_SIZE),
                 view: args.view,
                 skeleton_overlay: args.skeleton,
                 textures,
@@ -108,9 +119,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         gom_render::render(
             model,
             &gom_render::RenderOptions {
-                size: args.size,
+                size: args.size.unwrap_or(PICTURE_SIZE),
                 view: args.view,
-                clip: args.clip.as_deref().map(|c| (c, args.time)),
+                clip: args
+                    .clip
+                    .as_deref()
+                    .map(|c| (c, super::clip_time(model, c, args.time, args.looped))),
                 skeleton_overlay: args.skeleton,
                 textures,
                 grid: !args.no_grid,
@@ -213,11 +227,7 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     let image = gom_render::sheet::contact_sheet(
         &items,
         &gom_render::sheet::SheetOptions {
-            cell_size: if args.size == (512, 512) {
-                (256, 256)
-            } else {
-                args.size
-            },
+            cell_size: args.size.unwrap_or(CELL_SIZE),
             view: args.view,
             skeleton_overlay: args.skeleton,
             grid: !args.no_grid,

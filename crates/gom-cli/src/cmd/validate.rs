@@ -30,7 +30,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 println!("{}: valid", file.display());
             }
             Ok(read) => {
-                println!("{}: {} finding(s)", file.display(), read.findings.len());
+                println!(
+                    "{}: {}",
+                    file.display(),
+                    super::plural(read.findings.len(), "finding", "findings")
+                );
                 for f in &read.findings {
                     println!("  {f}");
                 }

@@ -29,3 +29,13 @@ pub fn shared_data(sub: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// The width and height a PNG file declares.
+#[allow(dead_code)] // not every test file draws pictures
+pub fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "{} is a PNG", path.display());
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    (w, h)
+}

@@ -1,14 +1,18 @@
 //! [`gom::Model`] → glTF 2.0.
 //!
 //! Layout of the output: nodes `0..boneCount` are the bones (same order, TRS when the
-//! bind matrix decomposes exactly, else `matrix`), followed by one node per mesh part.
+//! bind matrix decomposes exactly, else `matrix`), followed by one node per mesh part
+//! and, when a skinned model has several root bones, one last node at rest parenting
+//! them (glTF asks a skin's joints for a common root; it is the skins' `skeleton`).
 //! Skinned parts get a skin whose joints are all bones in bone order (so GOM bone
 //! indices are glTF joint indices); parts with identical inverse binds share a skin.
 //! A skinned part's GBTM is baked into its vertices (glTF ignores a skinned node's
 //! transform); a static part's GBTM becomes its node's matrix. Each submesh is a
 //! primitive sharing the part's vertex accessors. Every clip becomes an animation
 //! with LINEAR samplers (clips without tracks are left out: glTF requires at least
-//! one channel). Everything is mirrored back to right-handed (D2).
+//! one channel). Textures are embedded as buffer views with their MIME type (PNG or
+//! JPEG, from [`GltfExportOptions::images`]); one without an image is left out with a
+//! warning. Everything is mirrored back to right-handed (D2).
 //!
 //! glTF has no place for a clip's root-motion flag and root bone, its sample rate, or a
 //! duration longer than its last key: those do not survive a round trip. Vertex
@@ -16,6 +20,8 @@
 //! 256 bones) or shorts, indices as unsigned shorts (up to 65,535 vertices) or ints;
 //! normals and tangents are renormalised, quaternions too; buffer views start on
 //! 4-byte boundaries.
+
+use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
@@ -44,12 +50,18 @@ pub enum ExportFormat {
 pub struct GltfExportOptions {
     /// The container to write.
     pub format: ExportFormat,
+    /// The encoded images of the textures the model's materials name, by that name.
+    /// They are embedded in the buffer (a buffer view with its MIME type), so the
+    /// output holds its images; a texture missing here, or neither PNG nor JPEG, is
+    /// left out with a warning.
+    pub images: BTreeMap<String, Vec<u8>>,
 }
 
 impl Default for GltfExportOptions {
     fn default() -> Self {
         Self {
             format: ExportFormat::Glb,
+            images: BTreeMap::new(),
         }
     }
 }
@@ -67,6 +79,9 @@ pub enum Exported {
         bin: Vec<u8>,
     },
 }
+
+/// The name of the node added as the common root of several root bones.
+pub const COMMON_ROOT_NAME: &str = "gom_skeleton_root";
 
 const ARRAY_BUFFER: u32 = 34962;
 const ELEMENT_ARRAY_BUFFER: u32 = 34963;
@@ -273,8 +288,56 @@ fn check_finite(model: &gom::Model) -> Result<(), GltfError> {
     Ok(())
 }
 
-/// Writes `model` as glTF 2.0 (right-handed, LINEAR animation samplers).
+/// The MIME type of an encoded PNG or JPEG image, the two formats glTF 2.0 holds.
+fn image_mime(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
+/// Embeds the image of texture `name` (from `available`) in `bin` and lists it in
+/// `images`; returns its image index, or `None` with a warning when it cannot be.
+fn embed_image(
+    name: &str,
+    available: &BTreeMap<String, Vec<u8>>,
+    bin: &mut Bin,
+    images: &mut Vec<Value>,
+    warnings: &mut Vec<String>,
+) -> Option<usize> {
+    let Some(bytes) = available.get(name) else {
+        warnings.push(format!(
+            "texture \"{name}\" not found; left out of the glTF output"
+        ));
+        return None;
+    };
+    let Some(mime) = image_mime(bytes) else {
+        warnings.push(format!(
+            "texture \"{name}\" is neither PNG nor JPEG (the images glTF holds); left out"
+        ));
+        return None;
+    };
+    let view = bin.view(bytes, None, None);
+    images.push(json!({ "name": name, "bufferView": view, "mimeType": mime }));
+    Some(images.len() - 1)
+}
+
+/// Writes `model` as glTF 2.0 (right-handed, LINEAR animation samplers). Textures are
+/// embedded from [`GltfExportOptions::images`]; see [`export_with_warnings`] for what
+/// was left out.
 pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exported, GltfError> {
+    export_with_warnings(model, options).map(|(exported, _)| exported)
+}
+
+/// [`export`], with warnings about what the output leaves out (textures whose image
+/// is missing or of a format glTF does not hold).
+pub fn export_with_warnings(
+    model: &gom::Model,
+    options: &GltfExportOptions,
+) -> Result<(Exported, Vec<String>), GltfError> {
     let bones = &model.skeleton.bones;
     let bone_count = bones.len();
     for (i, b) in bones.iter().enumerate() {
@@ -322,22 +385,21 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
         nodes.push(Value::Object(node));
     }
 
-    // Materials, textures, images.
+    // Materials, textures, images (each image embedded once, in material order).
+    let mut warnings = Vec::new();
     let mut materials = Vec::new();
-    let mut images: Vec<String> = Vec::new();
+    let mut images: Vec<Value> = Vec::new();
+    let mut image_of: BTreeMap<&str, Option<usize>> = BTreeMap::new();
     for m in &model.materials {
         let mut pbr = Map::new();
         pbr.insert("baseColorFactor".into(), json!(m.base_color_factor));
         if let Some(tex) = &m.base_color_texture {
-            let uri = uri_encode(tex);
-            let idx = match images.iter().position(|u| *u == uri) {
-                Some(i) => i,
-                None => {
-                    images.push(uri);
-                    images.len() - 1
-                }
-            };
-            pbr.insert("baseColorTexture".into(), json!({ "index": idx }));
+            let idx = *image_of.entry(tex.as_str()).or_insert_with(|| {
+                embed_image(tex, &options.images, &mut bin, &mut images, &mut warnings)
+            });
+            if let Some(idx) = idx {
+                pbr.insert("baseColorTexture".into(), json!({ "index": idx }));
+            }
         }
         materials.push(json!({ "name": m.name, "pbrMetallicRoughness": pbr }));
     }
@@ -512,6 +574,18 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
         nodes.push(Value::Object(node));
     }
 
+    // glTF asks the joints of a skin for a common root: several root bones (a mesh
+    // node beside the armature, say) get one, a node at rest that is no joint.
+    if roots.len() > 1 && !skins.is_empty() {
+        let root_node = nodes.len();
+        nodes.push(json!({ "name": COMMON_ROOT_NAME, "children": roots }));
+        scene_nodes.retain(|n| !roots.contains(n));
+        scene_nodes.insert(0, root_node);
+        for (_, skin) in &mut skins {
+            skin["skeleton"] = json!(root_node);
+        }
+    }
+
     // Animations.
     let mut animations = Vec::new();
     for (ci, clip) in model.clips.iter().enumerate() {
@@ -600,8 +674,7 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
     if !images.is_empty() {
         let textures: Vec<Value> = (0..images.len()).map(|i| json!({ "source": i })).collect();
         root.insert("textures".into(), Value::Array(textures));
-        let imgs: Vec<Value> = images.iter().map(|u| json!({ "uri": u })).collect();
-        root.insert("images".into(), Value::Array(imgs));
+        root.insert("images".into(), Value::Array(images));
     }
     if !animations.is_empty() {
         root.insert("animations".into(), Value::Array(animations));
@@ -640,7 +713,7 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
                 out.extend_from_slice(b"BIN\0");
                 out.extend_from_slice(&bin.data);
             }
-            Ok(Exported::Glb(out))
+            Ok((Exported::Glb(out), warnings))
         }
         ExportFormat::Gltf { bin_uri } => {
             if has_bin {
@@ -651,10 +724,13 @@ pub fn export(model: &gom::Model, options: &GltfExportOptions) -> Result<Exporte
             }
             let json = serde_json::to_string_pretty(&Value::Object(root))
                 .map_err(|e| export_err("model", e.to_string()))?;
-            Ok(Exported::Gltf {
-                json,
-                bin: bin.data,
-            })
+            Ok((
+                Exported::Gltf {
+                    json,
+                    bin: bin.data,
+                },
+                warnings,
+            ))
         }
     }
 }

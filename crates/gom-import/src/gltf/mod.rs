@@ -53,7 +53,9 @@ mod source;
 use std::path::Path;
 
 pub use error::GltfError;
-pub use export::{export, ExportFormat, Exported, GltfExportOptions};
+pub use export::{
+    export, export_with_warnings, ExportFormat, Exported, GltfExportOptions, COMMON_ROOT_NAME,
+};
 
 /// Options of the glTF importer.
 #[derive(Debug, Clone, PartialEq)]
