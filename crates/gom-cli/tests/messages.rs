@@ -294,7 +294,7 @@ fn unknown_output_formats_list_the_accepted_ones() {
 #[test]
 fn convert_writes_a_model_with_findings_and_exits_1_with_them_as_warnings() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut model = gom::demo::build();
+    let mut model = gom_demo::build();
     let skinned = model
         .meshes
         .iter_mut()
@@ -329,7 +329,7 @@ fn convert_to_gltf_names_the_buffer_it_writes_beside() {
 fn pose_clamps_times_outside_the_clip_with_a_note_and_wraps_with_loop() {
     let tmp = tempfile::tempdir().unwrap();
     let model = demo(tmp.path());
-    let clip = &gom::demo::build().clips[0];
+    let clip = &gom_demo::build().clips[0];
     let (name, duration) = (clip.name.clone(), clip.duration);
     let pose = |time: &str, extra: &[&str], obj: &str| {
         let obj = tmp.path().join(obj);
@@ -382,7 +382,7 @@ fn pose_clamps_times_outside_the_clip_with_a_note_and_wraps_with_loop() {
 fn render_filmstrips_honour_size_and_the_help_states_the_defaults() {
     let tmp = tempfile::tempdir().unwrap();
     let model = demo(tmp.path());
-    let clip = gom::demo::build().clips[0].name.clone();
+    let clip = gom_demo::build().clips[0].name.clone();
     let strip = |size: Option<&str>, name: &str| {
         let png = tmp.path().join(name);
         let mut args = vec![

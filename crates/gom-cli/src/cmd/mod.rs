@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn clip_time_clamps_without_loop_and_wraps_with_it() {
-        let model = gom::demo::build();
+        let model = gom_demo::build();
         let clip = &model.clips[0];
         let d = clip.duration;
         let name = clip.name.as_str();
