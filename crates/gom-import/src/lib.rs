@@ -6,7 +6,6 @@
 pub mod build;
 pub mod fbx;
 pub mod gltf;
-mod helper;
 pub mod jpog;
 pub mod optimize;
 pub mod pose;

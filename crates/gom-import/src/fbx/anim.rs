@@ -2,26 +2,23 @@
 
 use gom::{Clip, ClipFlags, Key, Track};
 
-use std::sync::Arc;
-
 use super::eval::{KeyTime, NodeEval, NodeStatic, Stored};
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::Skel;
 use super::FbxOptions;
-use crate::helper::{Helper, Task};
 use crate::optimize::keys;
 use crate::report::{ClipReport, Report};
 
-/// The most samples one stack may take (a clip holds at most 1,000,000 keys, D12).
-const MAX_SAMPLES: usize = 1_000_000;
+/// The most samples one stack may take (a clip holds at most this many keys, D12).
+const MAX_SAMPLES: usize = gom::limits::MAX_KEYS_PER_CLIP as usize;
 
 /// One animation stack sampled at every node.
 pub(crate) struct SampledStack {
     /// Stack name.
     pub name: String,
     /// Sample times relative to the stack start, seconds.
-    pub times: Arc<Vec<f64>>,
+    pub times: Vec<f64>,
     /// Duration in seconds.
     pub duration: f64,
     /// Per node (by typed id): the local transform at each sample time, or a single
@@ -202,60 +199,129 @@ pub(crate) fn key_sample_times(
 /// and in between at about the sample rate ([`key_sample_times`]), with gom's own
 /// evaluation of the curves ([`super::eval`]).
 ///
-/// Each (stack, moving node) pair is one task ([`super::run_tasks`]). Each node's
-/// samples depend only on the file, so the result is the same at every thread count.
+/// The (stack, moving node) pairs are sampled on rayon's pool when there are at least
+/// `parallel_work` node samples ([`super::map_in_order`]). Each node's samples depend
+/// only on the file, so the result is the same at every thread count.
 pub(crate) fn sample_stacks(
-    root: &Arc<ufbx::SceneRoot>,
-    statics: &Arc<Vec<NodeStatic>>,
+    root: &ufbx::SceneRoot,
+    statics: &[NodeStatic],
     stored: &Stored,
     options: &FbxOptions,
     report: &mut Report,
-    helper: &Helper,
+    parallel_work: usize,
 ) -> Vec<SampledStack> {
     let scene: &ufbx::Scene = root;
-    let rate = f64::from(options.sample_rate);
     let mut out = Vec::new();
-    // (stack, node, sample times on the scene timeline) of every node a stack moves.
-    let mut jobs: Vec<(usize, usize, Arc<Vec<f64>>)> = Vec::new();
+    // (stack, node) of every node a stack moves, and each stack's sample times on the
+    // scene timeline.
+    let mut jobs: Vec<(usize, usize)> = Vec::new();
+    let mut timelines: Vec<Vec<f64>> = Vec::new();
     for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
-        let duration = stack.time_end - stack.time_begin;
-        let duration = if duration.is_finite() {
-            duration.max(0.0)
-        } else {
-            0.0
-        };
-        let anim: &ufbx::Anim = &stack.anim;
-        // Only nodes with animated transform properties (or animated scale helpers)
-        // can move; the others keep their stored transform (one entry stands for every
-        // sample), as do nodes whose curves hold one value.
-        let begin = stack.time_begin;
-        let mut locals: Vec<Vec<ufbx::Transform>> = Vec::with_capacity(scene.nodes.count);
-        let mut moving_nodes = Vec::new();
-        let mut keys = Vec::new();
-        let mut spans = Vec::new();
-        for (i, (node, st)) in scene.nodes.iter().zip(statics.iter()).enumerate() {
-            match NodeEval::new(scene, anim, node, st) {
-                None => locals.push(vec![stored.local[i]]),
-                Some(mut e) if e.is_constant() => locals.push(vec![e.eval(begin)]),
-                Some(e) => {
-                    e.key_times(&mut keys);
-                    e.varying_spans(&mut spans);
-                    moving_nodes.push(i);
-                    // Filled by the sampling tasks below.
-                    locals.push(Vec::new());
-                }
+        let (sampled, moving_nodes, timeline) =
+            plan_stack(scene, stack, statics, stored, options, report);
+        jobs.extend(moving_nodes.iter().map(|&i| (stack_index, i)));
+        timelines.push(timeline);
+        stack_warnings(stack, report);
+        out.push(sampled);
+    }
+    let work: usize = jobs.iter().map(|&(s, _)| timelines[s].len()).sum();
+    let sampled = super::map_in_order(jobs.clone(), work >= parallel_work, |(s, i)| {
+        sample_node(root, statics, s, i, &timelines[s])
+    });
+    for ((s, i), samples) in jobs.into_iter().zip(sampled) {
+        out[s].locals[i] = samples;
+    }
+    out
+}
+
+/// One stack before sampling: the stack with the transforms of the nodes it does not
+/// move filled in (those it moves are left empty), the nodes it moves, and its sample
+/// times on the scene timeline.
+fn plan_stack(
+    scene: &ufbx::Scene,
+    stack: &ufbx::AnimStack,
+    statics: &[NodeStatic],
+    stored: &Stored,
+    options: &FbxOptions,
+    report: &mut Report,
+) -> (SampledStack, Vec<usize>, Vec<f64>) {
+    let duration = stack.time_end - stack.time_begin;
+    let duration = if duration.is_finite() {
+        duration.max(0.0)
+    } else {
+        0.0
+    };
+    let anim: &ufbx::Anim = &stack.anim;
+    // Only nodes with animated transform properties (or animated scale helpers) can
+    // move; the others keep their stored transform (one entry stands for every
+    // sample), as do nodes whose curves hold one value.
+    let begin = stack.time_begin;
+    let mut locals: Vec<Vec<ufbx::Transform>> = Vec::with_capacity(scene.nodes.count);
+    let mut moving_nodes = Vec::new();
+    let mut keys = Vec::new();
+    let mut spans = Vec::new();
+    for (i, (node, st)) in scene.nodes.iter().zip(statics.iter()).enumerate() {
+        match NodeEval::new(scene, anim, node, st) {
+            None => locals.push(vec![stored.local[i]]),
+            Some(mut e) if e.is_constant() => locals.push(vec![e.eval(begin)]),
+            Some(e) => {
+                e.key_times(&mut keys);
+                e.varying_spans(&mut spans);
+                moving_nodes.push(i);
+                // Filled by the sampling of the moving nodes.
+                locals.push(Vec::new());
             }
         }
+    }
+    let rate = f64::from(options.sample_rate);
+    let name: &str = &stack.element.name;
+    let samples = StackSamples {
+        name,
+        begin,
+        duration,
+        rate,
+        moving: moving_nodes.len().max(1),
+    };
+    let (times, timeline) = samples.times(&keys, Varying::new(spans), report);
+    let sampled = SampledStack {
+        name: name.to_string(),
+        times,
+        duration,
+        locals,
+    };
+    (sampled, moving_nodes, timeline)
+}
+
+/// What sets a stack's sample times besides its keys.
+struct StackSamples<'a> {
+    name: &'a str,
+    begin: f64,
+    duration: f64,
+    rate: f64,
+    /// The number of moving nodes (at least 1).
+    moving: usize,
+}
+
+impl StackSamples<'_> {
+    /// The sample times relative to the stack start and on the scene timeline: at the
+    /// keys ([`key_sample_times`]), or on the regular grid when a clip would hold more
+    /// than [`MAX_SAMPLES`] keys (reported).
+    fn times(
+        &self,
+        keys: &[KeyTime],
+        varying: Varying,
+        report: &mut Report,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (duration, rate, moving) = (self.duration, self.rate, self.moving);
         // A clip holds at most MAX_SAMPLES keys (D12): bound the samples so that the
         // moving nodes' keys fit, which also bounds memory by the file's content.
-        let moving = moving_nodes.len().max(1);
         let max_samples = MAX_SAMPLES / moving;
         let grid = sample_times(duration, rate, max_samples);
         let capped = grid.len() >= max_samples.max(2) && duration * rate > grid.len() as f64;
         if capped {
             report.warn(format!(
                 "animation stack \"{}\": {duration} s at {rate} Hz for {moving} moving node(s) exceeds {MAX_SAMPLES} keys; sampled {} times instead",
-                &*stack.element.name,
+                self.name,
                 grid.len()
             ));
         }
@@ -263,68 +329,39 @@ pub(crate) fn sample_stacks(
             None
         } else {
             // More samples than allowed: the regular grid (which fits).
-            key_sample_times(
-                &keys,
-                &Varying::new(spans),
-                begin,
-                duration,
-                rate,
-                max_samples,
-            )
+            key_sample_times(keys, &varying, self.begin, duration, rate, max_samples)
         };
-        let (times, timeline): (Vec<f64>, Vec<f64>) = match pairs {
+        match pairs {
             Some(p) => p.into_iter().unzip(),
-            None => grid.iter().map(|&t| (t, begin + t)).unzip(),
-        };
-        let (times, timeline) = (Arc::new(times), Arc::new(timeline));
-        jobs.extend(
-            moving_nodes
-                .iter()
-                .map(|&i| (stack_index, i, Arc::clone(&timeline))),
-        );
-        for layer in stack.layers.iter() {
-            for prop in layer.anim_props.iter() {
-                let p: &str = &prop.prop_name;
-                if matches!(p, "Lcl Translation" | "Lcl Rotation" | "Lcl Scaling") {
-                    continue;
-                }
-                let element: &str = &prop.element.name;
-                let msg = format!(
-                    "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM v1 animates bone transforms only)",
-                    &*stack.element.name
-                );
-                if !report.warnings.contains(&msg) {
-                    report.warn(msg);
-                }
+            None => grid.iter().map(|&t| (t, self.begin + t)).unzip(),
+        }
+    }
+}
+
+/// Warnings for what a stack animates that GOM v1 cannot hold.
+fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
+    for layer in stack.layers.iter() {
+        for prop in layer.anim_props.iter() {
+            let p: &str = &prop.prop_name;
+            if matches!(p, "Lcl Translation" | "Lcl Rotation" | "Lcl Scaling") {
+                continue;
+            }
+            let element: &str = &prop.element.name;
+            let msg = format!(
+                "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM v1 animates bone transforms only)",
+                &*stack.element.name
+            );
+            if !report.warnings.contains(&msg) {
+                report.warn(msg);
             }
         }
-        if stack.layers.count > 1 {
-            report.warn(format!(
-                "animation stack \"{}\": {} layers, baked into one clip as ufbx blends them",
-                &*stack.element.name, stack.layers.count
-            ));
-        }
-        out.push(SampledStack {
-            name: stack.element.name.to_string(),
-            times,
-            duration,
-            locals,
-        });
     }
-    let work: usize = jobs.iter().map(|j| j.2.len()).sum();
-    let tasks = jobs
-        .iter()
-        .map(|(s, i, times)| {
-            let (root, statics, times) = (Arc::clone(root), Arc::clone(statics), Arc::clone(times));
-            let (s, i) = (*s, *i);
-            Box::new(move || sample_node(&root, &statics, s, i, &times)) as Task<_>
-        })
-        .collect();
-    let sampled = super::run_tasks(helper, tasks, work);
-    for ((s, i, _), samples) in jobs.into_iter().zip(sampled) {
-        out[s].locals[i] = samples;
+    if stack.layers.count > 1 {
+        report.warn(format!(
+            "animation stack \"{}\": {} layers, baked into one clip as ufbx blends them",
+            &*stack.element.name, stack.layers.count
+        ));
     }
-    out
 }
 
 /// Node `node`'s local transform in stack `stack` at every time of `times` (on the
@@ -418,91 +455,106 @@ fn bone_worlds(stack: &SampledStack, skel: &Skel, k: usize, world: &mut [M64]) {
 /// the bone's track is not needed.
 pub(crate) type TrackOut = Option<(Track, u64)>;
 
-/// What [`build_clips`] needs besides the tracks: each stack's sample indices with
-/// their clip times (strictly ascending, within the clip).
+/// What the clips are built from besides the sampled stacks: each stack's sample
+/// indices with their clip times (strictly ascending, within the clip), and each
+/// bone's measure for key reduction.
 pub(crate) struct ClipPlan {
-    times: Vec<Arc<Vec<(usize, f32)>>>,
-    metrics: Arc<Vec<keys::JointMetric>>,
+    times: Vec<Vec<(usize, f32)>>,
+    metrics: Vec<keys::JointMetric>,
 }
 
-/// The per-bone tasks of every clip (stack-major, bone order), to run on any thread,
-/// and the plan that assembles them. `skinned` gives the skinned vertices that set the
-/// reduction's measuring distances.
-pub(crate) fn track_tasks(
-    stacks: &Arc<Vec<SampledStack>>,
-    skel: &Skel,
-    skinned: &[keys::SkinnedVertices<'_>],
-    options: &FbxOptions,
-) -> (ClipPlan, Vec<Task<TrackOut>>) {
-    let metrics = Arc::new(keys::joint_metrics(
-        &skel.bones,
-        skinned,
-        options.key_tolerance.distance,
-    ));
-    let tolerance = f64::from(options.key_tolerance.tolerance);
-    let reduce = options.reduce_keys;
-    let mut plan_times = Vec::new();
-    let mut tasks: Vec<Task<TrackOut>> = Vec::new();
-    for (si, stack) in stacks.iter().enumerate() {
-        let duration = stack.duration as f32;
-        // Times as f32, strictly ascending and within [0, duration].
-        let mut times: Vec<(usize, f32)> = Vec::with_capacity(stack.times.len());
-        for (k, t) in stack.times.iter().enumerate() {
-            let tf = (*t as f32).min(duration);
-            if times.last().is_none_or(|(_, last)| tf > *last) {
-                times.push((k, tf));
-            }
-        }
-        let times = Arc::new(times);
-        for (b, &node_id) in skel.bone_nodes.iter().enumerate() {
-            if node_id == u32::MAX {
-                continue;
-            }
-            let (stacks, times, metrics) =
-                (Arc::clone(stacks), Arc::clone(&times), Arc::clone(&metrics));
-            let rest = skel.rest_keys[b];
-            tasks.push(Box::new(move || {
-                let stack = &stacks[si];
-                let metric = &metrics[b];
-                let mut track_keys: Vec<Key> = times
-                    .iter()
-                    .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
-                    .collect();
-                if track_keys.is_empty() {
-                    return None;
-                }
-                keys::make_hemisphere_continuous(&mut track_keys);
-                let measured = keys::Measured::new(&track_keys);
-                if let Some(rest) = &rest {
-                    if measured.stays_at(rest, metric, tolerance.max(1e-7)) {
-                        return None;
-                    }
-                }
-                let before = track_keys.len() as u64;
-                let reduced = if reduce {
-                    measured.reduce(metric, tolerance)
-                } else {
-                    drop(measured);
-                    track_keys
-                };
-                Some((
-                    Track {
-                        bone: b as u32,
-                        keys: reduced,
-                    },
-                    before,
-                ))
-            }));
-        }
-        plan_times.push(times);
+impl ClipPlan {
+    /// The plan of `stacks`' clips; `skinned` gives the skinned vertices that set the
+    /// reduction's measuring distances.
+    pub(crate) fn new(
+        stacks: &[SampledStack],
+        skel: &Skel,
+        skinned: &[keys::SkinnedVertices<'_>],
+        options: &FbxOptions,
+    ) -> ClipPlan {
+        let metrics = keys::joint_metrics(&skel.bones, skinned, options.key_tolerance.distance);
+        let times = stacks.iter().map(clip_times).collect();
+        ClipPlan { times, metrics }
     }
-    (
-        ClipPlan {
-            times: plan_times,
-            metrics,
-        },
-        tasks,
-    )
+
+    /// Every clip's source-node tracks, stack-major in bone order (the order
+    /// [`build_clips`] takes them in); on rayon's pool when they hold at least
+    /// `parallel_work` keys.
+    pub(crate) fn tracks(
+        &self,
+        stacks: &[SampledStack],
+        skel: &Skel,
+        options: &FbxOptions,
+        parallel_work: usize,
+    ) -> Vec<TrackOut> {
+        let mut jobs: Vec<(usize, usize)> = Vec::new();
+        for si in 0..stacks.len() {
+            for (b, &node) in skel.bone_nodes.iter().enumerate() {
+                if node != u32::MAX {
+                    jobs.push((si, b));
+                }
+            }
+        }
+        let work: usize = jobs.iter().map(|&(si, _)| self.times[si].len()).sum();
+        super::map_in_order(jobs, work >= parallel_work, |(si, b)| {
+            self.track(&stacks[si], &self.times[si], skel, b, options)
+        })
+    }
+
+    /// Bone `b`'s track in one stack: its keys at `times`, hemisphere-continuous and
+    /// reduced; `None` when the bone stays at its rest pose.
+    fn track(
+        &self,
+        stack: &SampledStack,
+        times: &[(usize, f32)],
+        skel: &Skel,
+        b: usize,
+        options: &FbxOptions,
+    ) -> TrackOut {
+        let node_id = skel.bone_nodes[b];
+        let metric = &self.metrics[b];
+        let tolerance = f64::from(options.key_tolerance.tolerance);
+        let mut track_keys: Vec<Key> = times
+            .iter()
+            .filter_map(|&(k, tf)| stack.local(node_id, k).map(|t| key_of(tf, t)))
+            .collect();
+        if track_keys.is_empty() {
+            return None;
+        }
+        keys::make_hemisphere_continuous(&mut track_keys);
+        let measured = keys::Measured::new(&track_keys);
+        if let Some(rest) = &skel.rest_keys[b] {
+            if measured.stays_at(rest, metric, tolerance.max(1e-7)) {
+                return None;
+            }
+        }
+        let before = track_keys.len() as u64;
+        let reduced = if options.reduce_keys {
+            measured.reduce(metric, tolerance)
+        } else {
+            drop(measured);
+            track_keys
+        };
+        let track = Track {
+            bone: b as u32,
+            keys: reduced,
+        };
+        Some((track, before))
+    }
+}
+
+/// A stack's sample indices with their clip times: as `f32`, strictly ascending and
+/// within `[0, duration]`.
+fn clip_times(stack: &SampledStack) -> Vec<(usize, f32)> {
+    let duration = stack.duration as f32;
+    let mut times: Vec<(usize, f32)> = Vec::with_capacity(stack.times.len());
+    for (k, t) in stack.times.iter().enumerate() {
+        let tf = (*t as f32).min(duration);
+        if times.last().is_none_or(|(_, last)| tf > *last) {
+            times.push((k, tf));
+        }
+    }
+    times
 }
 
 /// One clip per stack, from the outcomes of [`track_tasks`] (in their order).
@@ -577,10 +629,12 @@ pub(crate) fn build_clips(
             }
         }
         cr.tracks = clip.tracks.len();
-        if cr.keys_after > 1_000_000 {
+        if cr.keys_after > u64::from(gom::limits::MAX_KEYS_PER_CLIP) {
             report.warn(format!(
-                "clip \"{}\" holds {} keys, more than a GOM reader accepts (1,000,000)",
-                clip.name, cr.keys_after
+                "clip \"{}\" holds {} keys, more than a GOM reader accepts ({})",
+                clip.name,
+                cr.keys_after,
+                gom::limits::MAX_KEYS_PER_CLIP
             ));
         }
         report.clips.push(cr);

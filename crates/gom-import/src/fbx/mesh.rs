@@ -7,7 +7,6 @@
 //! ignored, as ufbx's own evaluation does.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use gom::{Material, MeshPart, Model, SkinWeights, Submesh, Vertices};
 
@@ -15,7 +14,6 @@ use super::eval::Stored;
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
-use crate::helper::Task;
 use crate::optimize::mesh::{canon, optimize_for_gpu, weld};
 use crate::optimize::skin::limit_influences;
 use crate::report::{MeshReport, Report};
@@ -476,90 +474,108 @@ fn prepare(
     })
 }
 
-/// What stays with a part while its pieces are built.
-pub(crate) struct Head {
-    node: usize,
-    name: String,
-    inverse_bind: Vec<gom::Mat4>,
+/// Normals and tangents per corner.
+struct Shading {
+    normals: Option<Vec<[f32; 3]>>,
+    tangents: Option<Vec<[f32; 4]>>,
 }
 
-/// One of the three independent pieces of a part's per-corner work ([`pieces`]).
-pub(crate) enum Piece {
-    /// Normals and tangents per corner.
-    Shading {
-        normals: Option<Vec<[f32; 3]>>,
-        tangents: Option<Vec<[f32; 4]>>,
-        warnings: Vec<String>,
-    },
-    /// Positions, UVs, colours and skin weights per corner.
-    Corners {
-        positions: Vec<[f32; 3]>,
-        uv0: Option<Vec<[f32; 2]>>,
-        uv1: Option<Vec<[f32; 2]>>,
-        colors: Option<Vec<[u8; 4]>>,
-        skin: Option<Vec<SkinWeights>>,
-        warnings: Vec<String>,
-    },
-    /// Triangles (corner indices) grouped by material slot, slots in order of first use.
-    Triangles {
-        indices: Vec<u32>,
-        submeshes: Vec<Submesh>,
-        slots: Vec<u32>,
-        warnings: Vec<String>,
-    },
+/// Positions, UVs, colours and skin weights per corner.
+struct Corners {
+    positions: Vec<[f32; 3]>,
+    uv0: Option<Vec<[f32; 2]>>,
+    uv1: Option<Vec<[f32; 2]>>,
+    colors: Option<Vec<[u8; 4]>>,
+    skin: Option<Vec<SkinWeights>>,
 }
 
-/// The per-corner work of `p` as three independent tasks (shading, corners,
-/// triangles), to run on any thread; [`assemble`] joins their results, in this order.
-pub(crate) fn pieces(root: &Arc<ufbx::SceneRoot>, p: Prepared) -> (Head, [Task<Piece>; 3]) {
-    let node = p.node;
-    let head = Head {
-        node,
-        name: p.name.clone(),
-        inverse_bind: p.inverse_bind,
-    };
-    let (g, normal_m, flip, origin) = (p.g, p.normal_m, p.flip, p.origin);
-    let (vertex_positions, vertex_skin) = (p.vertex_positions, p.vertex_skin);
-    let (name, name2, name3) = (p.name.clone(), p.name.clone(), p.name);
-    let (r1, r2, r3) = (Arc::clone(root), Arc::clone(root), Arc::clone(root));
-    let shading_task: Task<Piece> = Box::new(move || {
-        let mesh = mesh_at(&r1, node);
-        shading(mesh, &g, &normal_m, &name)
-    });
-    let corners_task: Task<Piece> = Box::new(move || {
-        let mesh = mesh_at(&r2, node);
-        corners(
-            mesh,
-            &vertex_positions,
-            origin,
-            vertex_skin.as_deref(),
-            &name2,
-        )
-    });
-    let triangles_task: Task<Piece> = Box::new(move || {
-        let mesh = mesh_at(&r3, node);
-        triangles(mesh, flip, &name3)
-    });
-    (head, [shading_task, corners_task, triangles_task])
+/// Triangles (corner indices) grouped by material slot, slots in order of first use.
+struct Triangles {
+    indices: Vec<u32>,
+    submeshes: Vec<Submesh>,
+    slots: Vec<u32>,
 }
 
-/// The mesh of node `node` (every prepared part has one).
-fn mesh_at(root: &ufbx::SceneRoot, node: usize) -> Option<&ufbx::Mesh> {
+/// The part of `p`: its per-corner work, corners welded, ordered for the GPU when
+/// `optimize` is set. Needs neither the skeleton nor the report, so that parts can be
+/// built on any thread.
+pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Built {
     let scene: &ufbx::Scene = root;
-    scene.nodes.get(node).and_then(|n| n.mesh.as_deref())
+    let mut warnings = Vec::new();
+    let mesh = scene.nodes.get(p.node).and_then(|n| n.mesh.as_deref());
+    let (shading, corners, tris) = match mesh {
+        Some(mesh) => (
+            shading(mesh, &p.g, &p.normal_m, &p.name, &mut warnings),
+            corners(mesh, &p, &mut warnings),
+            triangles(mesh, p.flip, &p.name, &mut warnings),
+        ),
+        None => (
+            Shading {
+                normals: None,
+                tangents: None,
+            },
+            Corners {
+                positions: Vec::new(),
+                uv0: None,
+                uv1: None,
+                colors: None,
+                skin: None,
+            },
+            Triangles {
+                indices: Vec::new(),
+                submeshes: Vec::new(),
+                slots: Vec::new(),
+            },
+        ),
+    };
+    let Triangles {
+        indices,
+        submeshes,
+        slots,
+    } = tris;
+    let part = (!indices.is_empty()).then(|| {
+        let corners = Vertices {
+            positions: corners.positions,
+            normals: shading.normals,
+            tangents: shading.tangents,
+            uv0: corners.uv0,
+            uv1: corners.uv1,
+            colors: corners.colors,
+            skin: corners.skin,
+        };
+        let (vertices, indices) = weld(&corners, &indices);
+        let mut part = MeshPart {
+            name: p.name.clone(),
+            vertices,
+            indices,
+            submeshes,
+            inverse_bind: p.inverse_bind,
+            mesh_bind_geo_to_model: None,
+            bounds: None,
+        };
+        if optimize {
+            optimize_for_gpu(&mut part);
+        }
+        part
+    });
+    Built {
+        node: p.node,
+        name: p.name,
+        part,
+        slots,
+        warnings,
+    }
 }
 
 /// Corner normals (in `f64` while tangent signs are computed against them, transformed
 /// once per stored value: FBX normals are often indexed) and tangents.
-fn shading(mesh: Option<&ufbx::Mesh>, g: &M64, normal_m: &M64, name: &str) -> Piece {
-    let mut warnings = Vec::new();
-    let Some(mesh) = mesh else {
-        return Piece::Shading {
-            normals: None,
-            tangents: None,
-            warnings,
-        };
-    };
+fn shading(
+    mesh: &ufbx::Mesh,
+    g: &M64,
+    normal_m: &M64,
+    name: &str,
+    warnings: &mut Vec<String>,
+) -> Shading {
     let nc = mesh.num_indices;
     let attr3 = |a: &ufbx::VertexVec3, c: usize| -> [f64; 3] {
         a.indices
@@ -619,32 +635,15 @@ fn shading(mesh: Option<&ufbx::Mesh>, g: &M64, normal_m: &M64, name: &str) -> Pi
         }
         _ => None,
     };
-    Piece::Shading {
+    Shading {
         normals: normals_f64.map(|n| n.into_iter().map(f3).collect()),
         tangents,
-        warnings,
     }
 }
 
 /// Corner positions, UVs (v flipped, D2), colours and skin weights.
-fn corners(
-    mesh: Option<&ufbx::Mesh>,
-    vertex_positions: &[[f32; 3]],
-    origin: [f32; 3],
-    vertex_skin: Option<&[SkinWeights]>,
-    name: &str,
-) -> Piece {
-    let mut warnings = Vec::new();
-    let Some(mesh) = mesh else {
-        return Piece::Corners {
-            positions: Vec::new(),
-            uv0: None,
-            uv1: None,
-            colors: None,
-            skin: None,
-            warnings,
-        };
-    };
+fn corners(mesh: &ufbx::Mesh, p: &Prepared, warnings: &mut Vec<String>) -> Corners {
+    let (vertex_positions, origin, name) = (&p.vertex_positions, p.origin, &p.name);
     let nc = mesh.num_indices;
     let vi = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
     let positions: Vec<[f32; 3]> = (0..nc)
@@ -702,71 +701,67 @@ fn corners(
             mesh.color_sets.count
         ));
     }
-    let skin = vertex_skin.map(|s| {
+    let skin = p.vertex_skin.as_ref().map(|s| {
         (0..nc)
             .map(|c| s.get(vi(c)).copied().unwrap_or_default())
             .collect()
     });
-    Piece::Corners {
+    Corners {
         positions,
         uv0,
         uv1,
         colors,
         skin,
-        warnings,
     }
 }
 
 /// Triangles grouped by material slot, slots in order of first use; flipped when
 /// `flip` is set.
-fn triangles(mesh: Option<&ufbx::Mesh>, flip: bool, name: &str) -> Piece {
-    let mut warnings = Vec::new();
+fn triangles(mesh: &ufbx::Mesh, flip: bool, name: &str, warnings: &mut Vec<String>) -> Triangles {
     let mut slots: Vec<(u32, Vec<u32>)> = Vec::new();
     let (mut skipped, mut out_of_range) = (0usize, 0usize);
-    if let Some(mesh) = mesh {
-        let nc = mesh.num_indices;
-        let mut buf: Vec<u32> = Vec::new();
-        for (fi, face) in mesh.faces.iter().enumerate() {
-            if face.num_indices < 3 {
-                skipped += 1;
+    let nc = mesh.num_indices;
+    let mut buf: Vec<u32> = Vec::new();
+    for (fi, face) in mesh.faces.iter().enumerate() {
+        if face.num_indices < 3 {
+            skipped += 1;
+            continue;
+        }
+        let need = (face.num_indices as usize - 2) * 3;
+        if buf.len() < need {
+            buf.resize(need, 0);
+        }
+        let n = if face.num_indices == 3 {
+            let b = face.index_begin;
+            buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
+            1
+        } else if let Some(q) = split_convex_quad(mesh, face) {
+            buf[..6].copy_from_slice(&q);
+            2
+        } else {
+            ufbx::triangulate_face(&mut buf, mesh, *face) as usize
+        };
+        let slot = mesh.face_material.get(fi).copied().unwrap_or(0);
+        let pos = match slots.iter().position(|(s, _)| *s == slot) {
+            Some(p) => p,
+            None => {
+                slots.push((slot, Vec::new()));
+                slots.len() - 1
+            }
+        };
+        let list = &mut slots[pos].1;
+        for t in buf[..(n * 3).min(buf.len())].chunks_exact(3) {
+            // ufbx keeps faces inside the mesh's corners; a triangle that is not
+            // would reference no corner attributes, so it is dropped rather than
+            // indexed.
+            if t.iter().any(|&c| c as usize >= nc) {
+                out_of_range += 1;
                 continue;
             }
-            let need = (face.num_indices as usize - 2) * 3;
-            if buf.len() < need {
-                buf.resize(need, 0);
-            }
-            let n = if face.num_indices == 3 {
-                let b = face.index_begin;
-                buf[..3].copy_from_slice(&[b, b.saturating_add(1), b.saturating_add(2)]);
-                1
-            } else if let Some(q) = split_convex_quad(mesh, face) {
-                buf[..6].copy_from_slice(&q);
-                2
+            if flip {
+                list.extend([t[0], t[2], t[1]]);
             } else {
-                ufbx::triangulate_face(&mut buf, mesh, *face) as usize
-            };
-            let slot = mesh.face_material.get(fi).copied().unwrap_or(0);
-            let pos = match slots.iter().position(|(s, _)| *s == slot) {
-                Some(p) => p,
-                None => {
-                    slots.push((slot, Vec::new()));
-                    slots.len() - 1
-                }
-            };
-            let list = &mut slots[pos].1;
-            for t in buf[..(n * 3).min(buf.len())].chunks_exact(3) {
-                // ufbx keeps faces inside the mesh's corners; a triangle that is not
-                // would reference no corner attributes, so it is dropped rather than
-                // indexed.
-                if t.iter().any(|&c| c as usize >= nc) {
-                    out_of_range += 1;
-                    continue;
-                }
-                if flip {
-                    list.extend([t[0], t[2], t[1]]);
-                } else {
-                    list.extend([t[0], t[1], t[2]]);
-                }
+                list.extend([t[0], t[1], t[2]]);
             }
         }
     }
@@ -795,77 +790,10 @@ fn triangles(mesh: Option<&ufbx::Mesh>, flip: bool, name: &str) -> Piece {
         used_slots.push(*slot);
         indices.extend_from_slice(tris);
     }
-    Piece::Triangles {
+    Triangles {
         indices,
         submeshes,
         slots: used_slots,
-        warnings,
-    }
-}
-
-/// The part from its head and its pieces (as [`pieces`] ordered them): corners
-/// welded, ordered for the GPU when `optimize` is set.
-pub(crate) fn assemble(head: Head, pieces: [Piece; 3], optimize: bool) -> Built {
-    let mut warnings = Vec::new();
-    let [shading, corners, tris] = pieces;
-    let (
-        Piece::Shading {
-            normals,
-            tangents,
-            warnings: w1,
-        },
-        Piece::Corners {
-            positions,
-            uv0,
-            uv1,
-            colors,
-            skin,
-            warnings: w2,
-        },
-        Piece::Triangles {
-            indices,
-            submeshes,
-            slots,
-            warnings: w3,
-        },
-    ) = (shading, corners, tris)
-    else {
-        unreachable!("pieces come in the order `pieces` gives them");
-    };
-    for w in [w1, w2, w3] {
-        warnings.extend(w);
-    }
-    let part = (!indices.is_empty()).then(|| {
-        let corners = Vertices {
-            positions,
-            normals,
-            tangents,
-            uv0,
-            uv1,
-            colors,
-            skin,
-        };
-        let (vertices, indices) = weld(&corners, &indices);
-        let mut part = MeshPart {
-            name: head.name.clone(),
-            vertices,
-            indices,
-            submeshes,
-            inverse_bind: head.inverse_bind,
-            mesh_bind_geo_to_model: None,
-            bounds: None,
-        };
-        if optimize {
-            optimize_for_gpu(&mut part);
-        }
-        part
-    });
-    Built {
-        node: head.node,
-        name: head.name,
-        part,
-        slots,
-        warnings,
     }
 }
 

@@ -41,14 +41,10 @@ mod mat;
 mod mesh;
 mod skeleton;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
 use sha2::{Digest, Sha256};
 
 pub use follow::SkinnedMeshNodeMotion;
 
-use crate::helper::{Helper, Task};
 use crate::optimize::keys::KeyTolerance;
 use crate::report::Report;
 
@@ -110,6 +106,16 @@ pub enum FbxError {
         /// What is exceeded.
         message: String,
     },
+    /// The file holds more bones than GOM v1 allows.
+    #[error("{file}: {bones} bones, more than GOM v1 allows ({max})")]
+    TooManyBones {
+        /// The name given to [`convert`].
+        file: String,
+        /// The bones the skeleton needs (at least `max + 1`).
+        bones: usize,
+        /// The limit, [`gom::limits::MAX_BONES`].
+        max: u32,
+    },
     /// The file loads but its content gives no valid GOM model (for example non-finite
     /// coordinates): the structural check a GOMB writer applies failed.
     #[error("{file}: converted model is not valid GOM: {message}")]
@@ -170,16 +176,41 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
 /// only on `bytes`, `options` and the converter version (D11), not on the number of
 /// threads.
 ///
-/// The calling thread does the work with one helper from rayon's current thread pool
-/// (the global one unless the caller installed another): the helper hashes the source
-/// while the file loads, then shares sampling, mesh parts and clip tracks, task by
-/// task (see `helper` and docs/design.md). Large conversions use the whole pool
-/// ([`PARALLEL_WORK`]).
+/// The source hash runs beside the conversion on rayon's current thread pool (the
+/// global one unless the caller installed another); the conversion itself runs on the
+/// calling thread, and its sampling, mesh and track steps spread over the pool when
+/// they are large ([`PARALLEL_WORK`]).
 pub fn convert(
     bytes: &[u8],
     name_for_errors: &str,
     options: &FbxOptions,
 ) -> Result<(gom::Model, Report), FbxError> {
+    convert_with(bytes, name_for_errors, options, PARALLEL_WORK)
+}
+
+/// [`convert`], with the steps whose work reaches `parallel_work` spread over rayon's
+/// pool.
+fn convert_with(
+    bytes: &[u8],
+    name_for_errors: &str,
+    options: &FbxOptions,
+    parallel_work: usize,
+) -> Result<(gom::Model, Report), FbxError> {
+    check_options(options)?;
+    // The source hash needs only the bytes: a free thread of the pool computes it while
+    // this one loads the file (with one thread, it runs when the conversion is done).
+    let mut hash: Option<[u8; 32]> = None;
+    let result = rayon::in_place_scope(|s| {
+        s.spawn(|_| hash = Some(Sha256::digest(bytes).into()));
+        convert_unhashed(bytes, name_for_errors, options, parallel_work)
+    });
+    let (mut model, report) = result?;
+    model.header.source_hash = hash.unwrap_or_else(|| Sha256::digest(bytes).into());
+    Ok((model, report))
+}
+
+/// Rejects options out of range.
+fn check_options(options: &FbxOptions) -> Result<(), FbxError> {
     if !(options.sample_rate.is_finite()
         && options.sample_rate > 0.0
         && options.sample_rate <= 10_000.0)
@@ -199,73 +230,117 @@ pub fn convert(
             "key tolerance {tol:?} is not finite and non-negative"
         )));
     }
-    // The source hash is computed beside the conversion (it needs only the bytes); the
-    // scope ends once it is done, usually long before the conversion is.
-    let hash = std::sync::OnceLock::new();
-    let helper = Helper::new();
-    let (started, left) = (AtomicBool::new(false), AtomicBool::new(false));
-    let result = rayon::in_place_scope(|s| {
-        s.spawn(|_| {
-            started.store(true, Ordering::Release);
-            let digest: [u8; 32] = Sha256::digest(bytes).into();
-            let _ = hash.set(digest);
-            helper.serve();
-            left.store(true, Ordering::Release);
-        });
-        let result = {
-            // Closed however the conversion ends.
-            let _close = CloseOnDrop(&helper);
-            convert_unhashed(bytes, name_for_errors, options, &helper)
-        };
-        // Let a running helper finish before the scope ends: a thread that waits at the
-        // end of a scope sleeps, and waking it costs more than this wait. (A helper
-        // still queued is left to the scope.)
-        if started.load(Ordering::Acquire) {
-            while !left.load(Ordering::Acquire) {
-                if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
-                    std::hint::spin_loop();
-                }
-            }
-        }
-        result
-    });
-    let (mut model, report) = result?;
-    model.header.source_hash = hash
-        .get()
-        .copied()
-        .unwrap_or_else(|| Sha256::digest(bytes).into());
-    Ok((model, report))
-}
-
-/// Closes a [`Helper`] when dropped.
-struct CloseOnDrop<'a>(&'a Helper);
-
-impl Drop for CloseOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.close();
-    }
+    Ok(())
 }
 
 /// The amount of work (node samples, track keys, vertices) from which a step runs on
-/// rayon's whole pool rather than on the calling thread and its helper thread.
-#[cfg(not(test))]
-pub const PARALLEL_WORK: usize = 100_000;
-/// Lower in the unit tests, so that the generated test file reaches it.
-#[cfg(test)]
-pub const PARALLEL_WORK: usize = 50_000;
+/// rayon's whole pool rather than on the calling thread alone: about 6 ms of sampling
+/// (a node sample costs 60–80 ns, docs/performance.md), against the 5–20 µs it takes
+/// to wake a sleeping thread. Smaller steps run serially: a typical file's steps take
+/// 10–50 µs each, where waking threads does not pay.
+const PARALLEL_WORK: usize = 100_000;
+
+/// `f` over `items`, results in order: on rayon's pool when `parallel`, on the calling
+/// thread otherwise. Each result depends only on its item, so the output is the same
+/// either way (D11).
+pub(crate) fn map_in_order<T: Send, U: Send>(
+    items: Vec<T>,
+    parallel: bool,
+    f: impl Fn(T) -> U + Sync + Send,
+) -> Vec<U> {
+    use rayon::prelude::*;
+    if parallel {
+        items.into_par_iter().map(f).collect()
+    } else {
+        items.into_iter().map(f).collect()
+    }
+}
 
 /// [`convert`] without the source hash (left zero).
 fn convert_unhashed(
     bytes: &[u8],
     name_for_errors: &str,
     options: &FbxOptions,
-    helper: &Helper,
+    parallel_work: usize,
 ) -> Result<(gom::Model, Report), FbxError> {
-    let scene = Arc::new(load(bytes, name_for_errors)?);
+    let scene = load(bytes, name_for_errors)?;
     let mut report = Report {
         source: name_for_errors.to_string(),
         ..Default::default()
     };
+    loader_warnings(&scene, &mut report);
+    other_content_warnings(&scene, &mut report);
+
+    let statics: Vec<eval::NodeStatic> = scene
+        .nodes
+        .iter()
+        .map(|n| eval::NodeStatic::new(&scene, n))
+        .collect();
+    let stored = eval::Stored::new(&scene, &statics);
+    let stacks = anim::sample_stacks(
+        &scene,
+        &statics,
+        &stored,
+        options,
+        &mut report,
+        parallel_work,
+    );
+    let animated = anim::animated_nodes(&scene, &stored, &stacks);
+    let model_animated = animated.iter().any(|a| *a);
+    let mut skel = skeleton::build(
+        &scene,
+        &stored,
+        &animated,
+        model_animated,
+        name_for_errors,
+        &mut report,
+    )?;
+    let follow = follow::add_bones(
+        &scene,
+        &stored,
+        &mut skel,
+        &animated,
+        options.skinned_mesh_node_motion,
+        &mut report,
+    );
+    skeleton::check_bone_count(skel.bones.len(), name_for_errors)?;
+
+    let mut model = gom::Model::default();
+    model.header.converter_version = gom::CONVERTER_VERSION.to_string();
+    model.skeleton.bones = skel.bones.clone();
+    let prepared =
+        mesh::prepare_meshes(&scene, &stored, &skel, &follow, model_animated, &mut report);
+    let plan = model_animated.then(|| {
+        let skinned: Vec<_> = prepared
+            .iter()
+            .filter_map(|p| Some((&p.vertex_positions[..], p.vertex_skin.as_deref()?)))
+            .collect();
+        anim::ClipPlan::new(&stacks, &skel, &skinned, options)
+    });
+    let vertices: usize = prepared.iter().map(|p| p.vertex_positions.len()).sum();
+    let optimize = options.optimize_meshes;
+    let built = map_in_order(prepared, vertices >= parallel_work, |p| {
+        mesh::build(&scene, p, optimize)
+    });
+    mesh::finish(&scene, built, &mut model, &mut report);
+    match plan {
+        Some(plan) => {
+            let tracks = plan.tracks(&stacks, &skel, options, parallel_work);
+            model.clips =
+                anim::build_clips(&stacks, &plan, tracks, &skel, &follow, options, &mut report);
+        }
+        None => unanimated_clips(&stacks, &stored, &skel, options, &mut model, &mut report),
+    }
+    report.bones = model.skeleton.bones.len();
+    gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
+        file: name_for_errors.to_string(),
+        message: e.to_string(),
+    })?;
+    Ok((model, report))
+}
+
+/// ufbx's load warnings, into the report.
+fn loader_warnings(scene: &ufbx::Scene, report: &mut Report) {
     for w in scene.metadata.warnings.iter() {
         let count = if w.count > 1 {
             format!(" ({} times)", w.count)
@@ -276,159 +351,43 @@ fn convert_unhashed(
             .loader_warnings
             .push(format!("{}{count}", &*w.description));
     }
-    other_content_warnings(&scene, &mut report);
+}
 
-    let statics: Arc<Vec<eval::NodeStatic>> = Arc::new(
-        scene
-            .nodes
-            .iter()
-            .map(|n| eval::NodeStatic::new(&scene, n))
-            .collect(),
-    );
-    let stored = eval::Stored::new(&scene, &statics);
-    let stacks = anim::sample_stacks(&scene, &statics, &stored, options, &mut report, helper);
-    let animated = anim::animated_nodes(&scene, &stored, &stacks);
-    let model_animated = animated.iter().any(|a| *a);
-    let mut skel = skeleton::build(&scene, &stored, &animated, model_animated, &mut report)
-        .map_err(|message| FbxError::Limit {
-            file: name_for_errors.to_string(),
-            message,
-        })?;
-    let follow = follow::add_bones(
-        &scene,
-        &stored,
-        &mut skel,
-        &animated,
-        options.skinned_mesh_node_motion,
-        &mut report,
-    );
-    if skel.bones.len() > 4096 {
-        return Err(FbxError::Limit {
-            file: name_for_errors.to_string(),
-            message: format!("{} bones, more than GOM v1 allows (4096)", skel.bones.len()),
-        });
+/// The clips of a model no stack moves: none, or the stored pose
+/// ([`FbxOptions::stored_pose_clip`]).
+fn unanimated_clips(
+    stacks: &[anim::SampledStack],
+    stored: &eval::Stored,
+    skel: &skeleton::Skel,
+    options: &FbxOptions,
+    model: &mut gom::Model,
+    report: &mut Report,
+) {
+    for s in stacks {
+        report.warn(format!(
+            "animation stack \"{}\" moves no node: no clip written",
+            s.name
+        ));
     }
-
-    let mut model = gom::Model::default();
-    model.header.converter_version = gom::CONVERTER_VERSION.to_string();
-    model.skeleton.bones = skel.bones.clone();
-    // Mesh parts and clip tracks are independent tasks: on this thread and the helper
-    // (or rayon's pool, when large). What needs the report or the whole model is done
-    // here, before and after.
-    let prepared =
-        mesh::prepare_meshes(&scene, &stored, &skel, &follow, model_animated, &mut report);
-    let stacks = Arc::new(stacks);
-    let (plan, track_tasks) = if model_animated {
-        let skinned: Vec<_> = prepared
-            .iter()
-            .filter_map(|p| Some((&p.vertex_positions[..], p.vertex_skin.as_deref()?)))
-            .collect();
-        let (plan, tasks) = anim::track_tasks(&stacks, &skel, &skinned, options);
-        (Some(plan), tasks)
-    } else {
-        (None, Vec::new())
+    if !options.stored_pose_clip {
+        return;
+    }
+    let Some(clip) = anim::stored_pose_clip(stored, skel, options, STORED_POSE_CLIP) else {
+        return;
     };
-    let work = stacks
-        .iter()
-        .map(|s| s.times.len().saturating_mul(skel.bones.len()))
-        .sum::<usize>()
-        .saturating_add(prepared.iter().map(|p| p.vertex_positions.len()).sum());
-    // First the parts' pieces (shading, corners, triangles), then welding each part
-    // together with the clip tracks, so that both lists split evenly.
-    let mut heads = Vec::with_capacity(prepared.len());
-    let mut piece_tasks: Vec<Task<mesh::Piece>> = Vec::new();
-    for p in prepared {
-        let (head, pieces) = mesh::pieces(&scene, p);
-        heads.push(head);
-        piece_tasks.extend(pieces);
-    }
-    let mut pieces = run_tasks(helper, piece_tasks, work).into_iter();
-    let optimize = options.optimize_meshes;
-    let mut tasks: Vec<Task<Done>> = heads
-        .into_iter()
-        .filter_map(|head| {
-            let p = [pieces.next()?, pieces.next()?, pieces.next()?];
-            Some(
-                Box::new(move || Done::Part(Box::new(mesh::assemble(head, p, optimize))))
-                    as Task<Done>,
-            )
-        })
-        .collect();
-    tasks.extend(
-        track_tasks
-            .into_iter()
-            .map(|t| Box::new(move || Done::Track(t())) as Task<Done>),
-    );
-    let (mut built, mut tracks) = (Vec::new(), Vec::new());
-    for d in run_tasks(helper, tasks, work) {
-        match d {
-            Done::Part(b) => built.push(*b),
-            Done::Track(t) => tracks.push(t),
-        }
-    }
-    mesh::finish(&scene, built, &mut model, &mut report);
-    if let Some(plan) = plan {
-        model.clips =
-            anim::build_clips(&stacks, &plan, tracks, &skel, &follow, options, &mut report);
-    } else {
-        for s in stacks.iter() {
-            report.warn(format!(
-                "animation stack \"{}\" moves no node: no clip written",
-                s.name
-            ));
-        }
-        if options.stored_pose_clip {
-            if let Some(clip) = anim::stored_pose_clip(&stored, &skel, options, STORED_POSE_CLIP) {
-                report.warn(format!(
-                    "the stored pose differs from the skin bind pose for {} bone(s): written as the zero-length clip \"{STORED_POSE_CLIP}\"",
-                    clip.tracks.len()
-                ));
-                report.clips.push(crate::report::ClipReport {
-                    name: clip.name.clone(),
-                    duration: 0.0,
-                    tracks: clip.tracks.len(),
-                    keys_before: clip.tracks.len() as u64,
-                    keys_after: clip.tracks.len() as u64,
-                });
-                model.clips.push(clip);
-            }
-        }
-    }
-    report.bones = model.skeleton.bones.len();
-    gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
-        file: name_for_errors.to_string(),
-        message: e.to_string(),
-    })?;
-    Ok((model, report))
+    report.warn(format!(
+        "the stored pose differs from the skin bind pose for {} bone(s): written as the zero-length clip \"{STORED_POSE_CLIP}\"",
+        clip.tracks.len()
+    ));
+    report.clips.push(crate::report::ClipReport {
+        name: clip.name.clone(),
+        duration: 0.0,
+        tracks: clip.tracks.len(),
+        keys_before: clip.tracks.len() as u64,
+        keys_after: clip.tracks.len() as u64,
+    });
+    model.clips.push(clip);
 }
-
-/// The outcome of one conversion task.
-enum Done {
-    Part(Box<mesh::Built>),
-    Track(anim::TrackOut),
-}
-
-/// Runs `tasks`, results in task order: on this thread and the [`Helper`] while it
-/// serves; on rayon's pool when the helper has left (a long load) and the work is worth
-/// waking threads for ([`WAKE_WORK`]), or when it is large ([`PARALLEL_WORK`], where
-/// more than two threads pay); serially otherwise. `work` counts node samples, track
-/// keys and vertices.
-pub(crate) fn run_tasks<T: Send + 'static>(
-    helper: &Helper,
-    tasks: Vec<Task<T>>,
-    work: usize,
-) -> Vec<T> {
-    use rayon::prelude::*;
-    if work >= PARALLEL_WORK || (work >= WAKE_WORK && !helper.is_serving()) {
-        tasks.into_par_iter().map(|t| t()).collect()
-    } else {
-        helper.map(tasks)
-    }
-}
-
-/// The work (see [`run_tasks`]) from which waking rayon's threads pays when the
-/// [`Helper`] is not there: about 100 µs of sampling or reduction.
-const WAKE_WORK: usize = 2_000;
 
 /// A ufbx transform as a key at time 0.
 pub(crate) fn anim_key(t: &ufbx::Transform) -> gom::Key {
@@ -481,14 +440,12 @@ mod tests {
         assert!(convert(&[], "empty.fbx", &FbxOptions::default()).is_err());
     }
 
-    /// Large animations are sampled and reduced in parallel; the bytes are the same at
-    /// every thread count, and the same as the serial path's.
+    /// Sampling, meshes and tracks give the same bytes on rayon's pool as on the
+    /// calling thread alone, at every thread count.
     #[test]
-    fn parallel_sampling_gives_the_same_bytes_at_every_thread_count() {
+    fn parallel_steps_give_the_serial_bytes_at_every_thread_count() {
         // With constant extrapolation only: outside their keys some of its curves
-        // extrapolate to NaN (as in ufbx), which no GOM file can hold. (It then holds
-        // still outside its keys, so it has fewer samples than 10 kHz over the whole
-        // stack would give: the unit tests' PARALLEL_WORK is lower than the library's.)
+        // extrapolate to NaN (as in ufbx), which no GOM file can hold.
         let text = ["Type: 65", "Type: 75", "Type: 77", "Type: 82"]
             .iter()
             .fold(eval::tests::synthetic_fbx(), |t, e| {
@@ -498,24 +455,29 @@ mod tests {
             sample_rate: 10_000.0,
             ..Default::default()
         };
-        let run = |threads: usize| {
+        let run = |bytes: &[u8], threads: usize, parallel_work: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let (model, report) = pool
-                .install(|| convert(text.as_bytes(), "synthetic.fbx", &options))
-                .unwrap();
+            let convert = || convert_with(bytes, "test.fbx", &options, parallel_work);
+            let (model, report) = pool.install(convert).unwrap();
             (gom::gomb::write(&model).unwrap(), report)
         };
-        let (one, report) = run(1);
+        let (serial, report) = run(text.as_bytes(), 1, usize::MAX);
         let keys: u64 = report.clips.iter().map(|c| c.keys_before).sum();
-        assert!(
-            keys as usize >= PARALLEL_WORK,
-            "{keys} keys: the parallel path is not taken"
-        );
-        for threads in [2, 4] {
-            assert!(run(threads).0 == one, "{threads} threads give other bytes");
+        assert!(keys >= 10_000, "{keys} keys: too few to share");
+        for threads in [1, 2, 4] {
+            let shared = run(text.as_bytes(), threads, 0).0;
+            assert!(shared == serial, "{threads} threads give other bytes");
+        }
+        // Meshes too (the generated file has none).
+        for path in eval::tests::shared_fbx_files() {
+            let bytes = std::fs::read(&path).unwrap();
+            let (serial, report) = run(&bytes, 1, usize::MAX);
+            let shared = run(&bytes, 2, 0).0;
+            assert!(shared == serial, "{}: other bytes", path.display());
+            assert!(!report.meshes.is_empty(), "{}: no mesh", path.display());
         }
     }
 

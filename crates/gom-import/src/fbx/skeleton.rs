@@ -4,7 +4,10 @@ use std::collections::HashSet;
 
 use gom::{Bone, Key};
 
+use gom::limits::MAX_BONES;
+
 use super::mat::{self, M64};
+use super::FbxError;
 use crate::report::Report;
 
 /// The skeleton under construction and its links back to the scene.
@@ -89,14 +92,15 @@ fn node_name(node: &ufbx::Node) -> String {
     }
 }
 
-/// Builds the skeleton. Errors name a limit GOM cannot hold.
+/// Builds the skeleton; `file` names the file in errors.
 pub(crate) fn build(
     scene: &ufbx::Scene,
     stored: &super::eval::Stored,
     animated: &[bool],
     model_animated: bool,
+    file: &str,
     report: &mut Report,
-) -> Result<Skel, String> {
+) -> Result<Skel, FbxError> {
     let n = scene.nodes.count;
     let mut needed = vec![false; n];
     let mut cluster_bind: Vec<Option<M64>> = vec![None; n];
@@ -164,8 +168,9 @@ pub(crate) fn build(
         if !needed[id] {
             continue;
         }
-        if skel.bones.len() >= 4096 {
-            return Err("more than 4096 bones (GOM v1 limit)".to_string());
+        if skel.bones.len() >= MAX_BONES as usize {
+            let bones = needed.iter().filter(|n| **n).count();
+            check_bone_count(bones.max(skel.bones.len() + 1), file)?;
         }
         if node.inherit_mode != ufbx::InheritMode::Normal {
             report.warn(format!(
@@ -228,4 +233,16 @@ pub(crate) fn build(
     }
     skel.bind_world_f32 = gom::math::bind_world(&skel.bones);
     Ok(skel)
+}
+
+/// [`FbxError::TooManyBones`] when `bones` is more than GOM v1 allows.
+pub(crate) fn check_bone_count(bones: usize, file: &str) -> Result<(), FbxError> {
+    if bones > MAX_BONES as usize {
+        return Err(FbxError::TooManyBones {
+            file: file.to_string(),
+            bones,
+            max: MAX_BONES,
+        });
+    }
+    Ok(())
 }
