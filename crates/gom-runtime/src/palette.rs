@@ -84,6 +84,24 @@ impl Palette {
     pub fn is_rigid(&self) -> bool {
         self.rigid
     }
+
+    /// Replaces the palette with skinning matrices in GOM convention (row-major, row
+    /// vectors), e.g. a palette a caller keeps in its own buffers, and derives the
+    /// normal matrices as [`Palette::compute`] does. No allocation once the palette has
+    /// held as many matrices.
+    pub fn set_row_major(&mut self, matrices: &[[f32; 16]]) {
+        self.skin.clear();
+        self.normal.clear();
+        let mut all_rigid = true;
+        for m in matrices {
+            let m = crate::transform::affine_from_row_major(m);
+            let (n, rigid) = normal_matrix(&m.matrix3);
+            all_rigid &= rigid;
+            self.skin.push(m);
+            self.normal.push(n);
+        }
+        self.rigid = all_rigid;
+    }
 }
 
 /// The inverse-transpose of `m`, and whether it equals `m` (within tolerance), in

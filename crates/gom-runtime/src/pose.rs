@@ -118,6 +118,15 @@ impl ModelPose {
     pub fn mat4(&self, i: usize) -> Option<Mat4> {
         self.world.get(i).map(|a| Mat4::from(*a))
     }
+
+    /// Replaces the pose with `matrices` in GOM convention (row-major, row vectors),
+    /// one per bone, e.g. matrices a caller keeps in its own buffers. No allocation
+    /// once the pose has held as many bones.
+    pub fn set_row_major(&mut self, matrices: &[[f32; 16]]) {
+        self.world.clear();
+        self.world
+            .extend(matrices.iter().map(crate::transform::affine_from_row_major));
+    }
 }
 
 /// The four local matrices of a group, one [`Affine3A`] per lane.
