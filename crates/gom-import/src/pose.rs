@@ -1,14 +1,11 @@
 //! A whole model posed at one moment of one clip, and written as Wavefront OBJ.
 //!
-//! This is the library side of `gom pose`: sample with the runtime, skin every mesh
-//! part on the CPU, and keep the result in model space (D1: the instance's world
-//! matrix is never applied).
+//! This is the library side of `gom pose`: the runtime poses and skins the model
+//! ([`Asset::posed_meshes`], in model space, D1); this adds what an OBJ file shows
+//! besides (names, UVs, triangles).
 
 use gom::Model;
-use gom_runtime::{
-    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
-    SkinTargets,
-};
+use gom_runtime::{Asset, Playback};
 use std::fmt::Write;
 
 /// Which moment to pose a model at.
@@ -56,59 +53,41 @@ pub enum PoseError {
 /// Poses every mesh part of `model` at `at` and skins it.
 pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseError> {
     let asset = Asset::from_model(model)?;
-    let mut model_pose = ModelPose::bind(&asset.skeleton);
-    if let Some(name) = &at.clip {
-        let clip = asset.clip(name).ok_or_else(|| PoseError::NoSuchClip {
-            name: name.clone(),
-            available: model
+    let clip = match &at.clip {
+        Some(name) => Some(
+            asset
                 .clips
                 .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?;
-        let mut local = LocalPose::default();
-        let mut ctx = SamplingContext::new();
-        let playback = if at.looped {
-            Playback::Loop
-        } else {
-            Playback::Once
-        };
-        sample(
-            clip,
-            &asset.skeleton,
-            at.time,
-            playback,
-            &mut ctx,
-            &mut local,
-        )?;
-        local_to_model(&asset.skeleton, &local, &mut model_pose)?;
-    }
-    let mut palette = Palette::new();
-    let mut out = Vec::with_capacity(model.meshes.len());
-    for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
-        palette.compute(mesh, &model_pose)?;
-        let n = mesh.vertex_count();
-        let mut positions = vec![[0.0f32; 3]; n];
-        let mut normals = part.vertices.normals.as_ref().map(|_| vec![[0.0f32; 3]; n]);
-        skin(
-            mesh,
-            &palette,
-            SkinTargets {
-                positions: Some(&mut positions),
-                normals: normals.as_deref_mut(),
-                ..Default::default()
-            },
-        )?;
-        out.push(PosedMesh {
+                .position(|c| c.name() == name)
+                .ok_or_else(|| PoseError::NoSuchClip {
+                    name: name.clone(),
+                    available: model
+                        .clips
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?,
+        ),
+        None => None,
+    };
+    let playback = if at.looped {
+        Playback::Loop
+    } else {
+        Playback::Once
+    };
+    let skinned = asset.posed_meshes(clip, at.time, playback)?;
+    Ok(skinned
+        .into_iter()
+        .zip(&model.meshes)
+        .map(|(s, part)| PosedMesh {
             name: part.name.clone(),
-            positions,
-            normals,
+            positions: s.positions,
+            normals: s.normals,
             uvs: part.vertices.uv0.clone(),
             indices: part.indices.clone(),
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }
 
 /// Writes posed meshes as Wavefront OBJ text: one group (`g`) per mesh part, with

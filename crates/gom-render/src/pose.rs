@@ -2,7 +2,7 @@
 //! `gom-runtime`, and meshes skinned into that pose by `gom-runtime` (D1).
 
 use gom::{Mat4, MeshPart, Model, Vertices};
-use gom_runtime::{Mesh, ModelPose, Palette, SkinTargets};
+use gom_runtime::{Mesh, ModelPose, SkinnedMesh};
 
 use crate::camera::Aabb;
 use crate::error::RenderError;
@@ -55,9 +55,6 @@ impl From<ModelPose> for Pose {
 pub struct ClipSampler {
     skeleton: gom_runtime::Skeleton,
     clip: gom_runtime::Clip<'static>,
-    context: gom_runtime::SamplingContext,
-    local: gom_runtime::LocalPose,
-    model_pose: gom_runtime::ModelPose,
 }
 
 impl std::fmt::Debug for ClipSampler {
@@ -88,13 +85,7 @@ impl ClipSampler {
         };
         let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;
         let clip = gom_runtime::Clip::from_model(clip)?;
-        Ok(ClipSampler {
-            skeleton,
-            clip,
-            context: gom_runtime::SamplingContext::new(),
-            local: gom_runtime::LocalPose::default(),
-            model_pose: gom_runtime::ModelPose::new(),
-        })
+        Ok(ClipSampler { skeleton, clip })
     }
 
     /// The clip's duration in seconds.
@@ -104,28 +95,18 @@ impl ClipSampler {
 
     /// The pose at `time` seconds (held at the first or last key outside the keys).
     pub fn sample(&mut self, time: f32) -> Result<Pose, RenderError> {
-        gom_runtime::sample(
-            &self.clip,
+        let model = gom_runtime::pose_at(
             &self.skeleton,
+            Some(&self.clip),
             time,
             gom_runtime::Playback::Once,
-            &mut self.context,
-            &mut self.local,
         )?;
-        gom_runtime::local_to_model(&self.skeleton, &self.local, &mut self.model_pose)?;
-        Ok(Pose {
-            model: self.model_pose.clone(),
-        })
+        Ok(Pose { model })
     }
 }
 
 /// One mesh part in a pose: model-space positions and normals.
-#[derive(Debug, Clone)]
-pub(crate) struct PosedMesh {
-    pub positions: Vec<[f32; 3]>,
-    /// Unit normals, when the mesh has normals.
-    pub normals: Option<Vec<[f32; 3]>>,
-}
+pub(crate) type PosedMesh = SkinnedMesh;
 
 /// The mesh parts of one model as the runtime skins them, ready for any pose of the
 /// model's skeleton.
@@ -165,30 +146,9 @@ impl Skinner {
         Ok(Skinner { meshes })
     }
 
-    /// Skins every mesh part into `pose` with the runtime's palette and skinning (D1):
-    /// `p' = Σ w_k · (p * G * inverse_bind[b_k] * world[b_k])`, normals through the
-    /// inverse transposes, renormalised; static parts go through G only.
+    /// Skins every mesh part into `pose` with the runtime ([`gom_runtime::skin_all`]).
     pub(crate) fn pose(&self, pose: &Pose) -> Result<Vec<PosedMesh>, RenderError> {
-        let mut palette = Palette::new();
-        self.meshes
-            .iter()
-            .map(|mesh| {
-                palette.compute(mesh, &pose.model)?;
-                let n = mesh.vertex_count();
-                let mut positions = vec![[0.0f32; 3]; n];
-                let mut normals = mesh.offsets().normal.map(|_| vec![[0.0f32; 3]; n]);
-                gom_runtime::skin(
-                    mesh,
-                    &palette,
-                    SkinTargets {
-                        positions: Some(&mut positions),
-                        normals: normals.as_deref_mut(),
-                        ..Default::default()
-                    },
-                )?;
-                Ok(PosedMesh { positions, normals })
-            })
-            .collect()
+        Ok(gom_runtime::skin_all(&self.meshes, &pose.model)?)
     }
 }
 

@@ -66,33 +66,33 @@ impl Asset<'_> {
     }
 
     /// Convenience for tools: the model-space pose of clip `clip` at `time` (the bind
-    /// pose when `clip` is `None`). Allocates; a game keeps a [`crate::SamplingContext`]
-    /// and poses instead.
+    /// pose when `clip` is `None`), by [`crate::pose_at`]. Allocates; a game keeps a
+    /// [`crate::SamplingContext`] and poses instead.
     pub fn model_pose(
         &self,
         clip: Option<usize>,
         time: f32,
         playback: crate::Playback,
     ) -> Result<crate::ModelPose, Error> {
-        let Some(c) = clip else {
-            return Ok(crate::ModelPose::bind(&self.skeleton));
+        let clip = match clip {
+            Some(c) => Some(self.clips.get(c).ok_or_else(|| Error::InvalidModel {
+                location: format!("clip {c}"),
+                problem: format!("the asset has {} clips", self.clips.len()),
+            })?),
+            None => None,
         };
-        let clip = self.clips.get(c).ok_or_else(|| Error::InvalidModel {
-            location: format!("clip {c}"),
-            problem: format!("the asset has {} clips", self.clips.len()),
-        })?;
-        let mut local = crate::LocalPose::default();
-        crate::sample(
-            clip,
-            &self.skeleton,
-            time,
-            playback,
-            &mut crate::SamplingContext::new(),
-            &mut local,
-        )?;
-        let mut pose = crate::ModelPose::new();
-        crate::local_to_model(&self.skeleton, &local, &mut pose)?;
-        Ok(pose)
+        crate::pose_at(&self.skeleton, clip, time, playback)
+    }
+
+    /// Convenience for tools: every mesh skinned into [`Asset::model_pose`]'s pose, by
+    /// [`crate::skin_all`].
+    pub fn posed_meshes(
+        &self,
+        clip: Option<usize>,
+        time: f32,
+        playback: crate::Playback,
+    ) -> Result<Vec<crate::SkinnedMesh>, Error> {
+        crate::skin_all(&self.meshes, &self.model_pose(clip, time, playback)?)
     }
 
     /// The first mesh with this name.

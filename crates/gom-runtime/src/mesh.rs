@@ -289,8 +289,8 @@ impl<'a> Mesh<'a> {
     }
 
     /// Bounds of the bind-pose positions in model space, as stored.
-    pub fn bounds(&self) -> Option<&Bounds> {
-        self.bounds.as_ref()
+    pub fn bounds(&self) -> Option<Bounds> {
+        self.bounds
     }
 
     /// The triangle list; every index is below [`Mesh::vertex_count`].

@@ -83,6 +83,28 @@ fn bind_pose_of_the_demo_reproduces_its_vertices() {
 }
 
 #[test]
+fn posed_meshes_equal_the_frame_built_step_by_step() {
+    // Asset::posed_meshes (pose_at + skin_all) against sample, local-to-model, palette
+    // and skin called one by one: the same bits, at a time between keys and at bind.
+    let bytes = gom::gomb::write(&gom_demo::build()).unwrap();
+    let asset = Asset::parse(&bytes).unwrap();
+    let (_, world, ps, ns) = frame(&asset, 0, 0.7);
+    assert_eq!(
+        asset.model_pose(Some(0), 0.7, Playback::Loop).unwrap(),
+        world
+    );
+    let posed = asset.posed_meshes(Some(0), 0.7, Playback::Loop).unwrap();
+    assert_eq!(posed.len(), asset.meshes.len());
+    for (k, m) in posed.iter().enumerate() {
+        assert_eq!(m.positions, ps[k], "mesh {k}");
+        assert_eq!(m.normals.as_ref(), Some(&ns[k]), "mesh {k}");
+    }
+    let bind = pose_at(&asset.skeleton, None, 5.0, Playback::Once).unwrap();
+    assert_eq!(bind, ModelPose::bind(&asset.skeleton));
+    assert!(asset.posed_meshes(Some(9), 0.0, Playback::Once).is_err());
+}
+
+#[test]
 fn broken_bytes_are_refused_with_the_reader_error() {
     let bytes = gom::gomb::write(&gom_demo::build()).unwrap();
     let err = Asset::parse(&bytes[..bytes.len() - 3]).unwrap_err();

@@ -23,6 +23,19 @@ pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
     r
 }
 
+/// `a * b` in `f64`: first `a`, then `b`. Each element is summed as an iterator
+/// `sum()` of the four products, in index order; converters that derive stored matrices
+/// from it rely on exactly these bits (D11).
+pub fn mul_f64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
+    let mut r = [0.0f64; 16];
+    for i in 0..4 {
+        for j in 0..4 {
+            r[i * 4 + j] = (0..4).map(|k| a[i * 4 + k] * b[k * 4 + j]).sum();
+        }
+    }
+    r
+}
+
 /// Transforms the point `p` (w = 1): `p * m`, no w divide (matrices are affine).
 pub fn transform_point(m: &Mat4, p: [f32; 3]) -> [f32; 3] {
     [
@@ -160,6 +173,24 @@ mod tests {
         assert!((p[0] - 1.0).abs() < 1e-6, "{p:?}");
         assert!((p[1] - 2.0).abs() < 1e-6, "{p:?}");
         assert!((p[2] - 1.0).abs() < 1e-6, "{p:?}");
+    }
+
+    #[test]
+    fn mul_f64_composes_left_to_right() {
+        // Scale x by 2, then translate by (1, 0, 0): (1, 0, 0) goes to (3, 0, 0).
+        let mut s = [0.0f64; 16];
+        let mut t = [0.0f64; 16];
+        for k in 0..4 {
+            s[k * 5] = 1.0;
+            t[k * 5] = 1.0;
+        }
+        s[0] = 2.0;
+        t[12] = 1.0;
+        let m = mul_f64(&s, &t);
+        let p = [1.0, 0.0, 0.0, 1.0];
+        let x: f64 = (0..4).map(|k| p[k] * m[k * 4]).sum();
+        assert_eq!(x, 3.0);
+        assert_eq!(mul_f64(&t, &s)[12], 2.0);
     }
 
     #[test]

@@ -38,16 +38,6 @@ fn flat(rows: &[[f32; 4]; 4]) -> Mat4 {
     m
 }
 
-fn mul64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
-    let mut r = [0.0f64; 16];
-    for i in 0..4 {
-        for j in 0..4 {
-            r[i * 4 + j] = (0..4).map(|k| a[i * 4 + k] * b[k * 4 + j]).sum();
-        }
-    }
-    r
-}
-
 /// Inverse of an affine matrix in f64; `None` when its 3x3 part is (nearly) singular.
 fn inverse64(m: &[f64; 16]) -> Option<[f64; 16]> {
     gom::math::inverse_affine_f64(m, 1e-12)
@@ -167,7 +157,7 @@ pub(crate) fn build(
         let (parent, bind_local) = match n.parent {
             Some(p) => {
                 let local = match inverse64(&to64(&bind[p])) {
-                    Some(inv) => to32(&mul64(&to64(&bind[ni]), &inv)),
+                    Some(inv) => to32(&gom::math::mul_f64(&to64(&bind[ni]), &inv)),
                     None => {
                         report.warn(format!(
                             "{record}: the parent's bind matrix is singular; the bind pose uses the node's rest rotation and translation"
