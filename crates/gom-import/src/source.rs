@@ -333,7 +333,7 @@ pub fn export(
     output_name: &Path,
 ) -> Result<(Vec<u8>, Vec<SideFile>), String> {
     export_with_images(model, format, output_name, &BTreeMap::new())
-        .map(|(bytes, side_files, _)| (bytes, side_files))
+        .map(|e| (e.bytes, e.side_files))
 }
 
 /// The encoded images of the textures `model`'s materials name, by name: from
@@ -371,13 +371,18 @@ pub fn export_with_images(
     format: OutputFormat,
     output_name: &Path,
     images: &BTreeMap<String, Vec<u8>>,
-) -> Result<(Vec<u8>, Vec<SideFile>, Vec<String>), String> {
+) -> Result<ExportedFiles, String> {
+    let files = |bytes, side_files, warnings| ExportedFiles {
+        bytes,
+        side_files,
+        warnings,
+    };
     match format {
         OutputFormat::Gomb => gom::gomb::write(model)
-            .map(|b| (b, Vec::new(), Vec::new()))
+            .map(|b| files(b, Vec::new(), Vec::new()))
             .map_err(|e| e.to_string()),
         OutputFormat::Gomt => gom::gomt::write(model)
-            .map(|t| (t.into_bytes(), Vec::new(), Vec::new()))
+            .map(|t| files(t.into_bytes(), Vec::new(), Vec::new()))
             .map_err(|e| e.to_string()),
         OutputFormat::Glb | OutputFormat::Gltf => {
             let stem = output_name
@@ -399,8 +404,8 @@ pub fn export_with_images(
             let (exported, warnings) =
                 crate::gltf::export_with_warnings(model, &options).map_err(|e| e.to_string())?;
             match exported {
-                crate::gltf::Exported::Glb(bytes) => Ok((bytes, Vec::new(), warnings)),
-                crate::gltf::Exported::Gltf { json, bin } => Ok((
+                crate::gltf::Exported::Glb(bytes) => Ok(files(bytes, Vec::new(), warnings)),
+                crate::gltf::Exported::Gltf { json, bin } => Ok(files(
                     json.into_bytes(),
                     vec![SideFile {
                         relative_path: PathBuf::from(bin_name),
@@ -478,7 +483,7 @@ pub struct ExportedFiles {
     /// Files to write beside it: a `.gltf`'s buffer, and for GOM outputs the images
     /// the import extracted (glTF outputs embed them instead).
     pub side_files: Vec<SideFile>,
-    /// The import's warnings, then the export's.
+    /// The import's warnings (from [`export_imported`]), then the export's.
     pub warnings: Vec<String>,
 }
 
@@ -498,16 +503,14 @@ pub fn export_imported(
     } else {
         BTreeMap::new()
     };
-    let (bytes, mut side_files, export_warnings) =
-        export_with_images(&imported.model, format, output_name, &images)?;
+    let mut exported = export_with_images(&imported.model, format, output_name, &images)?;
     if !embeds {
-        side_files.extend(imported.side_files.iter().cloned());
+        exported
+            .side_files
+            .extend(imported.side_files.iter().cloned());
     }
     let mut warnings = imported.warnings.clone();
-    warnings.extend(export_warnings);
-    Ok(ExportedFiles {
-        bytes,
-        side_files,
-        warnings,
-    })
+    warnings.append(&mut exported.warnings);
+    exported.warnings = warnings;
+    Ok(exported)
 }

@@ -43,10 +43,11 @@ fn each_cell_is_the_models_own_render_placed_in_item_order_with_its_name_below()
         .collect();
     let o = sheet_options();
     let sheet = contact_sheet(&items, &o, &|_, _| {}).unwrap();
-    // Two columns, two rows; gap 4, label strip 7 + 6 = 13 under each 48x40 picture:
-    // width 4 + 2·(48 + 4) = 108, height 4 + 2·(40 + 13 + 4) = 118.
-    assert_eq!((sheet.width(), sheet.height()), (108, 118));
-    let origins = [(4, 4), (56, 4), (4, 61)];
+    // Two columns, two rows; gap 4, label strip 9 + 6 = 15 under each 48x40 picture
+    // (glyphs of 7 rows to the baseline and 2 below it):
+    // width 4 + 2·(48 + 4) = 108, height 4 + 2·(40 + 15 + 4) = 122.
+    assert_eq!((sheet.width(), sheet.height()), (108, 122));
+    let origins = [(4, 4), (56, 4), (4, 63)];
     for (i, model) in models.iter().enumerate() {
         let alone = render(
             model,
@@ -76,7 +77,7 @@ fn each_cell_is_the_models_own_render_placed_in_item_order_with_its_name_below()
         assert!(label_lit > 10, "cell {i} has no name under it");
     }
     // The fourth cell is empty.
-    assert_eq!(sheet.pixel(56 + 24, 61 + 20), Some(SHEET_BACKGROUND));
+    assert_eq!(sheet.pixel(56 + 24, 63 + 20), Some(SHEET_BACKGROUND));
 }
 
 #[test]
@@ -154,7 +155,7 @@ fn texture_sheet_fits_images_in_square_cells_keeping_their_aspect() {
         }
     }
     // With room for text: the name on the first line under the cell, the size on the
-    // second (label strip of two 13-pixel lines; text 3 pixels below each line's top).
+    // second (label strip of two 15-pixel lines; text 3 pixels below each line's top).
     let sheet = texture_sheet(
         &[("bricks", &img)],
         &TextureSheetOptions {
@@ -163,7 +164,7 @@ fn texture_sheet_fits_images_in_square_cells_keeping_their_aspect() {
         },
     )
     .unwrap();
-    assert_eq!((sheet.width(), sheet.height()), (72, 4 + 64 + 26 + 4));
+    assert_eq!((sheet.width(), sheet.height()), (72, 4 + 64 + 30 + 4));
     let lit_rows = |y0: i64| {
         (y0..y0 + 7)
             .flat_map(|y| (0..72).map(move |x| (x, y)))
@@ -171,8 +172,8 @@ fn texture_sheet_fits_images_in_square_cells_keeping_their_aspect() {
             .count()
     };
     assert!(lit_rows(4 + 64 + 3) > 20, "name line");
-    assert!(lit_rows(4 + 64 + 13) > 10, "size line");
-    assert_eq!(lit_rows(4 + 64 + 13 + 7), 0);
+    assert!(lit_rows(4 + 64 + 15) > 10, "size line");
+    assert_eq!(lit_rows(4 + 64 + 15 + 9), 0);
 }
 
 #[test]

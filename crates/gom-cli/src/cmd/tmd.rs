@@ -69,10 +69,10 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             println!("  animations: {}", info.animations.len());
             for a in &info.animations {
                 println!(
-                    "    {}: {} s, {} key(s){}",
+                    "    {}: {} s, {}{}",
                     a.name,
                     a.duration,
-                    a.keys,
+                    super::plural(a.keys, "key", "keys"),
                     if a.looping { ", loops" } else { "" }
                 );
             }
@@ -83,14 +83,19 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             );
             for (l, lod) in info.lods.iter().enumerate() {
                 println!(
-                    "    lod {l}: shader type {}, {} mesh(es)",
+                    "    lod {l}: shader type {}, {}",
                     lod.shader_type,
-                    lod.meshes.len()
+                    super::plural(lod.meshes.len(), "mesh", "meshes")
                 );
                 for m in &lod.meshes {
                     println!(
-                        "      \"{}\": {} piece(s), {} vertices, {} triangles ({} stitches), palette up to {}",
-                        m.material, m.pieces, m.vertices, m.triangles, m.stitches, m.max_palette
+                        "      \"{}\": {}, {}, {} ({}), palette up to {}",
+                        m.material,
+                        super::plural(m.pieces, "piece", "pieces"),
+                        super::plural(m.vertices, "vertex", "vertices"),
+                        super::plural(m.triangles, "triangle", "triangles"),
+                        super::plural(m.stitches, "stitch", "stitches"),
+                        m.max_palette
                     );
                 }
             }

@@ -213,10 +213,10 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 println!("{}", listing.to_json());
             } else {
                 println!(
-                    "{}: {} texture(s), {} material(s)",
+                    "{}: {}, {}",
                     file.display(),
-                    listing.textures.len(),
-                    listing.materials.len()
+                    super::plural(listing.textures.len(), "texture", "textures"),
+                    super::plural(listing.materials.len(), "material", "materials")
                 );
                 for t in &listing.textures {
                     println!(
@@ -308,10 +308,10 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             let bytes = tml.write()?;
             gom_import::build::write_atomic(&output, &bytes)?;
             eprintln!(
-                "wrote {} ({} bytes, {} material(s))",
+                "wrote {} ({}, {})",
                 output.display(),
-                bytes.len(),
-                list.len()
+                super::plural(bytes.len(), "byte", "bytes"),
+                super::plural(list.len(), "material", "materials")
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -1,11 +1,12 @@
 //! [`gom::Model`] → glTF 2.0.
 //!
 //! Layout of the output: nodes `0..boneCount` are the bones (same order, TRS when the
-//! bind matrix decomposes exactly, else `matrix`), followed by one node per mesh part
-//! and, when a skinned model has several root bones, one last node at rest parenting
-//! them (glTF asks a skin's joints for a common root; it is the skins' `skeleton`).
-//! Skinned parts get a skin whose joints are all bones in bone order (so GOM bone
-//! indices are glTF joint indices); parts with identical inverse binds share a skin.
+//! bind matrix decomposes exactly, else `matrix`), followed by one node per mesh part.
+//! glTF asks a skin's joints for a common root: a skinned part's skin holds, in bone
+//! order, the bones under the one root bone its weights use; when they use several,
+//! it holds every bone and one last node at rest, no joint, parents the root bones
+//! (it is that skin's `skeleton`). Parts with the same joints and inverse binds share
+//! a skin.
 //! A skinned part's GBTM is baked into its vertices (glTF ignores a skinned node's
 //! transform); a static part's GBTM becomes its node's matrix. Each submesh is a
 //! primitive sharing the part's vertex accessors. Every clip becomes an animation
@@ -325,6 +326,42 @@ fn embed_image(
     Some(images.len() - 1)
 }
 
+/// The root bone of each bone (parents come first: checked by the caller).
+fn root_bones(bones: &[gom::Bone]) -> Vec<usize> {
+    let mut root_of: Vec<usize> = Vec::with_capacity(bones.len());
+    for (i, b) in bones.iter().enumerate() {
+        let r = usize::try_from(b.parent).map_or(i, |p| root_of[p]);
+        root_of.push(r);
+    }
+    root_of
+}
+
+/// The joints of a skin, in bone order: every bone under the root bones its weights
+/// use (glTF wants a skin's joints to share a root), or every bone, with `true`, when
+/// they use several root bones.
+fn skin_joints(skin: &[gom::SkinWeights], root_of: &[usize]) -> (Vec<usize>, bool) {
+    let used: std::collections::BTreeSet<usize> = skin
+        .iter()
+        .flat_map(|sw| {
+            (0..4)
+                .filter(|&s| sw.weights[s] > 0.0)
+                .map(|s| root_of[usize::from(sw.bones[s])])
+        })
+        .collect();
+    let root = match used.len() {
+        0 => root_of.first().copied(),
+        1 => used.first().copied(),
+        _ => None,
+    };
+    match root {
+        Some(r) => (
+            (0..root_of.len()).filter(|&b| root_of[b] == r).collect(),
+            false,
+        ),
+        None => ((0..root_of.len()).collect(), used.len() > 1),
+    }
+}
+
 /// Writes `model` as glTF 2.0 (right-handed, LINEAR animation samplers). Textures are
 /// embedded from [`GltfExportOptions::images`]; see [`export_with_warnings`] for what
 /// was left out.
@@ -406,7 +443,10 @@ pub fn export_with_warnings(
 
     // Meshes and skins.
     let mut meshes = Vec::new();
-    let mut skins: Vec<(Vec<Mat4>, Value)> = Vec::new();
+    // Each skin: its joints (bone indices), their inverse binds, its JSON, and
+    // whether its joints span several root bones.
+    let mut skins: Vec<(Vec<usize>, Vec<Mat4>, Value, bool)> = Vec::new();
+    let root_of = root_bones(bones);
     let mut scene_nodes = roots.clone();
     for (mi, part) in model.meshes.iter().enumerate() {
         let object = format!("meshes[{mi}]");
@@ -479,13 +519,10 @@ pub fn export_with_warnings(
                     ),
                 ));
             }
-            let mut joints = Vec::with_capacity(n * 4);
-            let mut weights = Vec::with_capacity(n * 4);
             for (k, sw) in skin.iter().enumerate() {
                 for s in 0..4 {
-                    let w = sw.weights[s];
-                    let b = if w > 0.0 { sw.bones[s] } else { 0 };
-                    if usize::from(b) >= bone_count {
+                    let b = sw.bones[s];
+                    if sw.weights[s] > 0.0 && usize::from(b) >= bone_count {
                         return Err(export_err(
                             &object,
                             format!(
@@ -493,11 +530,24 @@ pub fn export_with_warnings(
                             ),
                         ));
                     }
-                    joints.push(u32::from(b));
+                }
+            }
+            let (skin_bones, spans_roots) = skin_joints(skin, &root_of);
+            let mut joint_of = vec![0u32; bone_count];
+            for (j, &b) in skin_bones.iter().enumerate() {
+                joint_of[b] = j as u32;
+            }
+            let mut joints = Vec::with_capacity(n * 4);
+            let mut weights = Vec::with_capacity(n * 4);
+            for sw in skin {
+                for s in 0..4 {
+                    let w = sw.weights[s];
+                    let b = if w > 0.0 { sw.bones[s] } else { 0 };
+                    joints.push(if w > 0.0 { joint_of[usize::from(b)] } else { 0 });
                     weights.push(if w > 0.0 { w } else { 0.0 });
                 }
             }
-            let jt = if bone_count <= 256 {
+            let jt = if skin_bones.len() <= 256 {
                 UNSIGNED_BYTE
             } else {
                 UNSIGNED_SHORT
@@ -506,16 +556,27 @@ pub fn export_with_warnings(
             let wa = bin.floats(&weights, 4, "VEC4", Some(ARRAY_BUFFER), false);
             attrs.insert("JOINTS_0".into(), json!(ja));
             attrs.insert("WEIGHTS_0".into(), json!(wa));
-            let si = match skins.iter().position(|(ib, _)| *ib == part.inverse_bind) {
+            let same = |(j, ib, _, _): &(Vec<usize>, Vec<Mat4>, Value, bool)| {
+                *j == skin_bones && *ib == part.inverse_bind
+            };
+            let si = match skins.iter().position(same) {
                 Some(s) => s,
                 None => {
-                    let flat: Vec<f32> = part.inverse_bind.iter().flat_map(mirror_mat).collect();
+                    let flat: Vec<f32> = skin_bones
+                        .iter()
+                        .flat_map(|&b| mirror_mat(&part.inverse_bind[b]))
+                        .collect();
                     let ibm = bin.floats(&flat, 16, "MAT4", None, false);
                     let skin_json = json!({
-                        "joints": (0..bone_count).collect::<Vec<_>>(),
+                        "joints": skin_bones,
                         "inverseBindMatrices": ibm,
                     });
-                    skins.push((part.inverse_bind.clone(), skin_json));
+                    skins.push((
+                        skin_bones,
+                        part.inverse_bind.clone(),
+                        skin_json,
+                        spans_roots,
+                    ));
                     skins.len() - 1
                 }
             };
@@ -574,15 +635,17 @@ pub fn export_with_warnings(
         nodes.push(Value::Object(node));
     }
 
-    // glTF asks the joints of a skin for a common root: several root bones (a mesh
-    // node beside the armature, say) get one, a node at rest that is no joint.
-    if roots.len() > 1 && !skins.is_empty() {
+    // glTF asks the joints of a skin for a common root: a skin whose weights use the
+    // bones of several root bones gets one, a node at rest that is no joint.
+    if skins.iter().any(|s| s.3) {
         let root_node = nodes.len();
         nodes.push(json!({ "name": COMMON_ROOT_NAME, "children": roots }));
         scene_nodes.retain(|n| !roots.contains(n));
         scene_nodes.insert(0, root_node);
-        for (_, skin) in &mut skins {
-            skin["skeleton"] = json!(root_node);
+        for (_, _, skin, spans_roots) in &mut skins {
+            if *spans_roots {
+                skin["skeleton"] = json!(root_node);
+            }
         }
     }
 
@@ -665,7 +728,7 @@ pub fn export_with_warnings(
     if !skins.is_empty() {
         root.insert(
             "skins".into(),
-            Value::Array(skins.into_iter().map(|(_, s)| s).collect()),
+            Value::Array(skins.into_iter().map(|(_, _, s, _)| s).collect()),
         );
     }
     if !materials.is_empty() {
