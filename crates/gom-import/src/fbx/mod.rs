@@ -40,6 +40,7 @@ mod follow;
 mod mat;
 mod mesh;
 mod skeleton;
+mod times;
 
 use sha2::{Digest, Sha256};
 
