@@ -37,31 +37,18 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
     let scene: &ufbx::Scene = root;
     let mut warnings = Vec::new();
     let mesh = scene.nodes.get(p.node).and_then(|n| n.mesh.as_deref());
-    let (shading, corners, tris) = match mesh {
-        Some(mesh) => (
-            shading(mesh, &p.g, &p.normal_m, &p.name, &mut warnings),
-            corners(mesh, &p, &mut warnings),
-            triangles(mesh, p.flip, &p.name, &mut warnings),
-        ),
-        None => (
-            Shading {
-                normals: None,
-                tangents: None,
-            },
-            Corners {
-                positions: Vec::new(),
-                uv0: None,
-                uv1: None,
-                colors: None,
-                skin: None,
-            },
-            Triangles {
-                indices: Vec::new(),
-                submeshes: Vec::new(),
-                slots: Vec::new(),
-            },
-        ),
+    let Some(mesh) = mesh else {
+        return Built {
+            node: p.node,
+            name: p.name,
+            part: None,
+            slots: Vec::new(),
+            warnings,
+        };
     };
+    let shading = shading(mesh, &p.g, &p.normal_m, &p.name, &mut warnings);
+    let corners = corners(mesh, &p, &mut warnings);
+    let tris = triangles(mesh, p.flip, &p.name, &mut warnings);
     let Triangles {
         indices,
         submeshes,
@@ -101,6 +88,11 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
     }
 }
 
+/// The value of corner `c` of an indexed attribute (`None` out of range).
+fn at<'a, T>(indices: &[u32], values: &'a [T], c: usize) -> Option<&'a T> {
+    values.get(*indices.get(c)? as usize)
+}
+
 /// Corner normals (in `f64` while tangent signs are computed against them, transformed
 /// once per stored value: FBX normals are often indexed) and tangents.
 fn shading(
@@ -112,11 +104,7 @@ fn shading(
 ) -> Shading {
     let nc = mesh.num_indices;
     let attr3 = |a: &ufbx::VertexVec3, c: usize| -> [f64; 3] {
-        a.indices
-            .get(c)
-            .and_then(|&i| a.values.get(i as usize))
-            .map(v3)
-            .unwrap_or([0.0; 3])
+        at(&a.indices, &a.values, c).map_or([0.0; 3], v3)
     };
     let normals_f64: Option<Vec<[f64; 3]>> = mesh.vertex_normal.exists.then(|| {
         let a = &mesh.vertex_normal;
@@ -126,13 +114,7 @@ fn shading(
             .map(|v| mat::normalize(normal_m.transform_vector3(v3(v).into())).into())
             .collect();
         (0..nc)
-            .map(|c| {
-                a.indices
-                    .get(c)
-                    .and_then(|&i| values.get(i as usize))
-                    .copied()
-                    .unwrap_or([0.0; 3])
-            })
+            .map(|c| at(&a.indices, &values, c).copied().unwrap_or([0.0; 3]))
             .collect()
     });
     let tangents = match (
@@ -181,12 +163,7 @@ fn corners(mesh: &ufbx::Mesh, p: &Prepared, warnings: &mut Vec<String>) -> Corne
     let uv_of = |a: &ufbx::VertexVec2| -> Vec<[f32; 2]> {
         (0..nc)
             .map(|c| {
-                let v = a
-                    .indices
-                    .get(c)
-                    .and_then(|&i| a.values.get(i as usize))
-                    .map(|v| [v.x, v.y])
-                    .unwrap_or([0.0; 2]);
+                let v = at(&a.indices, &a.values, c).map_or([0.0; 2], |v| [v.x, v.y]);
                 [canon(v[0] as f32), canon((1.0 - v[1]) as f32)]
             })
             .collect()
@@ -207,12 +184,7 @@ fn corners(mesh: &ufbx::Mesh, p: &Prepared, warnings: &mut Vec<String>) -> Corne
         let a = &mesh.vertex_color;
         (0..nc)
             .map(|c| {
-                let v = a
-                    .indices
-                    .get(c)
-                    .and_then(|&i| a.values.get(i as usize))
-                    .map(|v| [v.x, v.y, v.z, v.w])
-                    .unwrap_or([1.0; 4]);
+                let v = at(&a.indices, &a.values, c).map_or([1.0; 4], |v| [v.x, v.y, v.z, v.w]);
                 v.map(|x| {
                     let x = if x.is_finite() {
                         x.clamp(0.0, 1.0)
