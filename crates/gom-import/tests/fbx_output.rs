@@ -83,8 +83,8 @@ fn fbx_conversion_is_deterministic() {
         let a = convert_bytes(&dir, &name, &FbxOptions::default());
         let b = convert_bytes(&dir, &name, &FbxOptions::default());
         assert!(a == b, "{name}: two conversions differ");
-        // On a pool of one thread everything runs serially; on more, the source hash,
-        // sampling, meshes and tracks are shared with a helper thread: the same bytes.
+        // On a pool of one thread everything runs serially; on more, the source hash
+        // runs beside the conversion: the same bytes.
         for threads in [1, 2, 3] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

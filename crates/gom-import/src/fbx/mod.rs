@@ -40,6 +40,7 @@ mod follow;
 mod mat;
 mod mesh;
 mod skeleton;
+mod times;
 
 use sha2::{Digest, Sha256};
 
@@ -179,7 +180,7 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
 /// The source hash runs beside the conversion on rayon's current thread pool (the
 /// global one unless the caller installed another); the conversion itself runs on the
 /// calling thread, and its sampling, mesh and track steps spread over the pool when
-/// they are large ([`PARALLEL_WORK`]).
+/// they are large (100,000 node samples, vertices or track keys).
 pub fn convert(
     bytes: &[u8],
     name_for_errors: &str,

@@ -246,3 +246,24 @@ pub(crate) fn check_bone_count(bones: usize, file: &str) -> Result<(), FbxError>
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_bones_than_gom_allows_is_a_typed_error() {
+        assert!(check_bone_count(4096, "f.fbx").is_ok());
+        match check_bone_count(4097, "f.fbx") {
+            Err(FbxError::TooManyBones { file, bones, max }) => {
+                assert_eq!((file.as_str(), bones, max), ("f.fbx", 4097, 4096));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let e = check_bone_count(4097, "f.fbx").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.fbx: 4097 bones, more than GOM v1 allows (4096)"
+        );
+    }
+}

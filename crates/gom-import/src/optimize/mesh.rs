@@ -61,7 +61,7 @@ fn same_vertex(v: &Vertices, a: usize, b: usize) -> bool {
 /// by stream, about 250 instructions a corner on the shared FBX files (callgrind);
 /// hashing each attribute column as words into one open-addressing table costs about a
 /// quarter of it.
-pub fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
+pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
     let n = corners.len();
     let mut hashes = vec![0u64; n];
     mix_column(&mut hashes, &corners.positions);
@@ -126,7 +126,7 @@ pub fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
 }
 
 /// The vertices `order[k]` of `v`, in that order.
-pub fn select(v: &Vertices, order: &[usize]) -> Vertices {
+fn select(v: &Vertices, order: &[usize]) -> Vertices {
     fn pick<T: Copy>(s: &[T], order: &[usize]) -> Vec<T> {
         order.iter().map(|&i| s[i]).collect()
     }
@@ -144,7 +144,7 @@ pub fn select(v: &Vertices, order: &[usize]) -> Vertices {
 /// Orders a mesh part for the GPU with meshoptimizer: triangles of each submesh for the
 /// post-transform vertex cache (submesh ranges are kept), then vertices in order of
 /// first use for vertex fetch. Both steps are deterministic functions of the input.
-pub fn optimize_for_gpu(part: &mut MeshPart) {
+pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
     let vertex_count = part.vertices.len();
     if vertex_count == 0 || part.indices.is_empty() {
         return;

@@ -567,8 +567,8 @@ fn stored_transforms_agree_with_ufbx() {
             let path = std::path::Path::new(name);
             assert_same(&stored.local[i], &node.local_transform, path, node, 0.0);
             if node.inherit_mode == ufbx::InheritMode::Normal {
-                let want = super::super::mat::from_ufbx(&node.node_to_world);
-                let got = stored.world[i];
+                let want = super::super::mat::from_ufbx(&node.node_to_world).to_cols_array();
+                let got = stored.world[i].to_cols_array();
                 let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
                 for k in 0..16 {
                     assert!(
@@ -619,7 +619,7 @@ fn transforms_hold_still_outside_their_varying_spans() {
                 cuts.retain(|t| t.is_finite());
                 cuts.sort_by(f64::total_cmp);
                 cuts.dedup();
-                let inside = super::super::anim::Varying::new(spans);
+                let inside = super::super::times::Varying::new(spans);
                 for w in cuts.windows(2) {
                     let (a, c) = (w[0], w[1]);
                     if inside.meets(a, c) {
@@ -689,9 +689,9 @@ fn samples_reproduce_holds_steps_and_same_time_keys() {
         c.key_times(&mut times);
         let mut spans = Vec::new();
         c.varying_spans(&mut spans);
-        let varying = super::super::anim::Varying::new(spans);
+        let varying = super::super::times::Varying::new(spans);
         let samples =
-            super::super::anim::key_sample_times(&times, &varying, 0.0, duration, rate, 100_000)
+            super::super::times::key_sample_times(&times, &varying, 0.0, duration, rate, 100_000)
                 .unwrap();
         let values: Vec<f64> = samples.iter().map(|s| c.eval(s.1, 0.0)).collect();
         // Sampled sparsely where it holds, densely where it ramps.

@@ -1,5 +1,16 @@
 //! `sin`, `cos` and `atan2` on the first quadrant in plain IEEE arithmetic (range-limited
 //! series), so that which keys survive is the same on every platform (D11).
+//!
+//! Kept beside `libm` (which would be as deterministic) because they are cheaper where
+//! key reduction spends its time: the segment loops evaluate `sin_cos_fixed` with a
+//! term count fixed per segment, which the compiler unrolls and vectorises. With
+//! `libm::sin`, `libm::cos`, `libm::sincos` and `libm::atan2` in their place, the
+//! output bytes of the shared FBX files stay the same (golden hashes), but a
+//! conversion costs more instructions (`valgrind --tool=callgrind` over
+//! `examples/fbx_repeat.rs`, docs/performance.md): +2.0 % for max_transformed_skin
+//! (2,248,296 → 2,293,396 a call, the most keys per byte), +0.7 % for
+//! blender_279_sausage, +0.5 % for maya_game_sausage (ASCII), none for the unanimated
+//! blender_suzanne.
 
 /// `sin(x)` for `0 <= x <= pi/2`, by its Taylor series (error below 1e-15).
 pub(super) fn sin_small(x: f64) -> f64 {
