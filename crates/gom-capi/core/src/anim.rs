@@ -310,7 +310,7 @@ pub unsafe extern "C" fn gom_skin(
             sc.palette.set_row_major(matrices(input));
             let targets = SkinTargets {
                 positions: Some(bytemuck::cast_slice_mut(positions)),
-                normals: normals.map(|n| bytemuck::cast_slice_mut(n)),
+                normals: normals.map(bytemuck::cast_slice_mut),
                 tangents: None,
             };
             skin(m, &sc.palette, targets)?;

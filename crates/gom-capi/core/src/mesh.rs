@@ -253,14 +253,7 @@ pub extern "C" fn gom_material_count(a: *const gom_asset) -> u32 {
 /// thread.
 #[no_mangle]
 pub extern "C" fn gom_material_name(a: *const gom_asset, material: u32) -> *const c_char {
-    value(std::ptr::null(), || {
-        Some(
-            asset_ref(a)?
-                .material_names
-                .get(to_usize(material))?
-                .as_ptr(),
-        )
-    })
+    crate::asset::name_at(a, |x| &x.material_names, material)
 }
 
 /// Material `material`'s base-colour texture path or URI (owned by the asset), or NULL

@@ -266,7 +266,7 @@ static void task_null(const char* path) {
             CHECK_CODE(gom_skin(a, m, pal, pn, NULL, NULL, vc), GOM_E_NULL);
             CHECK_CODE(gom_skin(a, m, pal, pn, pos, pos, vc), GOM_E_ARGUMENT);
             CHECK_CODE(gom_skin(a, m, pal, pn, pos + 1, pos, vc), GOM_E_ARGUMENT);
-            CHECK_CODE(gom_skin(a, m, pal, pn, pal, NULL, vc), pn * 16 ? GOM_E_ARGUMENT : GOM_OK);
+            if (pn) CHECK_CODE(gom_skin(a, m, pal, pn, pal, NULL, vc), GOM_E_ARGUMENT);
         }
         if (pn) CHECK_CODE(gom_skin(a, m, NULL, pn, pos, NULL, vc), GOM_E_NULL);
         int has_normals = (gom_mesh_vertex_format(a, m) & GOM_VERTEX_NORMAL) != 0;
