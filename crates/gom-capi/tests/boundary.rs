@@ -11,7 +11,7 @@ use gom_runtime::{
 };
 
 fn demo_bytes() -> Vec<u8> {
-    gom::gomb::write(&gom::demo::build()).expect("demo model")
+    gom::gomb::write(&gom_demo::build()).expect("demo model")
 }
 
 /// An asset opened through the C API on `bytes` (which outlive it).

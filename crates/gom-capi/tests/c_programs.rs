@@ -109,7 +109,7 @@ fn shared_data() -> Option<PathBuf> {
 /// The demo model and every shared glTF and FBX sample, converted to GOMB in `dir`.
 fn gom_files(dir: &Path) -> Vec<PathBuf> {
     let demo = dir.join("demo.gom");
-    std::fs::write(&demo, gom::gomb::write(&gom::demo::build()).expect("demo")).expect("write");
+    std::fs::write(&demo, gom::gomb::write(&gom_demo::build()).expect("demo")).expect("write");
     let mut files = vec![demo];
     let Some(data) = shared_data() else {
         return files;
@@ -309,7 +309,7 @@ fn c_example_writes_what_gom_pose_writes() {
             );
         }
     }
-    let model = gom::demo::build();
+    let model = gom_demo::build();
     let file = dir.path().join("demo.gom");
     std::fs::write(&file, gom::gomb::write(&model).expect("demo")).expect("write");
     let clip = model

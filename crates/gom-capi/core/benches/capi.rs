@@ -8,7 +8,8 @@
 //! criterion, for instruction counts (`valgrind --tool=callgrind`).
 
 use criterion::{black_box, criterion_group, Criterion};
-use gom::math::{bind_world, from_trs, inverse_affine, quat_from_axis_angle};
+use gom::math::{bind_world, from_trs, inverse_affine};
+use gom_demo::quat_from_axis_angle;
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_capi_core as c;
 use gom_runtime::{

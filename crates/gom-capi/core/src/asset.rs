@@ -42,8 +42,8 @@ impl gom_asset {
         let m = &asset.materials;
         gom_asset {
             bone_names: asset.skeleton.names().iter().map(|n| c_string(n)).collect(),
-            mesh_names: asset.meshes.iter().map(|x| c_string(&x.name)).collect(),
-            clip_names: asset.clips.iter().map(|x| c_string(&x.name)).collect(),
+            mesh_names: asset.meshes.iter().map(|x| c_string(x.name())).collect(),
+            clip_names: asset.clips.iter().map(|x| c_string(x.name())).collect(),
             material_names: m.iter().map(|x| c_string(&x.name)).collect(),
             material_textures: m
                 .iter()
@@ -303,7 +303,7 @@ pub extern "C" fn gom_mesh_vertex_count(a: *const gom_asset, mesh: u32) -> u32 {
 /// thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_index_count(a: *const gom_asset, mesh: u32) -> u32 {
-    value(0, || Some(mesh_ref(a, mesh).ok()?.indices.len() as u32))
+    value(0, || Some(mesh_ref(a, mesh).ok()?.indices().len() as u32))
 }
 
 /// Mesh `mesh` of `a`, or `GOM_E_NULL` / `GOM_E_RANGE`.
@@ -340,7 +340,7 @@ pub unsafe extern "C" fn gom_clip_find(a: *const gom_asset, name: *const c_char)
         let a = asset_ref(a)?;
         // SAFETY: the caller promises NULL or a NUL-terminated string.
         let name = unsafe { c_str(name) }?;
-        let i = a.asset.clips.iter().position(|c| c.name == name)?;
+        let i = a.asset.clips.iter().position(|c| c.name() == name)?;
         i32::try_from(i).ok()
     })
 }
@@ -355,14 +355,14 @@ pub extern "C" fn gom_clip_name(a: *const gom_asset, clip: u32) -> *const c_char
 /// thread.
 #[no_mangle]
 pub extern "C" fn gom_clip_duration(a: *const gom_asset, clip: u32) -> f32 {
-    value(0.0, || Some(clip_ref(a, clip).ok()?.duration))
+    value(0.0, || Some(clip_ref(a, clip).ok()?.duration()))
 }
 
 /// The rate clip `clip` was sampled at, keys per second (0 when out of range). Any
 /// thread.
 #[no_mangle]
 pub extern "C" fn gom_clip_sample_rate(a: *const gom_asset, clip: u32) -> f32 {
-    value(0.0, || Some(clip_ref(a, clip).ok()?.sample_rate))
+    value(0.0, || Some(clip_ref(a, clip).ok()?.sample_rate()))
 }
 
 /// Clip `clip` of `a`, or `GOM_E_NULL` / `GOM_E_RANGE`.

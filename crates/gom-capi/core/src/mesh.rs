@@ -39,7 +39,7 @@ pub struct gom_bounds {
 /// Attributes are interleaved in bit order. Any thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_vertex_format(a: *const gom_asset, mesh: u32) -> u32 {
-    value(0, || Some(mesh_ref(a, mesh).ok()?.format.0))
+    value(0, || Some(mesh_ref(a, mesh).ok()?.format().0))
 }
 
 /// The size of one vertex of mesh `mesh` in bytes (0 when out of range). Any thread.
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn gom_mesh_vertex_data(
 #[no_mangle]
 pub extern "C" fn gom_mesh_index_size(a: *const gom_asset, mesh: u32) -> u32 {
     value(0, || {
-        Some(match mesh_ref(a, mesh).ok()?.indices {
+        Some(match mesh_ref(a, mesh).ok()?.indices() {
             gom_runtime::Indices::U16(_) => 2,
             gom_runtime::Indices::U32(_) => 4,
         })
@@ -119,9 +119,9 @@ pub unsafe extern "C" fn gom_mesh_index_data(
     out_size: *mut usize,
 ) -> *const c_void {
     let bytes = value(None, || {
-        Some(Some(match &mesh_ref(a, mesh).ok()?.indices {
-            gom_runtime::Indices::U16(i) => bytemuck::cast_slice::<u16, u8>(i),
-            gom_runtime::Indices::U32(i) => bytemuck::cast_slice::<u32, u8>(i),
+        Some(Some(match &mesh_ref(a, mesh).ok()?.indices() {
+            gom_runtime::Indices::U16(i) => bytemuck::cast_slice::<u16, u8>(i.as_ref()),
+            gom_runtime::Indices::U32(i) => bytemuck::cast_slice::<u32, u8>(i.as_ref()),
         }))
     });
     // SAFETY: forwarded from this function's contract.
@@ -145,7 +145,7 @@ unsafe fn bytes_out(bytes: Option<&[u8]>, out_size: *mut usize) -> *const c_void
 /// The number of submeshes of mesh `mesh` (0 when out of range). Any thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_submesh_count(a: *const gom_asset, mesh: u32) -> u32 {
-    value(0, || Some(mesh_ref(a, mesh).ok()?.submeshes.len() as u32))
+    value(0, || Some(mesh_ref(a, mesh).ok()?.submeshes().len() as u32))
 }
 
 /// Submesh `submesh` of mesh `mesh` into `*out`. Returns 0, or `GOM_E_NULL`,
@@ -162,12 +162,12 @@ pub unsafe extern "C" fn gom_mesh_submesh(
 ) -> i32 {
     status(|| {
         let m = mesh_ref(a, mesh)?;
-        let s = m.submeshes.get(to_usize(submesh)).ok_or_else(|| {
+        let s = m.submeshes().get(to_usize(submesh)).ok_or_else(|| {
             Fail::new(
                 GOM_E_RANGE,
                 format!(
                     "submesh {submesh} is out of range: the mesh has {}",
-                    m.submeshes.len()
+                    m.submeshes().len()
                 ),
             )
         })?;
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn gom_mesh_bounds(
     status(|| {
         let m = mesh_ref(a, mesh)?;
         let b = m
-            .bounds
+            .bounds()
             .ok_or_else(|| Fail::new(GOM_E_RANGE, format!("mesh {mesh} has no bounds")))?;
         slice_mut(out, 1, "out")?[0] = gom_bounds {
             aabb_min: b.aabb_min,
