@@ -119,7 +119,7 @@ fn the_c_pipeline_equals_the_rust_pipeline_bit_for_bit() {
         assert!(!s.is_null());
         let mut ctx = SamplingContext::new();
         let (mut local, mut model) = (LocalPose::default(), ModelPose::new());
-        for &t in &[0.0f32, 0.1, 0.55, clip.duration, 3.7 * clip.duration] {
+        for &t in &[0.0f32, 0.1, 0.55, clip.duration(), 3.7 * clip.duration()] {
             sample(
                 clip,
                 &asset.skeleton,
