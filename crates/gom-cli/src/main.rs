@@ -2,7 +2,7 @@
 //!
 //! This binary holds argument parsing, progress and reporting only; every format rule
 //! lives in the library crates.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod cmd;
 mod input;
