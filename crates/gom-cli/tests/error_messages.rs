@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+// Not every helper is used here.
+#[allow(dead_code)]
 mod common;
 use common::{gom, s};
 
