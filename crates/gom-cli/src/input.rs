@@ -1,5 +1,5 @@
-//! Reading input files: GOM binary through a memory map, everything else through the
-//! importers, all into one [`gom::Model`].
+//! Reading input files: GOM binary through the strict reader, everything else through
+//! the importers, all into one [`gom::Model`].
 
 use std::error::Error;
 use std::fs::File;
@@ -8,43 +8,30 @@ use std::path::Path;
 /// The CLI's error type: any library error, shown as its sentence.
 pub type CliError = Box<dyn Error + Send + Sync>;
 
-/// A file's bytes: memory-mapped when possible, read otherwise.
-pub enum Bytes {
-    /// A read-only memory map.
-    Mapped(memmap2::Mmap),
-    /// Bytes read into memory.
-    Owned(Vec<u8>),
+/// Reads `path` into memory.
+///
+/// The file is read rather than memory-mapped: a map would let another process change
+/// or truncate the bytes under a live `&[u8]`, which is undefined behaviour, not a read
+/// error, and the readers copy what they keep anyway.
+pub fn read(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| {
+        gom_import::source::ImportError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    })
 }
 
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
+/// `error`'s sentence without the leading `path: ` it starts with when it names the
+/// file, for lines that print the path themselves.
+pub fn reason(path: &Path, error: &dyn std::fmt::Display) -> String {
+    let text = error.to_string();
+    let prefix = format!("{}: ", path.display());
+    match text.strip_prefix(&prefix) {
+        Some(rest) => rest.to_string(),
+        None => text,
     }
-}
-
-/// Opens `path` and maps it into memory; empty files and files that cannot be mapped
-/// are read instead.
-#[allow(unsafe_code)]
-pub fn open(path: &Path) -> Result<Bytes, CliError> {
-    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len > 0 {
-        // SAFETY: the map is read-only and lives as long as the returned `Bytes`.
-        // Another process truncating or rewriting the file while it is mapped could
-        // change the bytes under us (or raise SIGBUS on truncation); every reader
-        // treats the bytes as untrusted input and re-checks every offset, so changed
-        // bytes can only produce a read error. This is the documented contract of
-        // `memmap2::Mmap::map`; `tests/cli.rs` exercises this path on real files.
-        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-            return Ok(Bytes::Mapped(map));
-        }
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Bytes::Owned(bytes))
 }
 
 /// A model loaded for inspection, with what its reader had to say.
@@ -57,16 +44,21 @@ pub struct Loaded {
     pub findings: Vec<gom::validate::Finding>,
 }
 
-/// Loads any model gom reads: GOM binary through a memory map and the strict reader,
-/// everything else through the importers.
+/// Loads any model gom reads: GOM binary through the strict reader (keeping its
+/// validation findings), everything else through the importers.
 pub fn load(path: &Path) -> Result<Loaded, CliError> {
     match gom_import::source::SourceFormat::of_path(path).or_else(|| sniff(path)) {
         Some(gom_import::source::SourceFormat::Gomb) => {
-            let bytes = open(path)?;
+            let bytes = read(path)?;
             if bytes.is_empty() {
                 return Err(format!("{}: the file is empty", path.display()).into());
             }
-            let read = gom::gomb::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let read = gom::gomb::read(&bytes).map_err(|source| {
+                gom_import::source::ImportError::Gomb {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
             let warnings = read
                 .unknown_chunks
                 .iter()

@@ -2,6 +2,8 @@
 //!
 //! This binary holds argument parsing, progress and reporting only; every format rule
 //! lives in the library crates.
+// Unsafe code is denied everywhere but in one place: restoring SIGPIPE's default
+// action (`end_quietly_on_closed_output`), which has no safe interface in std.
 #![deny(unsafe_code)]
 
 mod cmd;

@@ -154,6 +154,50 @@ fn incremental_builds_rebuild_only_what_changed() {
     assert_eq!(fifth["converted"].as_u64(), Some(n as u64), "{fifth:#}");
 }
 
+/// Every import option, each with a value other than its default.
+const EVERY_OPTION_CHANGED: &[&[&str]] = &[
+    &["--sample-rate", "24"],
+    &["--no-optimize"],
+    &["--key-tolerance-mm", "2"],
+    &["--lod", "1"],
+    &["--tkl", "elsewhere.tkl"],
+    &["--tml", "elsewhere.tml"],
+    &["--handedness", "left"],
+    &["--channel-flag3", "translation-only"],
+];
+
+#[test]
+fn changing_any_one_import_option_rebuilds_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let out = tmp.path().join("out");
+    let n = mixed_inputs(&src) as u64;
+    let build = |extra: &[&str]| {
+        let mut args = vec!["build", s(&src), s(&out), "--report", "json", "-q"];
+        args.extend_from_slice(extra);
+        report(&gom(&args))
+    };
+    let built =
+        |r: &serde_json::Value| r["converted"].as_u64().unwrap() + r["failed"].as_u64().unwrap();
+    build(&[]);
+    for option in EVERY_OPTION_CHANGED {
+        let changed = build(option);
+        assert_eq!(
+            built(&changed),
+            n,
+            "{option:?} left outputs as they were: {changed:#}"
+        );
+        let again = build(option);
+        assert_eq!(
+            again["upToDate"].as_u64().unwrap() + again["failed"].as_u64().unwrap(),
+            n,
+            "{option:?} twice: {again:#}"
+        );
+        let back = build(&[]);
+        assert_eq!(built(&back), n, "{option:?} back to the default: {back:#}");
+    }
+}
+
 #[test]
 fn output_does_not_depend_on_the_number_of_jobs() {
     let tmp = tempfile::tempdir().unwrap();

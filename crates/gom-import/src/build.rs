@@ -290,82 +290,59 @@ fn rel_string(base: &Path, path: &Path) -> String {
         .join("/")
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hexadecimal of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// One manifest record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One manifest record. Fields are declared in the order they are written (sorted by
+/// name), which keeps the manifest's bytes those of earlier versions.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Record {
-    output: String,
+    converter: String,
     input_hash: String,
     options: String,
-    converter: String,
-    output_hash: String,
+    output: String,
+    /// Absent from manifests of earlier versions.
+    #[serde(default)]
     output_bytes: u64,
+    output_hash: String,
+    source: String,
+    /// Absent from manifests of earlier versions.
+    #[serde(default)]
     warnings: Vec<String>,
 }
 
+/// The manifest file: `entries` sorted by source path, then the format `version`.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Manifest<E> {
+    entries: Vec<E>,
+    version: u32,
+}
+
+/// The manifest's records by source path; an unreadable manifest is an empty one, and
+/// an unreadable entry is left out (its source is rebuilt).
 fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
-    let mut map = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(out.join(MANIFEST_NAME)) else {
-        return map;
+        return BTreeMap::new();
     };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return map;
+    let Ok(doc) = serde_json::from_str::<Manifest<serde_json::Value>>(&text) else {
+        return BTreeMap::new();
     };
-    let Some(entries) = value.get("entries").and_then(|e| e.as_array()) else {
-        return map;
-    };
-    for e in entries {
-        let field = |k: &str| e.get(k).and_then(|v| v.as_str()).map(str::to_owned);
-        let output_bytes = e.get("outputBytes").and_then(|v| v.as_u64()).unwrap_or(0);
-        let warnings = e
-            .get("warnings")
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|w| w.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let (Some(src), Some(output), Some(ih), Some(opt), Some(conv), Some(oh)) = (
-            field("source"),
-            field("output"),
-            field("inputHash"),
-            field("options"),
-            field("converter"),
-            field("outputHash"),
-        ) {
-            map.insert(
-                src,
-                Record {
-                    output,
-                    input_hash: ih,
-                    options: opt,
-                    converter: conv,
-                    output_hash: oh,
-                    output_bytes,
-                    warnings,
-                },
-            );
-        }
-    }
-    map
+    doc.entries
+        .into_iter()
+        .filter_map(|e| serde_json::from_value::<Record>(e).ok())
+        .map(|r| (r.source.clone(), r))
+        .collect()
 }
 
 fn save_manifest(out: &Path, records: &BTreeMap<String, Record>) -> Result<(), BuildError> {
-    let entries: Vec<serde_json::Value> = records
-        .iter()
-        .map(|(src, r)| {
-            serde_json::json!({
-                "source": src, "output": r.output, "inputHash": r.input_hash,
-                "options": r.options, "converter": r.converter, "outputHash": r.output_hash,
-                "outputBytes": r.output_bytes, "warnings": r.warnings,
-            })
-        })
-        .collect();
-    let doc = serde_json::json!({ "version": 1, "entries": entries });
+    let doc = Manifest {
+        entries: records.values().collect(),
+        version: 1,
+    };
+    // Strings and a number always serialise.
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
     write_atomic(&out.join(MANIFEST_NAME), text.as_bytes())
@@ -424,7 +401,7 @@ fn input_hash(source: &Path, companions: &[PathBuf]) -> Result<String, String> {
 /// buffers), so that a change to them rebuilds it. `cancel` is polled before each file:
 /// once set, files not yet started are reported as cancelled. `progress` is called
 /// from worker threads.
-pub fn run<C, D, P>(
+pub fn run<C, E, D, P>(
     src: &Path,
     out: &Path,
     options: &BuildOptions,
@@ -434,7 +411,8 @@ pub fn run<C, D, P>(
     progress: P,
 ) -> Result<BuildReport, BuildError>
 where
-    C: Fn(&Path) -> Result<Converted, String> + Sync,
+    C: Fn(&Path) -> Result<Converted, E> + Sync,
+    E: std::fmt::Display,
     D: Fn(&Path) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
@@ -530,7 +508,10 @@ where
         }
         let converted = match convert(&job.source) {
             Ok(c) => c,
-            Err(error) => return report(Outcome::Failed { error }, 0),
+            Err(error) => {
+                let error = error.to_string();
+                return report(Outcome::Failed { error }, 0);
+            }
         };
         let dir = out_path.parent().unwrap_or(out);
         let side_paths: Vec<PathBuf> = converted
@@ -572,6 +553,7 @@ where
                 output_hash: hex(&Sha256::digest(&converted.bytes)),
                 output_bytes: converted.bytes.len() as u64,
                 warnings: converted.warnings.clone(),
+                source: job.rel.clone(),
             },
         );
         report(

@@ -1,12 +1,14 @@
 //! The conversion report: what an importer produced, reduced, dropped or could not
 //! represent. Every importer fills one; `gom` prints it or saves it as JSON.
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::optimize::skin::DroppedInfluences;
 
 /// One converted mesh part.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MeshReport {
     /// Mesh part name.
     pub name: String,
@@ -21,7 +23,8 @@ pub struct MeshReport {
 }
 
 /// One converted clip.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClipReport {
     /// Clip name.
     pub name: String,
@@ -36,7 +39,12 @@ pub struct ClipReport {
 }
 
 /// What a conversion did.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// In JSON (through [`ReportJson`]) the report also carries the key totals over all
+/// clips and the mean dropped weight; reading it back recomputes the dropped total
+/// weight from that mean.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(into = "ReportJson", from = "ReportJson")]
 pub struct Report {
     /// The source name given to the converter.
     pub source: String,
@@ -121,36 +129,90 @@ impl Report {
         lines
     }
 
-    /// The report as JSON (fields in a fixed order).
+    /// The report as JSON (fields in declaration order of [`ReportJson`]).
     pub fn to_json(&self) -> Value {
-        json!({
-            "source": self.source,
-            "bones": self.bones,
-            "meshes": self.meshes.iter().map(|m| json!({
-                "name": m.name,
-                "vertices": m.vertices,
-                "triangles": m.triangles,
-                "submeshes": m.submeshes,
-                "skinned": m.skinned,
-            })).collect::<Vec<_>>(),
-            "clips": self.clips.iter().map(|c| json!({
-                "name": c.name,
-                "duration": c.duration,
-                "tracks": c.tracks,
-                "keysBefore": c.keys_before,
-                "keysAfter": c.keys_after,
-            })).collect::<Vec<_>>(),
-            "keysBefore": self.keys_before(),
-            "keysAfter": self.keys_after(),
-            "droppedInfluences": {
-                "vertices": self.dropped_influences.vertices,
-                "influences": self.dropped_influences.influences,
-                "maxWeight": self.dropped_influences.max_weight,
-                "meanWeight": self.dropped_influences.mean_weight(),
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The JSON form of a [`Report`]: its fields, camel-cased, with the totals a reader
+/// would otherwise add up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportJson {
+    /// [`Report::source`].
+    pub source: String,
+    /// [`Report::bones`].
+    pub bones: usize,
+    /// [`Report::meshes`].
+    pub meshes: Vec<MeshReport>,
+    /// [`Report::clips`].
+    pub clips: Vec<ClipReport>,
+    /// [`Report::keys_before`].
+    pub keys_before: u64,
+    /// [`Report::keys_after`].
+    pub keys_after: u64,
+    /// [`Report::dropped_influences`].
+    pub dropped_influences: DroppedInfluencesJson,
+    /// [`Report::loader_warnings`].
+    pub loader_warnings: Vec<String>,
+    /// [`Report::warnings`].
+    pub warnings: Vec<String>,
+}
+
+/// The JSON form of [`DroppedInfluences`]: the mean in place of the total.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedInfluencesJson {
+    /// Vertices that had more than four non-zero influences.
+    pub vertices: u64,
+    /// Influences dropped in total.
+    pub influences: u64,
+    /// The largest single normalised weight that was dropped.
+    pub max_weight: f64,
+    /// [`DroppedInfluences::mean_weight`].
+    pub mean_weight: f64,
+}
+
+impl From<Report> for ReportJson {
+    fn from(r: Report) -> Self {
+        let d = r.dropped_influences;
+        ReportJson {
+            keys_before: r.keys_before(),
+            keys_after: r.keys_after(),
+            source: r.source,
+            bones: r.bones,
+            meshes: r.meshes,
+            clips: r.clips,
+            dropped_influences: DroppedInfluencesJson {
+                vertices: d.vertices,
+                influences: d.influences,
+                max_weight: d.max_weight,
+                mean_weight: d.mean_weight(),
             },
-            "loaderWarnings": self.loader_warnings,
-            "warnings": self.warnings,
-        })
+            loader_warnings: r.loader_warnings,
+            warnings: r.warnings,
+        }
+    }
+}
+
+impl From<ReportJson> for Report {
+    fn from(j: ReportJson) -> Self {
+        let d = j.dropped_influences;
+        Report {
+            source: j.source,
+            bones: j.bones,
+            meshes: j.meshes,
+            clips: j.clips,
+            dropped_influences: DroppedInfluences {
+                vertices: d.vertices,
+                influences: d.influences,
+                max_weight: d.max_weight,
+                total_weight: d.mean_weight * d.vertices as f64,
+            },
+            loader_warnings: j.loader_warnings,
+            warnings: j.warnings,
+        }
     }
 }
 
@@ -183,6 +245,37 @@ mod tests {
         assert_eq!(j["keysAfter"], 6);
         assert_eq!(j["warnings"][0], "w");
         assert_eq!(j["clips"][1]["name"], "b");
+    }
+
+    #[test]
+    fn json_keeps_names_with_quotes_and_control_characters_and_reads_back() {
+        let name = "a \"quoted\" \\ back\u{1}slash\n\u{e9}\u{1F996}";
+        let mut r = Report {
+            source: name.into(),
+            bones: 3,
+            ..Default::default()
+        };
+        r.meshes.push(MeshReport {
+            name: name.into(),
+            vertices: 3,
+            triangles: 1,
+            submeshes: 1,
+            skinned: false,
+        });
+        r.dropped_influences = DroppedInfluences {
+            vertices: 4,
+            influences: 5,
+            max_weight: 0.5,
+            total_weight: 1.0,
+        };
+        r.warn(name);
+        let text = serde_json::to_string(&r).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["source"], name);
+        assert_eq!(v["meshes"][0]["name"], name);
+        assert_eq!(v["droppedInfluences"]["meanWeight"], 0.25);
+        let back: Report = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]

@@ -88,7 +88,11 @@ pub struct SideFile {
 }
 
 /// Options that affect how a source file becomes a model.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Every field takes part in [`ImportOptions::fingerprint`] through its `Serialize`
+/// implementation, so a field added here is covered by incremental builds without
+/// further work.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ImportOptions {
     /// Rate animation is sampled at when a source must be resampled, in Hz.
     pub sample_rate: f32,
@@ -100,8 +104,10 @@ pub struct ImportOptions {
     /// JPOG: the level of detail to convert.
     pub lod: usize,
     /// JPOG: the keyframe library; found beside the model by its name when `None`.
+    #[serde(serialize_with = "serialize_path")]
     pub tkl: Option<PathBuf>,
     /// JPOG: the material library; found beside the model when `None`.
+    #[serde(serialize_with = "serialize_path")]
     pub tml: Option<PathBuf>,
     /// JPOG: how the game's Z-up axes are read.
     pub jpog_handedness: crate::jpog::Handedness,
@@ -125,18 +131,28 @@ impl Default for ImportOptions {
 }
 
 impl ImportOptions {
-    /// A stable text naming every option, for build manifests.
+    /// A stable text standing for every option, for build manifests: the SHA-256 (in
+    /// hexadecimal) of the options serialised as JSON, fields in declaration order.
     pub fn fingerprint(&self) -> String {
-        format!(
-            "sample_rate={};optimize_meshes={};key_tolerance={};lod={};tkl={:?};tml={:?}",
-            self.sample_rate,
-            self.optimize_meshes,
-            self.key_tolerance,
-            self.lod,
-            self.tkl,
-            self.tml
-        )
+        use sha2::{Digest, Sha256};
+        // Serialising plain numbers, booleans, enums and strings cannot fail; should it
+        // ever, the error text still differs from any serialisation.
+        let text = serde_json::to_string(self).unwrap_or_else(|e| format!("unserialisable: {e}"));
+        crate::build::hex(&Sha256::digest(text.as_bytes()))
     }
+}
+
+/// A path as text, in its platform's encoding made lossless: UTF-8 paths as themselves,
+/// any other as the hexadecimal of its encoded bytes (serde refuses non-UTF-8 paths).
+fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+    let text = path.as_ref().map(|p| match p.to_str() {
+        Some(t) => format!("utf8:{t}"),
+        None => format!(
+            "bytes:{}",
+            crate::build::hex(p.as_os_str().as_encoded_bytes())
+        ),
+    });
+    serde::Serialize::serialize(&text, s)
 }
 
 /// A model read from a source file, with what the importer had to say about it.
@@ -154,34 +170,99 @@ pub struct Imported {
     pub side_files: Vec<SideFile>,
 }
 
-/// An error reading or converting a source file; the message names the file.
+/// Why a source file could not be read into a model. Every message names the file
+/// once: the importers' own errors name it already; the others are given its path.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ImportError {
-    /// The file concerned.
-    pub path: PathBuf,
-    /// What went wrong, as a sentence.
-    pub message: String,
+#[non_exhaustive]
+pub enum ImportError {
+    /// The extension names no format gom reads.
+    #[error("{path}: unknown file type (expected .gom, .gomt, .fbx, .gltf, .glb or .tmd)")]
+    UnknownFormat {
+        /// The file concerned.
+        path: PathBuf,
+    },
+    /// The file (or a companion file) cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file that cannot be read.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The GOM binary reader refused the file.
+    #[error("{path}: {source}")]
+    Gomb {
+        /// The file concerned.
+        path: PathBuf,
+        /// The reader's error, with the byte offset.
+        source: gom::error::ReadError,
+    },
+    /// The GOM text reader refused the file.
+    #[error("{path}: {source}")]
+    Gomt {
+        /// The file concerned.
+        path: PathBuf,
+        /// The reader's error, with line and column.
+        source: gom::gomt::TextError,
+    },
+    /// The file holds no bytes.
+    #[error("{path}: the file is empty")]
+    Empty {
+        /// The file concerned.
+        path: PathBuf,
+    },
+    /// A `.glb` file that does not start with a GLB container's magic.
+    #[error("{path}: not a GLB container: a .glb starts with the bytes 'glTF' (glTF JSON is named .gltf)")]
+    NotGlb {
+        /// The file concerned.
+        path: PathBuf,
+    },
+    /// The FBX importer failed; its error names the file.
+    #[error("{0}")]
+    Fbx(#[source] crate::fbx::FbxError),
+    /// The glTF importer failed; its error names the file.
+    #[error("{0}")]
+    Gltf(#[source] crate::gltf::GltfError),
+    /// The JPOG importer failed; its error names the file.
+    #[error("{0}")]
+    Jpog(#[source] crate::jpog::JpogImportError),
 }
 
-impl ImportError {
-    fn new(path: &Path, message: impl std::fmt::Display) -> Self {
-        ImportError {
-            path: path.to_path_buf(),
-            message: message.to_string(),
-        }
-    }
+/// Why a model could not be encoded in an output format.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The GOM binary or text writer refused the model.
+    #[error("{0}")]
+    Gom(#[source] gom::error::WriteError),
+    /// The glTF exporter refused the model.
+    #[error("{0}")]
+    Gltf(#[source] crate::gltf::GltfError),
+}
+
+/// Why one step of a batch build ([`convert_path`]) failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    /// The source could not be read; the error names it.
+    #[error("{0}")]
+    Import(#[from] ImportError),
+    /// The model read from `path` could not be encoded.
+    #[error("{path}: {source}")]
+    Export {
+        /// The source file whose model was refused.
+        path: PathBuf,
+        /// The exporter's error.
+        source: ExportError,
+    },
 }
 
 /// Reads any file gom understands into a model.
 pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
-    let format = SourceFormat::of_path(path).ok_or_else(|| {
-        ImportError::new(
-            path,
-            "unknown file type (expected .gom, .gomt, .fbx, .gltf, .glb or .tmd)",
-        )
+    let format = SourceFormat::of_path(path).ok_or_else(|| ImportError::UnknownFormat {
+        path: path.to_path_buf(),
     })?;
-    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, e))?;
+    let bytes = read_file(path)?;
     import_bytes(path, &bytes, format, options)
 }
 
@@ -194,17 +275,21 @@ pub fn import_bytes(
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     if bytes.is_empty() {
-        return Err(ImportError::new(path, "the file is empty"));
+        return Err(ImportError::Empty {
+            path: path.to_path_buf(),
+        });
     }
     if format == SourceFormat::Glb && !bytes.starts_with(b"glTF") {
-        return Err(ImportError::new(
-            path,
-            "not a GLB container: a .glb starts with the bytes 'glTF' (glTF JSON is named .gltf)",
-        ));
+        return Err(ImportError::NotGlb {
+            path: path.to_path_buf(),
+        });
     }
     match format {
         SourceFormat::Gomb => {
-            let read = gom::gomb::read(bytes).map_err(|e| ImportError::new(path, e))?;
+            let read = gom::gomb::read(bytes).map_err(|source| ImportError::Gomb {
+                path: path.to_path_buf(),
+                source,
+            })?;
             let warnings: Vec<String> = read
                 .unknown_chunks
                 .iter()
@@ -223,9 +308,10 @@ pub fn import_bytes(
             })
         }
         SourceFormat::Gomt => {
-            let text = std::str::from_utf8(bytes)
-                .map_err(|e| ImportError::new(path, format!("not UTF-8 text: {e}")))?;
-            let model = gom::gomt::read(text).map_err(|e| ImportError::new(path, e))?;
+            let model = gom::gomt::read_bytes(bytes).map_err(|source| ImportError::Gomt {
+                path: path.to_path_buf(),
+                source,
+            })?;
             Ok(Imported {
                 model,
                 ..Imported::default()
@@ -243,8 +329,8 @@ pub fn import_bytes(
                 ..Default::default()
             };
             let name = path.display().to_string();
-            let (model, report) = crate::fbx::convert(bytes, &name, &fbx_options)
-                .map_err(|e| ImportError::new(path, e))?;
+            let (model, report) =
+                crate::fbx::convert(bytes, &name, &fbx_options).map_err(ImportError::Fbx)?;
             Ok(imported(model, &report, Vec::new()))
         }
         SourceFormat::Gltf | SourceFormat::Glb => {
@@ -256,7 +342,7 @@ pub fn import_bytes(
             let base = base.unwrap_or(Path::new("."));
             let (model, report) =
                 crate::gltf::import_slice(bytes, &name, Some(base), &gltf_options)
-                    .map_err(|e| ImportError::new(path, e))?;
+                    .map_err(ImportError::Gltf)?;
             let side_files = report
                 .images
                 .iter()
@@ -279,11 +365,7 @@ pub fn import_bytes(
                 options.tkl.as_deref(),
                 options.tml.as_deref(),
             );
-            let read = |p: &Path| {
-                std::fs::read(p)
-                    .map(|b| (b, p.display().to_string()))
-                    .map_err(|e| ImportError::new(p, e))
-            };
+            let read = |p: &Path| read_file(p).map(|b| (b, p.display().to_string()));
             let tkl = found.tkl.as_deref().map(read).transpose()?;
             let tml = found.tml.as_deref().map(read).transpose()?;
             let jpog_options = crate::jpog::JpogOptions {
@@ -299,13 +381,20 @@ pub fn import_bytes(
                 tml.as_ref().map(|(b, n)| (b.as_slice(), n.as_str())),
                 &jpog_options,
             )
-            .map_err(|e| ImportError::new(path, e))?;
+            .map_err(ImportError::Jpog)?;
             let report = &converted.report.report;
             let mut out = imported(converted.model, report, converted.side_files);
             out.report = converted.report.to_json();
             Ok(out)
         }
     }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, ImportError> {
+    std::fs::read(path).map_err(|source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn imported(
@@ -331,7 +420,7 @@ pub fn export(
     model: &gom::Model,
     format: OutputFormat,
     output_name: &Path,
-) -> Result<(Vec<u8>, Vec<SideFile>), String> {
+) -> Result<(Vec<u8>, Vec<SideFile>), ExportError> {
     export_with_images(model, format, output_name, &BTreeMap::new())
         .map(|e| (e.bytes, e.side_files))
 }
@@ -371,7 +460,7 @@ pub fn export_with_images(
     format: OutputFormat,
     output_name: &Path,
     images: &BTreeMap<String, Vec<u8>>,
-) -> Result<ExportedFiles, String> {
+) -> Result<ExportedFiles, ExportError> {
     let files = |bytes, side_files, warnings| ExportedFiles {
         bytes,
         side_files,
@@ -380,10 +469,10 @@ pub fn export_with_images(
     match format {
         OutputFormat::Gomb => gom::gomb::write(model)
             .map(|b| files(b, Vec::new(), Vec::new()))
-            .map_err(|e| e.to_string()),
+            .map_err(ExportError::Gom),
         OutputFormat::Gomt => gom::gomt::write(model)
             .map(|t| files(t.into_bytes(), Vec::new(), Vec::new()))
-            .map_err(|e| e.to_string()),
+            .map_err(ExportError::Gom),
         OutputFormat::Glb | OutputFormat::Gltf => {
             let stem = output_name
                 .file_stem()
@@ -402,7 +491,7 @@ pub fn export_with_images(
                 images: images.clone(),
             };
             let (exported, warnings) =
-                crate::gltf::export_with_warnings(model, &options).map_err(|e| e.to_string())?;
+                crate::gltf::export_with_warnings(model, &options).map_err(ExportError::Gltf)?;
             match exported {
                 crate::gltf::Exported::Glb(bytes) => Ok(files(bytes, Vec::new(), warnings)),
                 crate::gltf::Exported::Gltf { json, bin } => Ok(files(
@@ -463,11 +552,15 @@ pub fn convert_path(
     path: &Path,
     options: &ImportOptions,
     format: OutputFormat,
-) -> Result<crate::build::Converted, String> {
-    let imported = import_path(path, options).map_err(|e| e.to_string())?;
+) -> Result<crate::build::Converted, ConvertError> {
+    let imported = import_path(path, options)?;
     let out_name = path.with_extension(format.extension());
-    let exported = export_imported(&imported, path, format, &out_name)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let exported = export_imported(&imported, path, format, &out_name).map_err(|source| {
+        ConvertError::Export {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
     Ok(crate::build::Converted {
         bytes: exported.bytes,
         side_files: exported.side_files,
@@ -495,7 +588,7 @@ pub fn export_imported(
     source: &Path,
     format: OutputFormat,
     output_name: &Path,
-) -> Result<ExportedFiles, String> {
+) -> Result<ExportedFiles, ExportError> {
     let embeds = matches!(format, OutputFormat::Glb | OutputFormat::Gltf);
     let images = if embeds {
         let dir = source.parent().unwrap_or(Path::new("."));
@@ -513,4 +606,94 @@ pub fn export_imported(
     warnings.append(&mut exported.warnings);
     exported.warnings = warnings;
     Ok(exported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One variant of the default options per field, each differing in that field only.
+    fn one_field_changed() -> Vec<(&'static str, ImportOptions)> {
+        let base = ImportOptions::default;
+        vec![
+            (
+                "sample_rate",
+                ImportOptions {
+                    sample_rate: 24.0,
+                    ..base()
+                },
+            ),
+            (
+                "optimize_meshes",
+                ImportOptions {
+                    optimize_meshes: false,
+                    ..base()
+                },
+            ),
+            (
+                "key_tolerance",
+                ImportOptions {
+                    key_tolerance: 0.002,
+                    ..base()
+                },
+            ),
+            ("lod", ImportOptions { lod: 1, ..base() }),
+            (
+                "tkl",
+                ImportOptions {
+                    tkl: Some("a.tkl".into()),
+                    ..base()
+                },
+            ),
+            (
+                "tml",
+                ImportOptions {
+                    tml: Some("a.tml".into()),
+                    ..base()
+                },
+            ),
+            (
+                "jpog_handedness",
+                ImportOptions {
+                    jpog_handedness: crate::jpog::Handedness::Left,
+                    ..base()
+                },
+            ),
+            (
+                "jpog_channel_flag3",
+                ImportOptions {
+                    jpog_channel_flag3: crate::jpog::ChannelFlag3Reading::TranslationOnly,
+                    ..base()
+                },
+            ),
+        ]
+    }
+
+    #[test]
+    fn fingerprint_changes_with_every_field() {
+        let default = ImportOptions::default().fingerprint();
+        assert_eq!(default, ImportOptions::default().fingerprint());
+        let mut seen = std::collections::BTreeSet::from([default.clone()]);
+        for (field, options) in one_field_changed() {
+            assert_ne!(options, ImportOptions::default(), "{field}");
+            let f = options.fingerprint();
+            assert!(
+                seen.insert(f),
+                "changing {field} leaves the fingerprint unchanged"
+            );
+        }
+    }
+
+    #[test]
+    fn fingerprint_tells_a_tkl_path_from_a_tml_path() {
+        let tkl = ImportOptions {
+            tkl: Some("x".into()),
+            ..Default::default()
+        };
+        let tml = ImportOptions {
+            tml: Some("x".into()),
+            ..Default::default()
+        };
+        assert_ne!(tkl.fingerprint(), tml.fingerprint());
+    }
 }

@@ -1,22 +1,10 @@
 //! Malformed input gives a clean `FbxError` naming the file and carrying ufbx's
 //! description, never a panic.
 
-use std::path::PathBuf;
-
 use gom_import::fbx::{convert, FbxError, FbxOptions};
 
-fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
-}
+mod shared_data;
+use shared_data::fbx_dir as data_dir;
 
 fn expect_load_error(bytes: &[u8], name: &str) -> String {
     match convert(bytes, name, &FbxOptions::default()) {

@@ -34,23 +34,11 @@
 //! zero-length clip `STORED_POSE_CLIP`. So a `"load"` entry is checked against that clip
 //! when present, else against the bind pose.
 
-use std::path::PathBuf;
-
 use gom_import::fbx::{convert, FbxOptions, STORED_POSE_CLIP};
 use gom_import::pose::{pose_model, PoseAt};
 
-fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
-}
+mod shared_data;
+use shared_data::fbx_dir as data_dir;
 
 /// (unit in metres, Z-up) per file, from the data README's table.
 fn file_space(fbx: &str) -> (f64, bool) {

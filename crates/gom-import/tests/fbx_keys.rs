@@ -6,24 +6,12 @@
 //! moves by at most `tolerance × (deepest chain)`. The meshes here lie within 10 cm of
 //! their bones' chains, so the bound holds for every vertex.
 
-use std::path::PathBuf;
-
 use gom::math;
 use gom::{Mat4, Model};
 use gom_import::fbx::{convert, FbxOptions};
 
-fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
-}
+mod shared_data;
+use shared_data::fbx_dir as data_dir;
 
 fn slerp(a: [f32; 4], b: [f32; 4], t: f64) -> [f32; 4] {
     let a = a.map(f64::from);

@@ -2,25 +2,13 @@
 //! read back, conversion is deterministic (same bytes twice, and from several threads
 //! at once), winding follows D2, and a few conversions match checked-in SHA-256 hashes.
 
-use std::path::PathBuf;
-
 use gom::validate::{validate, Check};
 use gom::ValidationFlags;
 use gom_import::fbx::{convert, FbxOptions};
 use sha2::{Digest, Sha256};
 
-fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
-}
+mod shared_data;
+use shared_data::fbx_dir as data_dir;
 
 fn fbx_files(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -17,18 +17,8 @@ use jpog::{Tkl, Tmd};
 mod vec3;
 use vec3::{cross, dot, sub};
 
-fn shared() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/jpog"
-    ));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
+mod shared_data;
+use shared_data::jpog_dir as shared;
 
 /// The documented mapping of a point or direction.
 fn map_v(h: Handedness, [x, y, z]: [f32; 3]) -> [f32; 3] {

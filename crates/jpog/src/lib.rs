@@ -8,7 +8,6 @@
 mod bytes;
 pub mod dds;
 pub mod error;
-mod json;
 mod open;
 pub mod ops;
 pub mod png_io;

@@ -1,7 +1,7 @@
 //! Reporting the fields whose meaning is open (kept verbatim, not interpreted).
 
 /// One stored value whose meaning is not settled, with where it sits.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct OpenField {
     /// The record, e.g. "texture 3" or "header".
     pub record: String,

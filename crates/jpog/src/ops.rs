@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::error::{Error, FileKind, Result};
-use crate::json;
 use crate::open::OpenField;
 use crate::png_io::{decode_png, encode_png};
 use crate::scene::decode_strip;
@@ -14,7 +13,7 @@ use crate::tmd::Tmd;
 use crate::tml::{Material, Texture, TextureHeader, Tml};
 
 /// One texture in a listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TextureInfo {
     /// Index in file order.
     pub index: usize,
@@ -37,7 +36,7 @@ pub struct TextureInfo {
 }
 
 /// One material in a listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MaterialInfo {
     /// Index.
     pub index: usize,
@@ -52,7 +51,7 @@ pub struct MaterialInfo {
 }
 
 /// What a material library holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TmlListing {
     /// Textures in file order.
     pub textures: Vec<TextureInfo>,
@@ -63,35 +62,7 @@ pub struct TmlListing {
 impl TmlListing {
     /// The listing as JSON text.
     pub fn to_json(&self) -> String {
-        let t = json::arr(self.textures.iter().map(|t| {
-            json::obj(&[
-                ("index", t.index.to_string()),
-                ("id", t.id.to_string()),
-                ("format", t.format.to_string()),
-                ("supported", t.supported.to_string()),
-                ("width", t.width.to_string()),
-                ("height", t.height.to_string()),
-                ("data_size", t.data_size.to_string()),
-                ("flags", t.flags.to_string()),
-                (
-                    "materials",
-                    json::arr(t.materials.iter().map(|m| json::s(m))),
-                ),
-            ])
-        }));
-        let m = json::arr(self.materials.iter().map(|m| {
-            json::obj(&[
-                ("index", m.index.to_string()),
-                ("name", json::s(&m.name)),
-                ("flags", m.flags.to_string()),
-                ("shader", m.shader.to_string()),
-                (
-                    "texture_ids",
-                    json::arr(m.texture_ids.iter().map(|i| i.to_string())),
-                ),
-            ])
-        }));
-        json::obj(&[("textures", t), ("materials", m)])
+        to_json_text(self)
     }
 }
 
@@ -224,7 +195,7 @@ pub fn texture_file_names(tml: &Tml) -> Vec<String> {
 }
 
 /// One texture's fate in an extraction.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ExtractedTexture {
     /// Index in file order.
     pub index: usize,
@@ -245,7 +216,7 @@ pub struct ExtractedTexture {
 }
 
 /// What [`extract_textures`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ExtractManifest {
     /// One entry per texture, in file order.
     pub textures: Vec<ExtractedTexture>,
@@ -254,24 +225,7 @@ pub struct ExtractManifest {
 impl ExtractManifest {
     /// The manifest as JSON text.
     pub fn to_json(&self) -> String {
-        json::obj(&[(
-            "textures",
-            json::arr(self.textures.iter().map(|t| {
-                json::obj(&[
-                    ("index", t.index.to_string()),
-                    ("id", t.id.to_string()),
-                    ("format", t.format.to_string()),
-                    ("width", t.width.to_string()),
-                    ("height", t.height.to_string()),
-                    (
-                        "materials",
-                        json::arr(t.materials.iter().map(|m| json::s(m))),
-                    ),
-                    ("file", json::opt(t.file.as_deref().map(json::s))),
-                    ("skipped", json::opt(t.skipped.as_deref().map(json::s))),
-                ])
-            })),
-        )])
+        to_json_text(self)
     }
 }
 
@@ -460,7 +414,7 @@ pub fn replace_texture_png(
 }
 
 /// Summary of one mesh.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MeshInfo {
     /// Material name.
     pub material: String,
@@ -479,7 +433,7 @@ pub struct MeshInfo {
 }
 
 /// Summary of one LOD.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LodInfo {
     /// Shader type.
     pub shader_type: u32,
@@ -490,7 +444,7 @@ pub struct LodInfo {
 }
 
 /// Summary of one animation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct AnimationInfo {
     /// Name.
     pub name: String,
@@ -503,7 +457,7 @@ pub struct AnimationInfo {
 }
 
 /// Summary of a model, for `gom tmd info`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TmdInfo {
     /// Keyframe-library name.
     pub tkl_name: String,
@@ -511,7 +465,9 @@ pub struct TmdInfo {
     pub node_layout: &'static str,
     /// Stored raw base.
     pub raw_base: u32,
-    /// Node names in file order with their parents.
+    /// Node names in file order with their parents (in JSON, `{"name", "parent"}`
+    /// objects).
+    #[serde(serialize_with = "nodes_as_objects")]
     pub nodes: Vec<(String, i16)>,
     /// Animations.
     pub animations: Vec<AnimationInfo>,
@@ -523,58 +479,25 @@ pub struct TmdInfo {
     pub open_fields: usize,
 }
 
+fn nodes_as_objects<S: serde::Serializer>(
+    nodes: &[(String, i16)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Node<'a> {
+        name: &'a str,
+        parent: i16,
+    }
+    s.collect_seq(nodes.iter().map(|(name, parent)| Node {
+        name,
+        parent: *parent,
+    }))
+}
+
 impl TmdInfo {
     /// The summary as JSON text.
     pub fn to_json(&self) -> String {
-        json::obj(&[
-            ("tkl_name", json::s(&self.tkl_name)),
-            ("node_layout", json::s(self.node_layout)),
-            ("raw_base", self.raw_base.to_string()),
-            (
-                "nodes",
-                json::arr(
-                    self.nodes.iter().map(|(n, p)| {
-                        json::obj(&[("name", json::s(n)), ("parent", p.to_string())])
-                    }),
-                ),
-            ),
-            (
-                "animations",
-                json::arr(self.animations.iter().map(|a| {
-                    json::obj(&[
-                        ("name", json::s(&a.name)),
-                        ("duration", json::f(a.duration)),
-                        ("looping", a.looping.to_string()),
-                        ("keys", a.keys.to_string()),
-                    ])
-                })),
-            ),
-            ("lod_distance", json::f(self.lod_distance)),
-            (
-                "lods",
-                json::arr(self.lods.iter().map(|l| {
-                    json::obj(&[
-                        ("shader_type", l.shader_type.to_string()),
-                        ("sphere", json::arr(l.sphere.iter().map(|&v| json::f(v)))),
-                        (
-                            "meshes",
-                            json::arr(l.meshes.iter().map(|m| {
-                                json::obj(&[
-                                    ("material", json::s(&m.material)),
-                                    ("pieces", m.pieces.to_string()),
-                                    ("vertices", m.vertices.to_string()),
-                                    ("strip_indices", m.strip_indices.to_string()),
-                                    ("triangles", m.triangles.to_string()),
-                                    ("stitches", m.stitches.to_string()),
-                                    ("max_palette", m.max_palette.to_string()),
-                                ])
-                            })),
-                        ),
-                    ])
-                })),
-            ),
-            ("open_fields", self.open_fields.to_string()),
-        ])
+        to_json_text(self)
     }
 }
 
@@ -636,14 +559,13 @@ pub fn tmd_info(tmd: &Tmd) -> TmdInfo {
 
 /// Open fields as JSON text.
 pub fn open_fields_json(fields: &[OpenField]) -> String {
-    json::arr(fields.iter().map(|f| {
-        json::obj(&[
-            ("record", json::s(&f.record)),
-            ("field", json::s(f.field)),
-            ("offset", f.offset.to_string()),
-            ("value", json::s(&f.value)),
-        ])
-    }))
+    to_json_text(fields)
+}
+
+/// `value` as compact JSON text. The listings hold only strings, integers, booleans and
+/// `f32`s (non-finite ones become `null`), which serde_json always serialises.
+fn to_json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
 }
 
 #[cfg(test)]

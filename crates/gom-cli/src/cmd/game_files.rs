@@ -1,7 +1,7 @@
 //! `gom info` and `gom validate` on the game's own libraries (`.tml`, `.tkl`), which
 //! hold no model of their own, and the open fields of `.tmd` models.
 
-use crate::input::CliError;
+use crate::input::{read, reason, CliError};
 use std::path::Path;
 
 /// A game library kind `gom info` and `gom validate` describe directly.
@@ -23,10 +23,6 @@ impl Library {
             _ => None,
         }
     }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
 fn open_fields_text(fields: &[jpog::OpenField]) -> Vec<String> {
@@ -58,11 +54,12 @@ pub fn info(path: &Path, kind: Library, json: bool) -> Result<(), CliError> {
             let listing = jpog::ops::list_tml(&tml);
             let open = tml.open_fields();
             if json {
-                println!(
-                    "{{\"kind\":\"tml\",\"listing\":{},\"open_fields\":{}}}",
-                    listing.to_json(),
-                    jpog::ops::open_fields_json(&open)
-                );
+                let doc = serde_json::json!({
+                    "kind": "tml",
+                    "listing": listing,
+                    "open_fields": open,
+                });
+                println!("{doc}");
                 return Ok(());
             }
             println!("{} (material library)", path.display());
@@ -93,13 +90,14 @@ pub fn info(path: &Path, kind: Library, json: bool) -> Result<(), CliError> {
             let tkl = jpog::Tkl::read(&bytes).map_err(at)?;
             let open = tkl.open_fields();
             if json {
-                println!(
-                    "{{\"kind\":\"tkl\",\"name\":{:?},\"locations\":{},\"rotations\":{},\"open_fields\":{}}}",
-                    tkl.name(),
-                    tkl.locations.len(),
-                    tkl.rotations.len(),
-                    jpog::ops::open_fields_json(&open)
-                );
+                let doc = serde_json::json!({
+                    "kind": "tkl",
+                    "name": tkl.name(),
+                    "locations": tkl.locations.len(),
+                    "rotations": tkl.rotations.len(),
+                    "open_fields": open,
+                });
+                println!("{doc}");
                 return Ok(());
             }
             println!("{} (keyframe library \"{}\")", path.display(), tkl.name());
@@ -121,7 +119,7 @@ fn print_open(open: &[jpog::OpenField]) {
 /// Checks a library against the game's rules: 0 valid, 2 unreadable or breaking a
 /// rule, with the reason printed.
 pub fn validate(path: &Path, kind: Library) -> u8 {
-    let result: Result<(), String> = read(path).map_err(|e| e.to_string()).and_then(|bytes| {
+    let result: Result<(), String> = read(path).map_err(|e| reason(path, &e)).and_then(|bytes| {
         match kind {
             Library::Tml => jpog::Tml::read(&bytes).and_then(|t| t.validate()),
             Library::Tkl => jpog::Tkl::read(&bytes).map(|_| ()),

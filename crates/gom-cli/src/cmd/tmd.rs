@@ -39,11 +39,8 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             };
             if json {
                 if open_fields {
-                    println!(
-                        "{{\"info\":{},\"open_fields\":{}}}",
-                        info.to_json(),
-                        jpog::ops::open_fields_json(&open)
-                    );
+                    let doc = serde_json::json!({ "info": info, "open_fields": open });
+                    println!("{doc}");
                 } else {
                     println!("{}", info.to_json());
                 }

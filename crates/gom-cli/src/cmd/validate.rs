@@ -23,7 +23,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         match input::load(file) {
             Err(e) => {
-                println!("{}: unreadable: {e}", file.display());
+                println!(
+                    "{}: unreadable: {}",
+                    file.display(),
+                    input::reason(file, &e)
+                );
                 worst = 2;
             }
             Ok(read) if read.findings.is_empty() => {

@@ -154,7 +154,7 @@ pub(crate) fn read_channel(
 }
 
 /// The most keys one clip may hold (draft §11.1, maxKeyCount).
-const MAX_KEYS: usize = 1_000_000;
+const MAX_KEYS: usize = gom::limits::MAX_KEYS_PER_CLIP as usize;
 
 /// The f32 just below `x` (x > 0, finite).
 fn f32_below(x: f32) -> f32 {

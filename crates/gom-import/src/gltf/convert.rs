@@ -75,17 +75,29 @@ pub(crate) fn slerp(a: [f64; 4], b: [f64; 4], u: f64) -> [f64; 4] {
     ]
 }
 
-/// Determinant of the upper 3x3 of `m`, in `f64`.
+/// Determinant of the upper 3x3 of `m`, in `f64` (only its sign is used: whether a
+/// transform mirrors).
 pub(crate) fn det3(m: &Mat4) -> f64 {
-    let a = |r: usize, c: usize| f64::from(m[r * 4 + c]);
-    a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
-        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
-        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
+    // Rows of the row-vector form as columns: the transpose, whose determinant is the
+    // same.
+    let row = |r: usize| {
+        glam::DVec3::new(
+            f64::from(m[r * 4]),
+            f64::from(m[r * 4 + 1]),
+            f64::from(m[r * 4 + 2]),
+        )
+    };
+    glam::DMat3::from_cols(row(0), row(1), row(2)).determinant()
 }
 
 /// Splits a row-vector affine matrix `S * R * T` into translation, rotation (x, y, z, w)
 /// and scale. A negative determinant is carried by a negative x scale. Exact for
 /// matrices built from TRS; for sheared matrices it gives the nearest rotation.
+///
+/// Written out rather than taken from `glam::DMat4::to_scale_rotation_translation`:
+/// the exported glTF's TRS values, and the exporter's check that they rebuild the
+/// matrix exactly, depend on these bits; glam picks its quaternion branch differently
+/// (and leaves the sign of `w` free), which changes the last bits of some rotations.
 pub(crate) fn decompose(m: &Mat4) -> ([f32; 3], [f32; 4], [f32; 3]) {
     let t = [m[12], m[13], m[14]];
     let row = |r: usize| {

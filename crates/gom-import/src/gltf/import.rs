@@ -3,27 +3,27 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use gltf::accessor::Dimensions;
-use gltf::mesh::{Mode, Semantic};
-use gom::math::{bind_world, inverse_affine, mul, transform_point, transform_vector};
-use gom::{Mat4, SkinWeights, IDENTITY};
+use gom::math::{bind_world, inverse_affine, mul};
+use gom::{Mat4, IDENTITY};
 use sha2::{Digest, Sha256};
 
 use super::accessor::Buffers;
 use super::anim::{self, Rest};
-use super::convert::{
-    decompose, det3, mirror_mat, mirror_tangent, mirror_vec3, normal_matrix, normalize3,
-};
+use super::convert::{decompose, mirror_mat};
 use super::source::{self, Resolved};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
-use crate::optimize::skin::limit_influences;
+
+mod primitive;
+mod skin;
+
+use primitive::{mesh_parts, NodeBinding};
 
 /// The most keys all clips together may hold (each clip is further limited to
 /// GOM's 1,000,000).
 const MAX_TOTAL_KEYS: usize = 16_000_000;
 
 /// GOM's clip limit (draft §11.1).
-const MAX_CLIPS: usize = 1024;
+const MAX_CLIPS: usize = gom::limits::MAX_CLIPS as usize;
 
 /// The most vertices all mesh parts together may hold (each part is further limited
 /// to GOM's 10,000,000): a small file instancing a large mesh many times must not
@@ -250,40 +250,43 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
     })
 }
 
+/// Which nodes draw, move and become bones.
+struct Roles {
+    /// Drawn: in the default scene (or the first), or every node without scenes.
+    rendered: Vec<bool>,
+    /// Animated, or below an animated node.
+    moving: Vec<bool>,
+    /// Becomes a bone.
+    needed: Vec<bool>,
+}
+
 fn build(
     ctx: &mut Ctx<'_>,
     doc: &gltf::Document,
     options: &GltfOptions,
 ) -> Result<gom::Model, GltfError> {
     let nodes = nodes(ctx, doc)?;
-    let n = nodes.parent.len();
     let all: Vec<gltf::Node<'_>> = doc.nodes().collect();
+    let roles = roles(doc, &nodes, &all);
+    let (bones, bone_of) = skeleton(ctx, &nodes, &all, &roles.needed)?;
+    let materials = materials(ctx, doc)?;
+    let meshes = meshes(ctx, &nodes, &all, &roles, &bones, &bone_of)?;
+    let clips = clips(ctx, doc, &nodes, &bone_of, options)?;
+    check_finite(ctx, &bones, &meshes)?;
+    Ok(gom::Model {
+        header: gom::Header::default(),
+        skeleton: gom::Skeleton { bones },
+        materials,
+        meshes,
+        clips,
+    })
+}
 
-    // Nodes drawn: those of the default scene (or the first), else every node.
-    let scene = doc.default_scene().or_else(|| doc.scenes().next());
-    let mut rendered = vec![scene.is_none(); n];
-    if let Some(scene) = &scene {
-        let mut stack: Vec<usize> = scene.nodes().map(|s| s.index()).collect();
-        while let Some(i) = stack.pop() {
-            if !rendered[i] {
-                rendered[i] = true;
-                stack.extend(all[i].children().map(|c| c.index()));
-            }
-        }
-    }
-
-    // Animated nodes (T/R/S channels).
-    let mut animated = vec![false; n];
-    for a in doc.animations() {
-        for c in a.channels() {
-            if !matches!(
-                c.target().property(),
-                gltf::animation::Property::MorphTargetWeights
-            ) {
-                animated[c.target().node().index()] = true;
-            }
-        }
-    }
+/// The nodes drawn, moving and needed as bones.
+fn roles(doc: &gltf::Document, nodes: &Nodes, all: &[gltf::Node<'_>]) -> Roles {
+    let n = nodes.parent.len();
+    let rendered = rendered_nodes(doc, all, n);
+    let animated = animated_nodes(doc, n);
     let any_animation = animated.iter().any(|&a| a);
     let mut moving = vec![false; n];
     for &i in &nodes.order {
@@ -314,6 +317,53 @@ fn build(
             }
         }
     }
+    Roles {
+        rendered,
+        moving,
+        needed,
+    }
+}
+
+/// Nodes drawn: those of the default scene (or the first), else every node.
+fn rendered_nodes(doc: &gltf::Document, all: &[gltf::Node<'_>], n: usize) -> Vec<bool> {
+    let scene = doc.default_scene().or_else(|| doc.scenes().next());
+    let mut rendered = vec![scene.is_none(); n];
+    if let Some(scene) = &scene {
+        let mut stack: Vec<usize> = scene.nodes().map(|s| s.index()).collect();
+        while let Some(i) = stack.pop() {
+            if !rendered[i] {
+                rendered[i] = true;
+                stack.extend(all[i].children().map(|c| c.index()));
+            }
+        }
+    }
+    rendered
+}
+
+/// Nodes with a translation, rotation or scale channel.
+fn animated_nodes(doc: &gltf::Document, n: usize) -> Vec<bool> {
+    let mut animated = vec![false; n];
+    for a in doc.animations() {
+        for c in a.channels() {
+            if !matches!(
+                c.target().property(),
+                gltf::animation::Property::MorphTargetWeights
+            ) {
+                animated[c.target().node().index()] = true;
+            }
+        }
+    }
+    animated
+}
+
+/// The bones of the `needed` nodes, parents first, and each node's bone.
+fn skeleton(
+    ctx: &Ctx<'_>,
+    nodes: &Nodes,
+    all: &[gltf::Node<'_>],
+    needed: &[bool],
+) -> Result<(Vec<gom::Bone>, Vec<Option<usize>>), GltfError> {
+    let n = nodes.parent.len();
     // Bone order: node index order when it already puts parents first (so that a
     // file this module exported reads back in the same order), else depth-first.
     let index_order_ok = (0..n).all(|i| !needed[i] || nodes.parent[i].is_none_or(|p| p < i));
@@ -350,41 +400,46 @@ fn build(
             bind_local: nodes.local[i],
         });
     }
-    if bones.len() > 4096 {
+    if bones.len() > gom::limits::MAX_BONES as usize {
         return Err(ctx.invalid(
             "nodes",
-            format!("{} bones exceed GOM's limit of 4096", bones.len()),
+            format!(
+                "{} bones exceed GOM's limit of {}",
+                bones.len(),
+                gom::limits::MAX_BONES
+            ),
         ));
     }
-    let bone_world = bind_world(&bones);
+    Ok((bones, bone_of))
+}
+
+/// The mesh parts of every drawn node with a mesh, in node order.
+fn meshes(
+    ctx: &mut Ctx<'_>,
+    nodes: &Nodes,
+    all: &[gltf::Node<'_>],
+    roles: &Roles,
+    bones: &[gom::Bone],
+    bone_of: &[Option<usize>],
+) -> Result<Vec<gom::MeshPart>, GltfError> {
+    let bone_world = bind_world(bones);
     let default_ibnd: Vec<Mat4> = bone_world
         .iter()
         .map(|w| inverse_affine(w).unwrap_or(IDENTITY))
         .collect();
-
-    // Rest world of every node (GOM convention).
-    let mut world = vec![IDENTITY; n];
-    for &i in &nodes.order {
-        world[i] = match nodes.parent[i] {
-            Some(p) => mul(&nodes.local[i], &world[p]),
-            None => nodes.local[i],
-        };
-    }
-
-    let materials = materials(ctx, doc)?;
-
+    let world = rest_world(nodes);
     let mut meshes = Vec::new();
     let (mut total_vertices, mut parts_before) = (0usize, 0usize);
     for &i in &nodes.order {
         let node = &all[i];
         let Some(mesh) = node.mesh() else { continue };
-        if !rendered[i] {
+        if !roles.rendered[i] {
             continue;
         }
         let binding = NodeBinding {
             node: i,
             world: world[i],
-            bone: bone_of[i].filter(|_| moving[i]),
+            bone: bone_of[i].filter(|_| roles.moving[i]),
             skin: node.skin(),
             bone_world: &bone_world,
         };
@@ -393,7 +448,7 @@ fn build(
             &mesh,
             node,
             &binding,
-            &bone_of,
+            bone_of,
             &default_ibnd,
             &mut meshes,
         )?;
@@ -409,7 +464,29 @@ fn build(
             ));
         }
     }
+    Ok(meshes)
+}
 
+/// Rest world of every node (GOM convention).
+fn rest_world(nodes: &Nodes) -> Vec<Mat4> {
+    let mut world = vec![IDENTITY; nodes.parent.len()];
+    for &i in &nodes.order {
+        world[i] = match nodes.parent[i] {
+            Some(p) => mul(&nodes.local[i], &world[p]),
+            None => nodes.local[i],
+        };
+    }
+    world
+}
+
+/// One clip per animation, within GOM's clip limit and the total key budget.
+fn clips(
+    ctx: &mut Ctx<'_>,
+    doc: &gltf::Document,
+    nodes: &Nodes,
+    bone_of: &[Option<usize>],
+    options: &GltfOptions,
+) -> Result<Vec<gom::Clip>, GltfError> {
     if doc.animations().len() > MAX_CLIPS {
         return Err(ctx.invalid(
             "animations",
@@ -422,7 +499,7 @@ fn build(
         clips.push(anim::clip(
             &ctx.buffers,
             &a,
-            &bone_of,
+            bone_of,
             &nodes.rest,
             options.sample_rate,
             &mut ctx.report,
@@ -437,9 +514,16 @@ fn build(
             ));
         }
     }
+    Ok(clips)
+}
 
-    // Transforms of extreme magnitude can overflow f32 on the way: refuse the result
-    // rather than hand NaN or infinities on.
+/// Transforms of extreme magnitude can overflow f32 on the way: refuses the result
+/// rather than hand NaN or infinities on.
+fn check_finite(
+    ctx: &Ctx<'_>,
+    bones: &[gom::Bone],
+    meshes: &[gom::MeshPart],
+) -> Result<(), GltfError> {
     for (i, b) in bones.iter().enumerate() {
         if b.bind_local.iter().any(|v| !v.is_finite()) {
             return Err(ctx.invalid(
@@ -448,7 +532,7 @@ fn build(
             ));
         }
     }
-    for m in &meshes {
+    for m in meshes {
         let v = &m.vertices;
         let finite = v
             .positions
@@ -465,14 +549,7 @@ fn build(
             ));
         }
     }
-
-    Ok(gom::Model {
-        header: gom::Header::default(),
-        skeleton: gom::Skeleton { bones },
-        materials,
-        meshes,
-        clips,
-    })
+    Ok(())
 }
 
 fn materials(ctx: &mut Ctx<'_>, doc: &gltf::Document) -> Result<Vec<gom::Material>, GltfError> {
@@ -561,574 +638,5 @@ fn material(index: usize, m: &gltf::Material<'_>, texture: Option<String>) -> go
             .unwrap_or_else(|| format!("material{index}")),
         base_color_texture: texture,
         base_color_factor: m.pbr_metallic_roughness().base_color_factor(),
-    }
-}
-
-/// How the meshes of one node are placed.
-struct NodeBinding<'a> {
-    node: usize,
-    /// The node's rest world matrix (GOM convention).
-    world: Mat4,
-    /// The node's bone when the node moves (rigid binding).
-    bone: Option<usize>,
-    /// The node's skin.
-    skin: Option<gltf::Skin<'a>>,
-    /// Bind-pose world matrix of every bone.
-    bone_world: &'a [Mat4],
-}
-
-/// One primitive, converted.
-struct Prim {
-    vertices: gom::Vertices,
-    indices: Vec<u32>,
-    material: i32,
-    inverse_bind: Vec<Mat4>,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn mesh_parts(
-    ctx: &mut Ctx<'_>,
-    mesh: &gltf::Mesh<'_>,
-    node: &gltf::Node<'_>,
-    binding: &NodeBinding<'_>,
-    bone_of: &[Option<usize>],
-    default_ibnd: &[Mat4],
-    out: &mut Vec<gom::MeshPart>,
-) -> Result<(), GltfError> {
-    let base_name = mesh
-        .name()
-        .or(node.name())
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("mesh{}", mesh.index()));
-    // Groups of primitives sharing a vertex layout and inverse binds (rule M2).
-    // Each group remembers the attribute accessors of its last primitive: a following
-    // primitive with the same accessors shares its vertices instead of copying them.
-    type Shared = Option<(Vec<(String, usize)>, u32)>;
-    let mut groups: Vec<(gom::MeshPart, Shared)> = Vec::new();
-    for prim in mesh.primitives() {
-        let object = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
-        let Some(p) = primitive(ctx, &prim, &object, binding, bone_of, default_ibnd)? else {
-            continue;
-        };
-        let mut key: Vec<(String, usize)> = prim
-            .attributes()
-            .map(|(sem, a)| (format!("{sem:?}"), a.index()))
-            .collect();
-        key.sort();
-        let format = p.vertices.format();
-        let slot = groups
-            .iter()
-            .position(|(g, _)| g.vertices.format() == format && g.inverse_bind == p.inverse_bind);
-        let slot = match slot {
-            Some(s) => s,
-            None => {
-                let name = if groups.is_empty() {
-                    base_name.clone()
-                } else {
-                    format!("{base_name}#{}", groups.len())
-                };
-                groups.push((
-                    gom::MeshPart {
-                        name,
-                        inverse_bind: p.inverse_bind.clone(),
-                        vertices: empty_like(&p.vertices),
-                        ..Default::default()
-                    },
-                    None,
-                ));
-                groups.len() - 1
-            }
-        };
-        let (part, shared) = &mut groups[slot];
-        let offset32 = match shared {
-            Some((k, off)) if *k == key => *off,
-            _ => {
-                let offset = part.vertices.len();
-                let offset32 = u32::try_from(offset)
-                    .ok()
-                    .filter(|o| o.checked_add(p.vertices.len() as u32).is_some())
-                    .ok_or_else(|| ctx.invalid(&object, "too many vertices in one mesh"))?;
-                append(&mut part.vertices, p.vertices);
-                *shared = Some((key, offset32));
-                offset32
-            }
-        };
-        let start = part.indices.len() as u32;
-        part.indices.extend(p.indices.iter().map(|i| i + offset32));
-        part.submeshes.push(gom::Submesh {
-            material_index: p.material,
-            index_start: start,
-            index_count: p.indices.len() as u32,
-        });
-    }
-    out.extend(groups.into_iter().map(|(g, _)| g));
-    Ok(())
-}
-
-fn empty_like(v: &gom::Vertices) -> gom::Vertices {
-    gom::Vertices {
-        positions: Vec::new(),
-        normals: v.normals.as_ref().map(|_| Vec::new()),
-        tangents: v.tangents.as_ref().map(|_| Vec::new()),
-        uv0: v.uv0.as_ref().map(|_| Vec::new()),
-        uv1: v.uv1.as_ref().map(|_| Vec::new()),
-        colors: v.colors.as_ref().map(|_| Vec::new()),
-        skin: v.skin.as_ref().map(|_| Vec::new()),
-    }
-}
-
-fn append(dst: &mut gom::Vertices, src: gom::Vertices) {
-    dst.positions.extend(src.positions);
-    if let (Some(d), Some(s)) = (dst.normals.as_mut(), src.normals) {
-        d.extend(s);
-    }
-    if let (Some(d), Some(s)) = (dst.tangents.as_mut(), src.tangents) {
-        d.extend(s);
-    }
-    if let (Some(d), Some(s)) = (dst.uv0.as_mut(), src.uv0) {
-        d.extend(s);
-    }
-    if let (Some(d), Some(s)) = (dst.uv1.as_mut(), src.uv1) {
-        d.extend(s);
-    }
-    if let (Some(d), Some(s)) = (dst.colors.as_mut(), src.colors) {
-        d.extend(s);
-    }
-    if let (Some(d), Some(s)) = (dst.skin.as_mut(), src.skin) {
-        d.extend(s);
-    }
-}
-
-/// Reads an attribute of `count` elements.
-fn attribute(
-    ctx: &Ctx<'_>,
-    acc: &gltf::Accessor<'_>,
-    dims: &[Dimensions],
-    what: &str,
-    count: usize,
-) -> Result<super::accessor::AccessorData, GltfError> {
-    let data = ctx.buffers.read_typed(acc, dims, what)?;
-    if data.count() != count {
-        return Err(ctx.invalid(
-            format!("accessors[{}]", acc.index()),
-            format!(
-                "{what} has {} elements but POSITION has {count}",
-                data.count()
-            ),
-        ));
-    }
-    Ok(data)
-}
-
-fn primitive(
-    ctx: &mut Ctx<'_>,
-    prim: &gltf::Primitive<'_>,
-    object: &str,
-    binding: &NodeBinding<'_>,
-    bone_of: &[Option<usize>],
-    default_ibnd: &[Mat4],
-) -> Result<Option<Prim>, GltfError> {
-    let mode = prim.mode();
-    if matches!(
-        mode,
-        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
-    ) {
-        ctx.report.report.warnings.push(format!(
-            "{object}: {mode:?} primitive skipped (GOM holds triangles only)"
-        ));
-        return Ok(None);
-    }
-    let targets = prim.morph_targets().count();
-    if targets > 0 {
-        ctx.report
-            .morph_targets
-            .push(format!("{object}: {targets} targets"));
-        ctx.report.report.warnings.push(format!(
-            "{object}: {targets} morph targets ignored (GOM has no morph targets); the base shape is used"
-        ));
-    }
-    let Some(pos_acc) = prim.get(&Semantic::Positions) else {
-        ctx.report.report.warnings.push(format!(
-            "{object}: no POSITION attribute; primitive skipped"
-        ));
-        return Ok(None);
-    };
-    let pos = ctx
-        .buffers
-        .read_typed(&pos_acc, &[Dimensions::Vec3], "POSITION")?;
-    let count = pos.count();
-    if count > 10_000_000 {
-        return Err(ctx.invalid(object, format!("{count} vertices exceed GOM's limit")));
-    }
-    let mut positions: Vec<[f32; 3]> = (0..count)
-        .map(|i| {
-            let e = pos.element(i);
-            mirror_vec3([e[0] as f32, e[1] as f32, e[2] as f32])
-        })
-        .collect();
-    let mut normals = match prim.get(&Semantic::Normals) {
-        Some(a) => {
-            let d = attribute(ctx, &a, &[Dimensions::Vec3], "NORMAL", count)?;
-            Some(
-                (0..count)
-                    .map(|i| {
-                        let e = d.element(i);
-                        mirror_vec3([e[0] as f32, e[1] as f32, e[2] as f32])
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        }
-        None => None,
-    };
-    let mut tangents = match prim.get(&Semantic::Tangents) {
-        Some(a) => {
-            let d = attribute(ctx, &a, &[Dimensions::Vec4], "TANGENT", count)?;
-            Some(
-                (0..count)
-                    .map(|i| {
-                        let e = d.element(i);
-                        let w = if e[3] < 0.0 { -1.0 } else { 1.0 };
-                        mirror_tangent([e[0] as f32, e[1] as f32, e[2] as f32, w])
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        }
-        None => None,
-    };
-    let uv = |ctx: &Ctx<'_>, set: u32| -> Result<Option<Vec<[f32; 2]>>, GltfError> {
-        match prim.get(&Semantic::TexCoords(set)) {
-            Some(a) => {
-                let d = attribute(ctx, &a, &[Dimensions::Vec2], "TEXCOORD", count)?;
-                Ok(Some(
-                    (0..count)
-                        .map(|i| {
-                            let e = d.element(i);
-                            [e[0] as f32, e[1] as f32]
-                        })
-                        .collect(),
-                ))
-            }
-            None => Ok(None),
-        }
-    };
-    let uv0 = uv(ctx, 0)?;
-    let uv1 = uv(ctx, 1)?;
-    let colors = match prim.get(&Semantic::Colors(0)) {
-        Some(a) => {
-            let d = attribute(
-                ctx,
-                &a,
-                &[Dimensions::Vec3, Dimensions::Vec4],
-                "COLOR_0",
-                count,
-            )?;
-            let q = |v: f64| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-            Some(
-                (0..count)
-                    .map(|i| {
-                        let e = d.element(i);
-                        let a = if e.len() == 4 { q(e[3]) } else { 255 };
-                        [q(e[0]), q(e[1]), q(e[2]), a]
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        }
-        None => None,
-    };
-    for (sem, _) in prim.attributes() {
-        let ignored = match &sem {
-            Semantic::TexCoords(s) | Semantic::Colors(s) => {
-                *s >= if matches!(sem, Semantic::TexCoords(_)) {
-                    2
-                } else {
-                    1
-                }
-            }
-            Semantic::Extras(_) => true,
-            _ => false,
-        };
-        if ignored {
-            ctx.report
-                .report
-                .warnings
-                .push(format!("{object}: attribute {sem:?} ignored"));
-        }
-    }
-
-    // Indices, as a triangle list in glTF winding.
-    let raw: Vec<u32> = match prim.indices() {
-        Some(a) => {
-            let d = ctx.buffers.read_uints(&a, Dimensions::Scalar, "indices")?;
-            let mut v = Vec::with_capacity(d.values.len());
-            for (k, &x) in d.values.iter().enumerate() {
-                if x as usize >= count {
-                    return Err(ctx.invalid(
-                        format!("accessors[{}]", a.index()),
-                        format!("index {x} at position {k} is not below the vertex count {count}"),
-                    ));
-                }
-                v.push(x as u32);
-            }
-            v
-        }
-        None => (0..count as u32).collect(),
-    };
-    let mut tris: Vec<[u32; 3]> = match mode {
-        Mode::TriangleStrip => (0..raw.len().saturating_sub(2))
-            .map(|i| {
-                if i % 2 == 0 {
-                    [raw[i], raw[i + 1], raw[i + 2]]
-                } else {
-                    [raw[i + 1], raw[i], raw[i + 2]]
-                }
-            })
-            .collect(),
-        Mode::TriangleFan => (0..raw.len().saturating_sub(2))
-            .map(|i| [raw[i + 1], raw[i + 2], raw[0]])
-            .collect(),
-        _ => {
-            if raw.len() % 3 != 0 {
-                ctx.report.report.warnings.push(format!(
-                    "{object}: {} indices is not a multiple of 3; the last {} dropped",
-                    raw.len(),
-                    raw.len() % 3
-                ));
-            }
-            raw.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
-        }
-    };
-    if tris.is_empty() {
-        ctx.report
-            .report
-            .warnings
-            .push(format!("{object}: no triangles; primitive skipped"));
-        return Ok(None);
-    }
-
-    // Skin influences.
-    let skinned = binding.skin.as_ref().is_some_and(|s| s.joints().len() > 0)
-        && prim.get(&Semantic::Joints(0)).is_some()
-        && prim.get(&Semantic::Weights(0)).is_some();
-    let mut skin = None;
-    let mut inverse_bind = Vec::new();
-    let mut flip = false;
-    if skinned {
-        let Some(s) = &binding.skin else {
-            return Ok(None);
-        };
-        let joints: Vec<usize> = s.joints().map(|j| j.index()).collect();
-        let joint_bones: Vec<u16> = joints
-            .iter()
-            .map(|&j| bone_of[j].unwrap_or(0) as u16)
-            .collect();
-        inverse_bind = default_ibnd.to_vec();
-        let ibms = match s.inverse_bind_matrices() {
-            Some(a) => {
-                let d = ctx
-                    .buffers
-                    .read_typed(&a, &[Dimensions::Mat4], "inverseBindMatrices")?;
-                if d.count() < joints.len() {
-                    return Err(ctx.invalid(
-                        format!("accessors[{}]", a.index()),
-                        format!(
-                            "inverseBindMatrices has {} matrices for {} joints of skins[{}]",
-                            d.count(),
-                            joints.len(),
-                            s.index()
-                        ),
-                    ));
-                }
-                (0..joints.len())
-                    .map(|j| {
-                        let e = d.element(j);
-                        mirror_mat(&std::array::from_fn(|i| e[i] as f32))
-                    })
-                    .collect::<Vec<Mat4>>()
-            }
-            None => vec![IDENTITY; joints.len()],
-        };
-        let mut set = vec![false; inverse_bind.len()];
-        for (j, m) in ibms.iter().enumerate() {
-            let b = joint_bones[j] as usize;
-            if set[b] && inverse_bind[b] != *m {
-                ctx.report.report.warnings.push(format!(
-                    "skins[{}]: nodes[{}] is listed twice with different inverse binds; the first is kept",
-                    s.index(),
-                    joints[j]
-                ));
-                continue;
-            }
-            set[b] = true;
-            inverse_bind[b] = *m;
-        }
-        // Collect every JOINTS_n / WEIGHTS_n pair.
-        let mut influences: Vec<Vec<(u16, f64)>> = vec![Vec::new(); count];
-        let mut set_index = 0u32;
-        while let (Some(ja), Some(wa)) = (
-            prim.get(&Semantic::Joints(set_index)),
-            prim.get(&Semantic::Weights(set_index)),
-        ) {
-            let jd = ctx.buffers.read_uints(&ja, Dimensions::Vec4, "JOINTS")?;
-            let wd = attribute(ctx, &wa, &[Dimensions::Vec4], "WEIGHTS", count)?;
-            if jd.count() != count {
-                return Err(ctx.invalid(
-                    format!("accessors[{}]", ja.index()),
-                    format!(
-                        "JOINTS has {} elements but POSITION has {count}",
-                        jd.count()
-                    ),
-                ));
-            }
-            for (v, inf) in influences.iter_mut().enumerate() {
-                let (je, we) = (jd.element(v), wd.element(v));
-                for k in 0..4 {
-                    let w = we[k];
-                    if w <= 0.0 {
-                        continue;
-                    }
-                    let j = je[k] as usize;
-                    let Some(&b) = joint_bones.get(j) else {
-                        return Err(ctx.invalid(
-                            format!("accessors[{}]", ja.index()),
-                            format!(
-                                "vertex {v}: joint {j} is not below the joint count {} of skins[{}]",
-                                joints.len(),
-                                s.index()
-                            ),
-                        ));
-                    };
-                    match inf.iter_mut().find(|(bb, _)| *bb == b) {
-                        Some(e) => e.1 += w,
-                        None => inf.push((b, w)),
-                    }
-                }
-            }
-            set_index += 1;
-        }
-        let fallback = joint_bones.first().copied().unwrap_or(0);
-        let mut unweighted = 0usize;
-        let mut out = Vec::with_capacity(count);
-        for inf in influences {
-            let sw = limit_influences(&inf, &mut ctx.report.report.dropped_influences);
-            out.push(sw.unwrap_or_else(|| {
-                unweighted += 1;
-                SkinWeights {
-                    bones: [fallback, 0, 0, 0],
-                    weights: [1.0, 0.0, 0.0, 0.0],
-                }
-            }));
-        }
-        if unweighted > 0 {
-            ctx.report.report.warnings.push(format!(
-                "{object}: {unweighted} vertices have no weight; bound to the skin's first joint"
-            ));
-        }
-        // A skin whose inverse binds all differ from the rest pose by the same matrix C
-        // (IBM[b] * restWorld[b] = C, e.g. a mesh bound under a different root
-        // transform) is the GBTM case of D7: bake C into the vertices and use the rest
-        // pose's inverses, so the bind pose check holds.
-        let mut used = vec![false; inverse_bind.len()];
-        for sw in &out {
-            for k in 0..4 {
-                if sw.weights[k] > 0.0 {
-                    used[usize::from(sw.bones[k])] = true;
-                }
-            }
-        }
-        let offsets: Vec<Mat4> = (0..inverse_bind.len())
-            .filter(|&b| used[b])
-            .map(|b| mul(&inverse_bind[b], &binding.bone_world[b]))
-            .collect();
-        if let Some(c) = offsets.first().copied() {
-            let uniform = offsets.iter().all(|o| {
-                o.iter()
-                    .zip(&c)
-                    .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
-            });
-            let identity = c.iter().zip(&IDENTITY).all(|(x, y)| (x - y).abs() <= 1e-6);
-            if uniform && !identity {
-                bake(&c, &mut positions, &mut normals, &mut tangents);
-                flip = det3(&c) < 0.0;
-                inverse_bind = default_ibnd.to_vec();
-            } else if !uniform {
-                ctx.report.report.warnings.push(format!(
-                    "{object}: the inverse binds of skins[{}] do not match the nodes' rest pose; the bind pose check will fail",
-                    s.index()
-                ));
-            }
-        }
-        skin = Some(out);
-    } else {
-        // Static geometry: bake the node's world matrix; rigidly bind when it moves.
-        let w = binding.world;
-        bake(&w, &mut positions, &mut normals, &mut tangents);
-        flip = det3(&w) < 0.0;
-        if let Some(b) = binding.bone {
-            inverse_bind = default_ibnd.to_vec();
-            skin = Some(vec![
-                SkinWeights {
-                    bones: [b as u16, 0, 0, 0],
-                    weights: [1.0, 0.0, 0.0, 0.0],
-                };
-                count
-            ]);
-        } else if binding.skin.is_some() {
-            ctx.report.report.warnings.push(format!(
-                "{object}: the node has a skin but the primitive has no JOINTS_0/WEIGHTS_0; drawn with nodes[{}]'s transform",
-                binding.node
-            ));
-        }
-    }
-    // D2: mirroring flips the winding; swap the 2nd and 3rd index (once more for a
-    // mirroring node transform baked above).
-    if !flip {
-        for t in tris.iter_mut() {
-            t.swap(1, 2);
-        }
-    }
-    let indices: Vec<u32> = tris.into_iter().flatten().collect();
-    if positions.iter().flatten().any(|v| !v.is_finite()) {
-        return Err(ctx.invalid(object, "a position overflows f32 once transformed"));
-    }
-    Ok(Some(Prim {
-        vertices: gom::Vertices {
-            positions,
-            normals,
-            tangents,
-            uv0,
-            uv1,
-            colors,
-            skin,
-        },
-        indices,
-        material: prim.material().index().map_or(-1, |m| m as i32),
-        inverse_bind,
-    }))
-}
-
-/// Transforms geometry by `m`: points by `m`, normals by its inverse-transpose,
-/// tangents by its 3x3 (both renormalised, tangent w kept).
-fn bake(
-    m: &Mat4,
-    positions: &mut [[f32; 3]],
-    normals: &mut Option<Vec<[f32; 3]>>,
-    tangents: &mut Option<Vec<[f32; 4]>>,
-) {
-    for p in positions.iter_mut() {
-        *p = transform_point(m, *p);
-    }
-    if let Some(nm) = normals.as_mut() {
-        let n = normal_matrix(m).unwrap_or(*m);
-        for v in nm.iter_mut() {
-            let t = transform_vector(&n, *v);
-            *v = normalize3(t.map(f64::from)).unwrap_or(t);
-        }
-    }
-    if let Some(tg) = tangents.as_mut() {
-        for v in tg.iter_mut() {
-            let t = transform_vector(m, [v[0], v[1], v[2]]);
-            let t = normalize3(t.map(f64::from)).unwrap_or(t);
-            *v = [t[0], t[1], t[2], v[3]];
-        }
     }
 }

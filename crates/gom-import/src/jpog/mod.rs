@@ -38,7 +38,7 @@ mod skeleton;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use anim::ChannelFlag3Reading;
@@ -110,25 +110,43 @@ impl JpogReport {
     pub fn to_json(&self) -> Value {
         let mut v = self.report.to_json();
         if let Value::Object(map) = &mut v {
+            let jpog = JpogReportJson {
+                lod: self.lod,
+                lod_count: self.lod_count,
+                handedness: self.handedness,
+                tkl_name: &self.tkl_name,
+                tkl: self.tkl.as_deref(),
+                tml: self.tml.as_deref(),
+                stitches: self.stitches,
+                unweighted_vertices: self.unweighted_vertices,
+                looping_clips: &self.looping_clips,
+                flag3_channels: self.flag3_channels,
+                channel_flag3_reading: self.channel_flag3_reading,
+            };
             map.insert(
                 "jpog".into(),
-                json!({
-                    "lod": self.lod,
-                    "lodCount": self.lod_count,
-                    "handedness": self.handedness.name(),
-                    "tklName": self.tkl_name,
-                    "tkl": self.tkl,
-                    "tml": self.tml,
-                    "stitches": self.stitches,
-                    "unweightedVertices": self.unweighted_vertices,
-                    "loopingClips": self.looping_clips,
-                    "flag3Channels": self.flag3_channels,
-                    "channelFlag3Reading": self.channel_flag3_reading.name(),
-                }),
+                serde_json::to_value(jpog).unwrap_or(Value::Null),
             );
         }
         v
     }
+}
+
+/// The `jpog` object of [`JpogReport::to_json`].
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JpogReportJson<'a> {
+    lod: usize,
+    lod_count: usize,
+    handedness: Handedness,
+    tkl_name: &'a str,
+    tkl: Option<&'a str>,
+    tml: Option<&'a str>,
+    stitches: usize,
+    unweighted_vertices: usize,
+    looping_clips: &'a [String],
+    flag3_channels: usize,
+    channel_flag3_reading: ChannelFlag3Reading,
 }
 
 /// A converted model with its report and the files to write beside it.
