@@ -11,7 +11,8 @@ use std::process::ExitCode;
 pub struct Args {
     /// The file to convert (.gom, .gomt, .fbx, .gltf, .glb, .tmd).
     input: PathBuf,
-    /// Where to write the result (.gom, .gomt, .glb, .gltf).
+    /// Where to write the result (.gom, .gomt, .glb, .gltf, or .tmd with its .tkl and
+    /// .tml beside it).
     output: PathBuf,
     /// Output format, overriding OUT's extension.
     #[arg(long)]
@@ -22,10 +23,37 @@ pub struct Args {
     report: Option<String>,
     #[command(flatten)]
     import: super::ImportArgs,
+    #[command(flatten)]
+    tmd: super::jpog_out::TmdArgs,
+}
+
+/// Whether the output is a game model (`.tmd`, or `--to tmd`).
+fn is_tmd(args: &Args) -> bool {
+    let ext = args.output.extension().and_then(|e| e.to_str());
+    args.to
+        .as_deref()
+        .or(ext)
+        .is_some_and(|e| e.eq_ignore_ascii_case("tmd"))
 }
 
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if is_tmd(&args) {
+        let imported = source::import_path(&args.input, &args.import.options())?;
+        let import = &args.import;
+        let lines = super::jpog_out::run(
+            &imported,
+            &args.input,
+            &args.output,
+            import.tkl.as_deref(),
+            import.handedness,
+            &args.tmd,
+        )?;
+        for w in imported.warnings.iter().chain(&lines) {
+            eprintln!("{w}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let format = match &args.to {
         Some(name) => OutputFormat::from_name(name)
             .ok_or_else(|| format!("unknown output format '{name}'"))?,

@@ -5,6 +5,7 @@ pub mod convert;
 pub mod demo;
 pub mod game_files;
 pub mod info;
+pub mod jpog_out;
 pub mod pose;
 pub mod render;
 pub mod tmd;
