@@ -16,6 +16,9 @@ use crate::jpog::axes::Basis;
 /// axis) moves, and sets the channel's translation flag.
 const MOVES: f32 = 1e-6;
 
+/// A key scale this close to 1 is f32 noise, not scaling worth reporting.
+const SCALE_NOISE: f32 = 1e-4;
+
 /// The library's values by their bits, first index of each; new values appended.
 struct Interner<'a> {
     tkl: &'a mut Tkl,
@@ -101,7 +104,7 @@ fn channel(
         .any(|l| (0..3).any(|a| (l[a] - node.rest_translation[a]).abs() > MOVES));
     let mut keys = Vec::with_capacity(track.keys.len());
     for (k, loc) in track.keys.iter().zip(locs) {
-        if k.scale.iter().any(|&s| (s - 1.0).abs() > 1e-6) {
+        if k.scale.iter().any(|&s| (s - 1.0).abs() > SCALE_NOISE) {
             *scaled += 1;
         }
         keys.push(Key {
