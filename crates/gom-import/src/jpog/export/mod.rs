@@ -61,9 +61,12 @@ pub struct Exported {
     pub notes: Vec<String>,
 }
 
+/// The bytes of the three files: `.tmd`, `.tkl`, `.tml`.
+pub type FileBytes = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 impl Exported {
     /// The three files' bytes: `.tmd`, `.tkl`, `.tml`.
-    pub fn write(&self) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), ExportError> {
+    pub fn write(&self) -> Result<FileBytes, ExportError> {
         Ok((self.tmd.write()?, self.tkl.write()?, self.tml.write()?))
     }
 }

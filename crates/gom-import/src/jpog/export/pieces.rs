@@ -320,11 +320,11 @@ fn lay_out(
 /// The game vertex of material vertex `v` inside a piece with `palette`.
 fn piece_vertex(v: &GameVertex, palette: &[u32]) -> Vertex {
     let mut bones = [0u8; 4];
-    for k in 0..4 {
-        if v.weights[k] > 0 {
+    for ((b, &w), &node) in bones.iter_mut().zip(&v.weights).zip(&v.nodes) {
+        if w > 0 {
             // the palette holds every weighted node of the piece's vertices, at most 28
-            let slot = palette.iter().position(|&n| n == v.nodes[k]).unwrap_or(0);
-            bones[k] = (slot * 3) as u8;
+            let slot = palette.iter().position(|&n| n == node).unwrap_or(0);
+            *b = (slot * 3) as u8;
         }
     }
     Vertex {
