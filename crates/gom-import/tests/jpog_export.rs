@@ -613,3 +613,36 @@ fn the_same_model_gives_the_same_bytes_at_any_thread_count() {
     assert_eq!(run(4), one);
     assert_eq!(run(1), one);
 }
+
+#[test]
+fn a_template_lends_its_game_fields_and_must_name_the_same_nodes() {
+    let Some(dir) = shared("jpog") else { return };
+    let (orig, _, model) = shared_tmd(&dir, "tmd_creature", Handedness::Right);
+    let plain = export(&model, &options("Ddev", Handedness::Right)).unwrap();
+    let mut o = options("Ddev", Handedness::Right);
+    o.template = Some(orig.clone());
+    let e = export(&model, &o).unwrap();
+    let (back, _, _) = written(&e);
+    assert_eq!(
+        back.header.tkl_name, orig.header.tkl_name,
+        "bytes after the NUL"
+    );
+    assert_eq!(
+        (back.header.u3, back.header.u4),
+        (orig.header.u3, orig.header.u4)
+    );
+    assert_eq!(back.mesh.lod_distance, orig.mesh.lod_distance);
+    assert_eq!(back.mesh.lods[0].shader_type, orig.mesh.lods[0].shader_type);
+    for n in &orig.nodes {
+        let b = back.nodes.iter().find(|b| b.name() == n.name()).unwrap();
+        assert_eq!(b.flag, n.flag, "{}", n.name());
+    }
+    // the creature's root is flagged; without a template no node is
+    assert!(orig.nodes.iter().any(|n| n.flag != 0));
+    assert!(plain.tmd.nodes.iter().all(|n| n.flag == 0));
+    // a template of another creature is refused, naming a node
+    let mut o = options("Ribbon", Handedness::Right);
+    o.template = Some(orig);
+    let err = export(&ribbon(3, 1, "Wave"), &o).unwrap_err().to_string();
+    assert!(err.contains("template") && err.contains("node"), "{err}");
+}

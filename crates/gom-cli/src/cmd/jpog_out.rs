@@ -20,6 +20,10 @@ pub struct TmdArgs {
     /// whose name ends in `_lp` loop already.
     #[arg(long = "loop", value_name = "CLIP")]
     loop_clips: Vec<String>,
+    /// `.tmd` output: the model being replaced; the game's fields GOM does not carry
+    /// are copied from it (its node names must match the model's).
+    #[arg(long, value_name = "ORIGINAL.tmd")]
+    template: Option<PathBuf>,
     /// `.tmd` output: shorten names over the game's limits (15 bytes for nodes,
     /// animations and the output's stem, 31 for materials) instead of refusing them.
     #[arg(long)]
@@ -77,7 +81,15 @@ pub fn run(
         }
         None => None,
     };
+    let template = match &args.template {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(jpog::Tmd::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => None,
+    };
     let options = ExportOptions {
+        template,
         name: name.clone(),
         handedness,
         loop_clips: args.loop_clips.clone(),

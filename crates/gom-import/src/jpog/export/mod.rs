@@ -16,6 +16,7 @@ mod names;
 mod pieces;
 mod skeleton;
 mod strip;
+mod template;
 mod weights;
 
 use std::collections::BTreeMap;
@@ -40,6 +41,10 @@ pub struct ExportOptions {
     /// An existing keyframe library to append the keys to (its keys keep their
     /// indices); a new one named [`ExportOptions::name`] when `None`.
     pub tkl: Option<jpog::Tkl>,
+    /// The model being replaced: its fields GOM does not carry are copied (header open
+    /// fields, node flags and animation overlay fields matched by name, shader type, LOD
+    /// distance); its node names must match the model's.
+    pub template: Option<jpog::Tmd>,
     /// PNG bytes of the textures, by the name the materials give
     /// (`Material::base_color_texture`).
     pub textures: BTreeMap<String, Vec<u8>>,
@@ -145,6 +150,7 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
     tmd.header.u2 = u32::try_from(tkl.rotations.len()).unwrap_or(u32::MAX);
     tmd.header.u3 = 0;
     tmd.header.u4 = DEFAULT_SIMULTANEOUS_ANIMATIONS;
+    let static_node = skel.static_node;
     tmd.nodes = skel.nodes;
     tmd.animations = animations;
     tmd.mesh = jpog::tmd::MeshBlock {
@@ -155,6 +161,9 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
             meshes: meshes.meshes,
         }],
     };
+    if let Some(t) = &options.template {
+        template::apply(&mut tmd, t, static_node)?;
+    }
     tmd.validate()?;
     notes.extend(renames.report());
     Ok(Exported {
