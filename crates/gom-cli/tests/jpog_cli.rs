@@ -413,3 +413,31 @@ fn convert_refuses_an_output_name_the_game_cannot_hold_and_writes_nothing() {
     assert!(err.contains("at most 15"), "{err}");
     assert!(listing(&out_dir).is_empty());
 }
+
+#[test]
+fn tkl_info_counts_keys_and_shows_the_ranges_a_model_uses() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let tkl = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let v = gom_json(&["tkl", "info", s(&tkl), s(&tmd)]);
+    let lib = jpog::Tkl::read(&std::fs::read(&tkl).unwrap()).unwrap();
+    assert_eq!(v["name"], "Ddev");
+    assert_eq!(v["locations"], lib.locations.len());
+    assert_eq!(v["rotations"], lib.rotations.len());
+    // the expected file lists every key's indices: their extremes are the ranges
+    let e = expected("tmd_creature.expected.json");
+    let keys: Vec<&serde_json::Value> = e["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["channels"].as_array().unwrap())
+        .flat_map(|c| c["keys"].as_array().unwrap())
+        .collect();
+    let max = |f: &str| keys.iter().map(|k| k[f].as_u64().unwrap()).max().unwrap();
+    let m = &v["models"][0];
+    assert_eq!(m["keys"], keys.len());
+    assert_eq!(m["locations"]["last"], max("loc_index"));
+    assert_eq!(m["rotations"]["last"], max("rot_index"));
+    assert_eq!(m["indicesPastTheEnd"], false);
+}

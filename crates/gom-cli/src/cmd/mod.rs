@@ -8,6 +8,7 @@ pub mod info;
 pub mod jpog_out;
 pub mod pose;
 pub mod render;
+pub mod tkl;
 pub mod tmd;
 pub mod tml;
 pub mod validate;

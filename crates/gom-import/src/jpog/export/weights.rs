@@ -42,7 +42,7 @@ mod tests {
     }
 
     #[test]
-    fn thirds_give_the_spare_unit_to_the_first_slot() {
+    fn missing_units_go_to_the_largest_remainders_ties_to_the_lower_slot() {
         // 85 each would sum to 255 already: thirds divide evenly
         assert_eq!(quantise([1.0, 1.0, 1.0, 0.0]), [85, 85, 85, 0]);
         // 0.5/0.25/0.25 → 127.5, 63.75, 63.75: floors sum to 253, the two missing units
