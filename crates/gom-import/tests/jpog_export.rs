@@ -646,3 +646,18 @@ fn a_template_lends_its_game_fields_and_must_name_the_same_nodes() {
     let err = export(&ribbon(3, 1, "Wave"), &o).unwrap_err().to_string();
     assert!(err.contains("template") && err.contains("node"), "{err}");
 }
+
+#[test]
+fn a_clip_named_by_loop_gets_the_loop_suffix() {
+    let mut m = ribbon(3, 1, "Wave");
+    m.clips.push(gom::Clip {
+        name: "Idle".into(),
+        ..m.clips[0].clone()
+    });
+    let mut o = options("Loops", Handedness::Right);
+    o.loop_clips = vec!["Wave".into()];
+    let e = export(&m, &o).unwrap();
+    let names: Vec<String> = e.tmd.animations.iter().map(|a| a.name()).collect();
+    assert_eq!(names, ["Wave_lp", "Idle"]);
+    assert!(e.tmd.animations[0].is_looping() && !e.tmd.animations[1].is_looping());
+}
