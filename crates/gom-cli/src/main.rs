@@ -42,6 +42,9 @@ enum Command {
     /// Jurassic Park: Operation Genesis models (.tmd).
     #[command(subcommand)]
     Tmd(cmd::tmd::Command),
+    /// Jurassic Park: Operation Genesis keyframe libraries (.tkl).
+    #[command(subcommand)]
+    Tkl(cmd::tkl::Command),
 }
 
 /// Lets a closed standard output end the program quietly, as Unix tools do
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Render(a) => cmd::render::run(a),
         Command::Tml(c) => cmd::tml::run(c),
         Command::Tmd(c) => cmd::tmd::run(c),
+        Command::Tkl(c) => cmd::tkl::run(c),
     };
     match result {
         Ok(code) => code,

@@ -356,3 +356,88 @@ fn convert_turns_the_synthetic_model_into_a_valid_gom_file() {
     assert_eq!(model.skeleton.bones.len(), 2);
     assert_eq!(model.materials[0].name, "SynthRock");
 }
+
+/// The files in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn convert_writes_a_model_and_its_libraries_that_read_back() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    copy(tmp.path(), "Ddev.tkl").unwrap();
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("Raptor.tmd");
+    let tkl_out = out_dir.join("Herd.tkl");
+    ok(&gom(&[
+        "convert",
+        s(&tmd),
+        s(&out),
+        "--tkl",
+        s(&tmp.path().join("Ddev.tkl")),
+        "--tkl-out",
+        s(&tkl_out),
+    ]));
+    assert_eq!(listing(&out_dir), ["Herd.tkl", "Raptor.tmd", "Raptor.tml"]);
+    let back = jpog::Tmd::read(&std::fs::read(&out).unwrap()).unwrap();
+    let orig = jpog::Tmd::read(&std::fs::read(&tmd).unwrap()).unwrap();
+    // the model animates from the library it was added to, which keeps its keys
+    assert_eq!(back.header.tkl_name(), "Ddev");
+    let old = jpog::Tkl::read(&std::fs::read(tmp.path().join("Ddev.tkl")).unwrap()).unwrap();
+    let new = jpog::Tkl::read(&std::fs::read(&tkl_out).unwrap()).unwrap();
+    assert_eq!(&new.locations[..old.locations.len()], &old.locations[..]);
+    assert_eq!(&new.rotations[..old.rotations.len()], &old.rotations[..]);
+    assert_eq!(back.animations.len(), orig.animations.len());
+    jpog::Tml::read(&std::fs::read(out_dir.join("Raptor.tml")).unwrap()).unwrap();
+}
+
+#[test]
+fn convert_refuses_an_output_name_the_game_cannot_hold_and_writes_nothing() {
+    let Some((tmp, tmd)) = copied("tmd_static.tmd") else {
+        return;
+    };
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("A_name_too_long_x.tmd");
+    let r = gom(&["convert", s(&tmd), s(&out)]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("at most 15"), "{err}");
+    assert!(listing(&out_dir).is_empty());
+}
+
+#[test]
+fn tkl_info_counts_keys_and_shows_the_ranges_a_model_uses() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let tkl = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let v = gom_json(&["tkl", "info", s(&tkl), s(&tmd)]);
+    let lib = jpog::Tkl::read(&std::fs::read(&tkl).unwrap()).unwrap();
+    assert_eq!(v["name"], "Ddev");
+    assert_eq!(v["locations"], lib.locations.len());
+    assert_eq!(v["rotations"], lib.rotations.len());
+    // the expected file lists every key's indices: their extremes are the ranges
+    let e = expected("tmd_creature.expected.json");
+    let keys: Vec<&serde_json::Value> = e["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["channels"].as_array().unwrap())
+        .flat_map(|c| c["keys"].as_array().unwrap())
+        .collect();
+    let max = |f: &str| keys.iter().map(|k| k[f].as_u64().unwrap()).max().unwrap();
+    let m = &v["models"][0];
+    assert_eq!(m["keys"], keys.len());
+    assert_eq!(m["locations"]["last"], max("loc_index"));
+    assert_eq!(m["rotations"]["last"], max("rot_index"));
+    assert_eq!(m["indicesPastTheEnd"], false);
+}

@@ -15,7 +15,8 @@ pub const OUTPUT_FORMATS: &str = "gom, gomt, glb, gltf";
 pub struct Args {
     /// The file to convert (.gom, .gomt, .fbx, .gltf, .glb, .tmd).
     input: PathBuf,
-    /// Where to write the result (.gom, .gomt, .glb, .gltf).
+    /// Where to write the result (.gom, .gomt, .glb, .gltf, or .tmd with its .tkl and
+    /// .tml beside it).
     output: PathBuf,
     /// Output format, overriding OUT's extension: gom, gomt, glb or gltf.
     #[arg(long)]
@@ -26,13 +27,24 @@ pub struct Args {
     report: Option<String>,
     #[command(flatten)]
     import: super::ImportArgs,
+    #[command(flatten)]
+    tmd: super::jpog_out::TmdArgs,
+}
+
+/// Whether the output is a game model (`.tmd`, or `--to tmd`).
+fn is_tmd(args: &Args) -> bool {
+    let ext = args.output.extension().and_then(|e| e.to_str());
+    args.to
+        .as_deref()
+        .or(ext)
+        .is_some_and(|e| e.eq_ignore_ascii_case("tmd"))
 }
 
 /// The output format `--to` names, or else the one of `output`'s extension.
 pub fn output_format(to: Option<&str>, output: &Path) -> Result<OutputFormat, CliError> {
     match to {
         Some(name) => OutputFormat::from_name(name).ok_or_else(|| {
-            format!("unknown output format '{name}' (gom writes {OUTPUT_FORMATS})").into()
+            format!("unknown output format '{name}' (gom writes {OUTPUT_FORMATS}, tmd)").into()
         }),
         None => OutputFormat::of_path(output).ok_or_else(|| {
             let ext = output
@@ -40,7 +52,7 @@ pub fn output_format(to: Option<&str>, output: &Path) -> Result<OutputFormat, Cl
                 .map(|e| format!("the extension '.{}'", e.to_string_lossy()))
                 .unwrap_or_else(|| "a name without an extension".to_string());
             format!(
-                "{}: cannot tell the output format from {ext}; gom writes {OUTPUT_FORMATS} \
+                "{}: cannot tell the output format from {ext}; gom writes {OUTPUT_FORMATS}, tmd \
                  (name the file so, or use --to)",
                 output.display()
             )
@@ -52,7 +64,7 @@ pub fn output_format(to: Option<&str>, output: &Path) -> Result<OutputFormat, Cl
 /// Refuses to write any of `outputs` over one of the files the conversion of `input`
 /// reads: the input itself and its companions (a `.gltf`'s buffers and images, a
 /// `.tmd`'s `.tkl` and `.tml`).
-fn refuse_overwriting_inputs<'a>(
+pub(super) fn refuse_overwriting_inputs<'a>(
     input: &Path,
     options: &ImportOptions,
     outputs: impl IntoIterator<Item = &'a Path>,
@@ -67,11 +79,27 @@ fn refuse_overwriting_inputs<'a>(
 
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let options = args.import.options();
+    if is_tmd(&args) {
+        let imported = source::import_path(&args.input, &options)?;
+        let import = &args.import;
+        let lines = super::jpog_out::run(
+            &imported,
+            &args.input,
+            &args.output,
+            &options,
+            import.handedness,
+            &args.tmd,
+        )?;
+        for w in imported.warnings.iter().chain(&lines) {
+            eprintln!("{w}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let format = output_format(args.to.as_deref(), &args.output)?;
     if let Some(other) = args.report.as_deref().filter(|r| *r != "json") {
         return Err(format!("unknown report format '{other}' (expected json)").into());
     }
-    let options = args.import.options();
     let dir = args
         .output
         .parent()

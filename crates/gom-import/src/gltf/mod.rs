@@ -45,6 +45,7 @@
 mod accessor;
 mod anim;
 mod convert;
+pub(crate) use convert::decompose;
 mod error;
 mod export;
 mod import;

@@ -32,6 +32,7 @@
 mod anim;
 mod axes;
 mod error;
+pub mod export;
 mod material;
 mod mesh;
 mod skeleton;

@@ -1,0 +1,134 @@
+//! `gom convert IN OUT.tmd`: any model into the game's `.tmd`, with its `.tkl` keyframe
+//! library and `.tml` material library beside it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gom_import::jpog::export::{self, ExportOptions, NameLimit};
+use gom_import::source::Imported;
+
+use crate::input::CliError;
+
+/// The options only a `.tmd` output takes.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TmdArgs {
+    /// `.tmd` output: write the keyframe library here instead of over `--tkl` (or
+    /// beside the output).
+    #[arg(long, value_name = "PATH")]
+    tkl_out: Option<PathBuf>,
+    /// `.tmd` output: a clip the game loops (`_lp` suffix); may be repeated. Clips
+    /// whose name ends in `_lp` loop already.
+    #[arg(long = "loop", value_name = "CLIP")]
+    loop_clips: Vec<String>,
+    /// `.tmd` output: the model being replaced; the game's fields GOM does not carry
+    /// are copied from it (its node names must match the model's).
+    #[arg(long, value_name = "ORIGINAL.tmd")]
+    template: Option<PathBuf>,
+    /// `.tmd` output: shorten names over the game's limits (15 bytes for nodes,
+    /// animations and the output's stem, 31 for materials) instead of refusing them.
+    #[arg(long)]
+    rename: bool,
+}
+
+/// The folder a path lies in (`.` for a bare file name).
+fn folder(p: &Path) -> PathBuf {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The PNG bytes of every texture the materials name: the importer's side files, else
+/// the file beside the input.
+fn textures(imported: &Imported, input: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for m in &imported.model.materials {
+        let Some(name) = &m.base_color_texture else {
+            continue;
+        };
+        let side = imported
+            .side_files
+            .iter()
+            .find(|s| s.relative_path == Path::new(name))
+            .map(|s| s.bytes.clone());
+        if let Some(bytes) = side.or_else(|| std::fs::read(folder(input).join(name)).ok()) {
+            out.insert(name.clone(), bytes);
+        }
+    }
+    out
+}
+
+/// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
+/// Every file is built and checked before the first is written.
+pub fn run(
+    imported: &Imported,
+    input: &Path,
+    output: &Path,
+    import: &gom_import::source::ImportOptions,
+    handedness: gom_import::jpog::Handedness,
+    args: &TmdArgs,
+) -> Result<Vec<String>, CliError> {
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = export::fit_name(&stem, NameLimit::Library, false, "output name")
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    let tkl = import.tkl.as_deref();
+    let existing = match tkl {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(jpog::Tkl::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => None,
+    };
+    let template = match &args.template {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(jpog::Tmd::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => None,
+    };
+    let options = ExportOptions {
+        template,
+        name: name.clone(),
+        handedness,
+        loop_clips: args.loop_clips.clone(),
+        rename: args.rename,
+        tkl: existing,
+        textures: textures(imported, input),
+    };
+    let exported = export::export(&imported.model, &options)
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    let (tmd, tkl_bytes, tml) = exported
+        .write()
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    let dir = folder(output);
+    let tkl_path = match (&args.tkl_out, tkl) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => p.to_path_buf(),
+        (None, None) => dir.join(format!("{name}.tkl")),
+    };
+    let tml_path = dir.join(format!("{name}.tml"));
+    // The library named by --tkl is rewritten in place on purpose (unless --tkl-out);
+    // every other output must not be one of the files the conversion reads.
+    let appended_in_place = tkl.is_some() && args.tkl_out.is_none();
+    let guarded = [output, tml_path.as_path()]
+        .into_iter()
+        .chain((!appended_in_place).then_some(tkl_path.as_path()));
+    super::convert::refuse_overwriting_inputs(input, import, guarded)?;
+    gom_import::build::write_atomic(&tkl_path, &tkl_bytes)?;
+    gom_import::build::write_atomic(&tml_path, &tml)?;
+    gom_import::build::write_atomic(output, &tmd)?;
+    let mut lines = exported.notes.clone();
+    lines.push(format!(
+        "wrote {} ({} bytes), {} ({} bytes), {} ({} bytes)",
+        tkl_path.display(),
+        tkl_bytes.len(),
+        tml_path.display(),
+        tml.len(),
+        output.display(),
+        tmd.len()
+    ));
+    Ok(lines)
+}

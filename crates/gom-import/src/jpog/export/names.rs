@@ -1,0 +1,178 @@
+//! The game's name limits: 15 bytes for nodes, animations and libraries, 31 for
+//! materials; a name that does not fit is refused, or shortened when asked to.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{refused, ExportError};
+
+/// Which of the game's names a name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NameLimit {
+    /// A node (bone) name: 15 bytes.
+    Node,
+    /// An animation name: 15 bytes.
+    Animation,
+    /// A keyframe-library name (also the output's stem): 15 bytes.
+    Library,
+    /// A material name: 31 bytes.
+    Material,
+}
+
+impl NameLimit {
+    /// The most bytes such a name holds.
+    pub fn max(self) -> usize {
+        match self {
+            NameLimit::Material => 31,
+            _ => 15,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            NameLimit::Node => "node",
+            NameLimit::Animation => "animation",
+            NameLimit::Library => "library",
+            NameLimit::Material => "material",
+        }
+    }
+}
+
+/// `name` cut to at most `max` bytes on a character boundary.
+fn cut(name: &str, max: usize) -> &str {
+    let mut end = name.len().min(max);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// `name` if it fits `limit`; shortened when `rename` is set; otherwise refused with
+/// the limit named. A name holding a NUL is always refused.
+pub fn fit_name(
+    name: &str,
+    limit: NameLimit,
+    rename: bool,
+    record: &str,
+) -> Result<String, ExportError> {
+    let max = limit.max();
+    if name.contains('\0') {
+        return Err(refused(record, format!("{name:?} holds a NUL byte")));
+    }
+    if name.is_empty() {
+        return Err(refused(record, "the name is empty"));
+    }
+    if name.len() <= max {
+        return Ok(name.to_string());
+    }
+    if rename {
+        return Ok(cut(name, max).to_string());
+    }
+    Err(refused(
+        record,
+        format!(
+            "{name:?} has {} bytes; {} names hold at most {max} (--rename shortens them)",
+            name.len(),
+            limit.what()
+        ),
+    ))
+}
+
+/// Names given so far, per kind, and the ones shortened.
+#[derive(Debug, Default)]
+pub(crate) struct Renames {
+    rename: bool,
+    taken: BTreeMap<NameLimit, BTreeSet<String>>,
+    mapping: Vec<(NameLimit, String, String)>,
+}
+
+impl Renames {
+    pub fn new(rename: bool) -> Self {
+        Renames {
+            rename,
+            ..Renames::default()
+        }
+    }
+
+    /// The name `name` takes: itself when it fits, else (with renaming) its first bytes,
+    /// made unique among the names of its kind with a `~2`, `~3`… suffix.
+    pub fn fit(
+        &mut self,
+        name: &str,
+        limit: NameLimit,
+        record: &str,
+    ) -> Result<String, ExportError> {
+        self.fit_suffixed(name, "", limit, record)
+    }
+
+    /// As [`Renames::fit`] for `base` followed by `suffix`; shortening cuts `base` and
+    /// keeps the suffix (an animation's `_lp`).
+    pub fn fit_suffixed(
+        &mut self,
+        base: &str,
+        suffix: &str,
+        limit: NameLimit,
+        record: &str,
+    ) -> Result<String, ExportError> {
+        let full = format!("{base}{suffix}");
+        if full.len() <= limit.max() || !self.rename {
+            fit_name(&full, limit, false, record)?;
+        }
+        let max = limit.max() - suffix.len();
+        let fitted = fit_name(base, limit, true, record).map(|_| cut(base, max).to_string())?;
+        let taken = self.taken.entry(limit).or_default();
+        let mut out = format!("{fitted}{suffix}");
+        if out != full {
+            let mut k = 2;
+            while taken.contains(&out) {
+                let tag = format!("~{k}");
+                out = format!("{}{tag}{suffix}", cut(&fitted, max - tag.len()));
+                k += 1;
+            }
+            self.mapping.push((limit, full, out.clone()));
+        }
+        taken.insert(out.clone());
+        Ok(out)
+    }
+
+    /// One line per shortened name.
+    pub fn report(&self) -> Vec<String> {
+        self.mapping
+            .iter()
+            .map(|(l, from, to)| format!("{} name {from:?} shortened to {to:?}", l.what()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_refused_or_shortened_uniquely() {
+        let long = "Bip01_L_Forearm_Twist";
+        let e = fit_name(long, NameLimit::Node, false, "bone 3").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("bone 3") && msg.contains("at most 15"),
+            "{msg}"
+        );
+        let mut r = Renames::new(true);
+        let a = r.fit(long, NameLimit::Node, "bone 3").unwrap();
+        let b = r
+            .fit("Bip01_L_Forearm_Roll", NameLimit::Node, "bone 4")
+            .unwrap();
+        assert_eq!(a, "Bip01_L_Forearm");
+        assert_eq!(b, "Bip01_L_Forea~2");
+        assert_eq!(r.report().len(), 2);
+        // a fitting name is kept as it is and not reported
+        assert_eq!(r.fit("Head", NameLimit::Node, "bone 5").unwrap(), "Head");
+        assert_eq!(r.report().len(), 2);
+        // a loop suffix survives shortening
+        let l = r
+            .fit_suffixed("Walk_cycle_slow", "_lp", NameLimit::Animation, "clip 0")
+            .unwrap();
+        assert_eq!(l, "Walk_cycle_s_lp");
+        // cutting respects character boundaries
+        assert_eq!(cut("ééééééééé", 15), "ééééééé");
+    }
+}

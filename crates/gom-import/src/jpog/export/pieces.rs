@@ -1,0 +1,454 @@
+//! GOM mesh parts as the game's meshes: one game mesh per material (more when its
+//! vertices overflow 16-bit strip indices), split into pieces whose palettes hold at
+//! most 28 nodes, each drawn by one triangle strip of fewer than 7,500 indices. A vertex
+//! belongs to one piece, so a vertex two pieces use is written once for each.
+
+use jpog::tmd::{Mesh, Piece, Vertex, MAX_PALETTE};
+
+use super::names::{NameLimit, Renames};
+use super::skeleton::Skeleton;
+use super::strip::stripify;
+use super::weights::quantise;
+use super::{refused, ExportError};
+use crate::jpog::axes::Basis;
+
+/// The game tools split strips before this many indices; so do we.
+pub const MAX_TOOL_STRIP: usize = 7_500;
+/// Vertices one game mesh can hold: its strips index them with u16.
+pub const MAX_MESH_VERTICES: usize = 1 << 16;
+
+/// A material the meshes use, in first-use order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MaterialUse {
+    /// The name in the game (at most 31 bytes).
+    pub name: String,
+    /// The GOM material's base-colour texture.
+    pub texture: Option<String>,
+    /// The GOM material's base-colour factor (white without a material).
+    pub color: [f32; 4],
+}
+
+/// The LOD's meshes.
+#[derive(Debug, Clone)]
+pub(crate) struct Meshes {
+    pub meshes: Vec<Mesh>,
+    pub sphere: [f32; 4],
+    pub materials: Vec<MaterialUse>,
+    pub vertex_sources: Vec<Vec<(usize, u32)>>,
+}
+
+/// A vertex in game space with its quantised skinning.
+#[derive(Debug, Clone, Copy)]
+struct GameVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    uv: [f32; 2],
+    weights: [u8; 4],
+    /// Node of each weighted slot (meaningless where the weight is 0).
+    nodes: [u32; 4],
+    source: (usize, u32),
+}
+
+impl GameVertex {
+    fn weighted_nodes(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..4)
+            .filter(|&k| self.weights[k] > 0)
+            .map(|k| self.nodes[k])
+    }
+}
+
+/// One material's triangles over its own vertex list.
+#[derive(Debug, Default)]
+struct MaterialTriangles {
+    vertices: Vec<GameVertex>,
+    triangles: Vec<[u32; 3]>,
+}
+
+/// A piece being built: triangles over the material's vertex list and its palette.
+#[derive(Debug, Default, Clone)]
+struct PieceTriangles {
+    palette: Vec<u32>,
+    triangles: Vec<[u32; 3]>,
+}
+
+fn finite(v: &[f32]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+fn normalise(v: [f32; 3]) -> [f32; 3] {
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if l > 0.0 && l.is_finite() {
+        v.map(|c| c / l + 0.0)
+    } else {
+        v
+    }
+}
+
+/// The game vertices of mesh part `pi`, in game space.
+fn part_vertices(
+    part: &gom::MeshPart,
+    pi: usize,
+    skel: &Skeleton,
+    basis: &Basis,
+) -> Result<Vec<GameVertex>, ExportError> {
+    let v = &part.vertices;
+    let n = v.positions.len();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let record = || format!("mesh \"{}\" vertex {i}", part.name);
+        let mut p = v.positions[i];
+        let mut nrm = v
+            .normals
+            .as_ref()
+            .and_then(|x| x.get(i))
+            .copied()
+            .unwrap_or([0.0; 3]);
+        if let Some(g) = &part.mesh_bind_geo_to_model {
+            p = gom::math::transform_point(g, p);
+            nrm = normalise(gom::math::transform_vector(g, nrm));
+        }
+        let uv = v
+            .uv0
+            .as_ref()
+            .and_then(|x| x.get(i))
+            .copied()
+            .unwrap_or([0.0; 2]);
+        if !(finite(&p) && finite(&nrm) && finite(&uv)) {
+            return Err(refused(
+                record(),
+                "a position, normal or texture coordinate is not finite",
+            ));
+        }
+        let (weights, nodes) = match (&v.skin, skel.static_node) {
+            (Some(skin), _) => {
+                let sw = skin[i];
+                let bones = sw.bones.map(u32::from);
+                if let Some(b) =
+                    (0..4).find(|&k| sw.weights[k] > 0.0 && bones[k] as usize >= skel.nodes.len())
+                {
+                    return Err(refused(
+                        record(),
+                        format!("weighted to bone {} which the skeleton lacks", bones[b]),
+                    ));
+                }
+                (quantise(sw.weights), bones)
+            }
+            (None, Some(s)) => ([255, 0, 0, 0], [s as u32, 0, 0, 0]),
+            (None, None) => return Err(refused(record(), "not skinned and no static root")),
+        };
+        out.push(GameVertex {
+            position: basis.vector(p),
+            normal: basis.vector(nrm),
+            uv: [uv[0] + 0.0, -uv[1] + 0.0],
+            weights,
+            nodes,
+            source: (pi, i as u32),
+        });
+    }
+    Ok(out)
+}
+
+/// Gathers every material's triangles (winding changed with the axes), in first-use
+/// order of the materials.
+fn gather(
+    model: &gom::Model,
+    skel: &Skeleton,
+    basis: &Basis,
+    renames: &mut Renames,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<MaterialUse>, Vec<MaterialTriangles>), ExportError> {
+    let mut uses: Vec<MaterialUse> = Vec::new();
+    let mut groups: Vec<MaterialTriangles> = Vec::new();
+    let mut keys: Vec<i64> = Vec::new();
+    let mut degenerate = 0usize;
+    for (pi, part) in model.meshes.iter().enumerate() {
+        let verts = part_vertices(part, pi, skel, basis)?;
+        for sm in &part.submeshes {
+            let mat = usize::try_from(sm.material_index)
+                .ok()
+                .and_then(|m| model.materials.get(m));
+            let key = mat.map_or(-1, |_| i64::from(sm.material_index));
+            let gi = match keys.iter().position(|&k| k == key) {
+                Some(g) => g,
+                None => {
+                    let source = mat.map_or("default", |m| m.name.as_str());
+                    let source = if source.is_empty() { "default" } else { source };
+                    let record = format!("material \"{source}\"");
+                    uses.push(MaterialUse {
+                        name: renames.fit(source, NameLimit::Material, &record)?,
+                        texture: mat.and_then(|m| m.base_color_texture.clone()),
+                        color: mat.map_or([1.0; 4], |m| m.base_color_factor),
+                    });
+                    groups.push(MaterialTriangles::default());
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            };
+            let g = &mut groups[gi];
+            let start = sm.index_start as usize;
+            let end = start
+                .saturating_add(sm.index_count as usize)
+                .min(part.indices.len());
+            let mut local: std::collections::HashMap<u32, u32> = Default::default();
+            for t in part.indices[start.min(end)..end].chunks_exact(3) {
+                if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
+                    degenerate += 1;
+                    continue;
+                }
+                let mut tri = [0u32; 3];
+                for (k, &vi) in t.iter().enumerate() {
+                    let v = *verts.get(vi as usize).ok_or_else(|| {
+                        refused(
+                            format!("mesh \"{}\"", part.name),
+                            format!("index {vi} but the mesh has {} vertices", verts.len()),
+                        )
+                    })?;
+                    tri[k] = *local.entry(vi).or_insert_with(|| {
+                        g.vertices.push(v);
+                        (g.vertices.len() - 1) as u32
+                    });
+                }
+                g.triangles.push(basis.triangle(tri));
+            }
+        }
+    }
+    if degenerate > 0 {
+        notes.push(format!(
+            "{degenerate} degenerate triangle(s) left out (the game draws none)"
+        ));
+    }
+    Ok((uses, groups))
+}
+
+/// The weighted nodes of triangle `t` not already in `have`, in first-use order.
+fn nodes_of(g: &MaterialTriangles, t: [u32; 3], have: &[u32]) -> Vec<u32> {
+    let mut need: Vec<u32> = Vec::with_capacity(12);
+    for &v in &t {
+        for n in g.vertices[v as usize].weighted_nodes() {
+            if !have.contains(&n) && !need.contains(&n) {
+                need.push(n);
+            }
+        }
+    }
+    need
+}
+
+/// The palette triangles need: their weighted nodes in first-use order.
+fn palette_of(g: &MaterialTriangles, tris: &[[u32; 3]]) -> Vec<u32> {
+    let mut palette = Vec::new();
+    for &t in tris {
+        let need = nodes_of(g, t, &palette);
+        palette.extend(need);
+    }
+    palette
+}
+
+/// Splits a material's triangles into pieces of at most 28 palette nodes, greedily in
+/// triangle order (a triangle needs at most 12).
+fn palettes(g: &MaterialTriangles) -> Vec<PieceTriangles> {
+    let mut out: Vec<PieceTriangles> = Vec::new();
+    let mut cur = PieceTriangles::default();
+    for &t in &g.triangles {
+        let mut need = nodes_of(g, t, &cur.palette);
+        if cur.palette.len() + need.len() > MAX_PALETTE {
+            out.push(std::mem::take(&mut cur));
+            need = nodes_of(g, t, &[]);
+        }
+        cur.palette.extend(need);
+        cur.triangles.push(t);
+    }
+    if !cur.triangles.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A piece ready to lay out: its palette, its vertices (material indices) and its strip
+/// over them.
+struct Laid {
+    palette: Vec<u32>,
+    vertices: Vec<u32>,
+    strip: Vec<u32>,
+}
+
+/// Strips a piece, splitting it in halves until every strip is under the tools' limit.
+fn lay_out(
+    p: PieceTriangles,
+    g: &MaterialTriangles,
+    record: &str,
+    out: &mut Vec<Laid>,
+) -> Result<(), ExportError> {
+    let mut map: std::collections::HashMap<u32, u32> = Default::default();
+    let mut vertices = Vec::new();
+    let local: Vec<[u32; 3]> = p
+        .triangles
+        .iter()
+        .map(|t| {
+            t.map(|v| {
+                *map.entry(v).or_insert_with(|| {
+                    vertices.push(v);
+                    (vertices.len() - 1) as u32
+                })
+            })
+        })
+        .collect();
+    let strip = stripify(&local, vertices.len()).ok_or_else(|| {
+        refused(
+            record,
+            "the triangle strip did not decode to the piece's triangles",
+        )
+    })?;
+    if strip.len() < MAX_TOOL_STRIP || p.triangles.len() < 2 {
+        out.push(Laid {
+            palette: p.palette,
+            vertices,
+            strip,
+        });
+        return Ok(());
+    }
+    let half = p.triangles.len() / 2;
+    for tris in [&p.triangles[..half], &p.triangles[half..]] {
+        let part = PieceTriangles {
+            palette: palette_of(g, tris),
+            triangles: tris.to_vec(),
+        };
+        lay_out(part, g, record, out)?;
+    }
+    Ok(())
+}
+
+/// The game vertex of material vertex `v` inside a piece with `palette`.
+fn piece_vertex(v: &GameVertex, palette: &[u32]) -> Vertex {
+    let mut bones = [0u8; 4];
+    for ((b, &w), &node) in bones.iter_mut().zip(&v.weights).zip(&v.nodes) {
+        if w > 0 {
+            // the palette holds every weighted node of the piece's vertices, at most 28
+            let slot = palette.iter().position(|&n| n == node).unwrap_or(0);
+            *b = (slot * 3) as u8;
+        }
+    }
+    Vertex {
+        position: v.position,
+        normal: v.normal,
+        weights: v.weights,
+        bones,
+        uv: v.uv,
+    }
+}
+
+/// Packs laid-out pieces into game meshes of at most 65,536 vertices each.
+fn pack(
+    name: &str,
+    g: &MaterialTriangles,
+    laid: Vec<Laid>,
+    meshes: &mut Vec<Mesh>,
+    sources: &mut Vec<Vec<(usize, u32)>>,
+) -> Result<(), ExportError> {
+    let material_field = jpog::tml::Material::name_field_from(name)?;
+    let mut cur: Vec<Laid> = Vec::new();
+    let mut count = 0usize;
+    let flush =
+        |cur: &mut Vec<Laid>, meshes: &mut Vec<Mesh>, sources: &mut Vec<Vec<(usize, u32)>>| {
+            if cur.is_empty() {
+                return;
+            }
+            let mut all = Vec::new();
+            let mut src = Vec::new();
+            let mut pieces = Vec::with_capacity(cur.len());
+            for l in cur.drain(..) {
+                let base = all.len() as u32;
+                all.extend(
+                    l.vertices
+                        .iter()
+                        .map(|&v| piece_vertex(&g.vertices[v as usize], &l.palette)),
+                );
+                src.extend(l.vertices.iter().map(|&v| g.vertices[v as usize].source));
+                pieces.push(Piece {
+                    verts_required: 0,
+                    box_center: [0.0; 3],
+                    box_extents: [0.0; 3],
+                    palette: l.palette,
+                    vertices: Vec::new(),
+                    // below 65,536 vertices per mesh, so every index fits
+                    strip: l.strip.iter().map(|&s| (s + base) as u16).collect(),
+                });
+            }
+            for p in &mut pieces {
+                p.recompute_derived(&all);
+            }
+            pieces[0].vertices = all;
+            meshes.push(Mesh {
+                material_field,
+                pieces,
+            });
+            sources.push(src);
+        };
+    for l in laid {
+        if count + l.vertices.len() > MAX_MESH_VERTICES {
+            flush(&mut cur, meshes, sources);
+            count = 0;
+        }
+        count += l.vertices.len();
+        cur.push(l);
+    }
+    flush(&mut cur, meshes, sources);
+    Ok(())
+}
+
+/// Centre and radius of a sphere around every vertex (the box's centre, the farthest
+/// vertex from it).
+fn sphere(meshes: &[Mesh]) -> [f32; 4] {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for v in meshes.iter().flat_map(|m| m.vertices()) {
+        for k in 0..3 {
+            lo[k] = lo[k].min(v.position[k]);
+            hi[k] = hi[k].max(v.position[k]);
+        }
+    }
+    if lo[0] > hi[0] {
+        return [0.0; 4];
+    }
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
+    let r = meshes
+        .iter()
+        .flat_map(|m| m.vertices())
+        .map(|v| {
+            (0..3)
+                .map(|k| (v.position[k] - c[k]).powi(2))
+                .sum::<f32>()
+                .sqrt()
+        })
+        .fold(0.0f32, f32::max);
+    [c[0], c[1], c[2], r]
+}
+
+/// Builds LOD 0's meshes.
+pub(crate) fn build(
+    model: &gom::Model,
+    skel: &Skeleton,
+    basis: &Basis,
+    renames: &mut Renames,
+    notes: &mut Vec<String>,
+) -> Result<Meshes, ExportError> {
+    let (materials, groups) = gather(model, skel, basis, renames, notes)?;
+    let mut meshes = Vec::new();
+    let mut vertex_sources = Vec::new();
+    for (m, g) in materials.iter().zip(&groups) {
+        if g.triangles.is_empty() {
+            continue;
+        }
+        let record = format!("material \"{}\"", m.name);
+        let mut laid = Vec::new();
+        for p in palettes(g) {
+            lay_out(p, g, &record, &mut laid)?;
+        }
+        pack(&m.name, g, laid, &mut meshes, &mut vertex_sources)?;
+    }
+    Ok(Meshes {
+        sphere: sphere(&meshes),
+        meshes,
+        materials,
+        vertex_sources,
+    })
+}
