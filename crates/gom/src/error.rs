@@ -90,229 +90,114 @@ impl fmt::Display for Place {
     }
 }
 
-/// Why a GOMB reader refused a file. Every variant carries the byte `offset` (from the
-/// start of the file), the `place` and the `field` concerned.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReadError {
+/// Why a GOMB reader refused a file: the byte `offset` (from the start of the file), the
+/// `place` and the `field` concerned, and what is wrong there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadError {
+    /// Byte offset from the start of the file of the field, chunk or byte concerned.
+    pub offset: u64,
+    /// The file, the header, the chunk table or the chunk concerned.
+    pub place: Place,
+    /// The field concerned (for some kinds a padding, a FourCC or a container's name).
+    pub field: &'static str,
+    /// What is wrong.
+    pub kind: ReadErrorKind,
+}
+
+/// What is wrong in GOMB bytes a reader refused; [`ReadError`] says where.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadErrorKind {
     /// The file, or the chunk's size, ends before a field does.
-    #[error("field `{field}` of {place} at offset {offset} needs {needed} bytes but only {available} remain")]
     Truncated {
-        /// Offset of the field.
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// Bytes the field needs.
         needed: u64,
         /// Bytes left in the file or container.
         available: u64,
     },
     /// A field holds a value the format forbids there.
-    #[error("field `{field}` of {place} at offset {offset} is {value}, expected {expected}")]
     Value {
-        /// Offset of the field.
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// The value found.
         value: u64,
         /// What the format requires.
         expected: &'static str,
     },
-    /// The file does not start with the magic `GOMB0001` (D3).
-    #[error(
-        "field `{field}` of {place} at offset {offset} is {found}, expected the bytes `GOMB0001`"
-    )]
+    /// The file does not start with the magic `GOMB0001` (D3); offset 0, place
+    /// [`Place::Header`], field `magic`.
     Magic {
-        /// Always 0.
-        offset: u64,
-        /// Always [`Place::Header`].
-        place: Place,
-        /// Always `magic`.
-        field: &'static str,
         /// The first eight bytes of the file.
         found: Magic,
     },
     /// An enum field holds a value GOM v1 does not define (§7.1.2).
-    #[error("field `{field}` of {place} at offset {offset} holds the unknown value {value}")]
     UnknownEnum {
-        /// Offset of the field.
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// The value found.
         value: u32,
     },
-    /// The header says the file is big-endian (D3).
-    #[error("field `{field}` of {place} at offset {offset} says big-endian: big-endian is not supported in v1")]
-    BigEndian {
-        /// Offset of the field.
-        offset: u64,
-        /// Always [`Place::Header`].
-        place: Place,
-        /// Always `endianness`.
-        field: &'static str,
-    },
-    /// A reserved field or bit is not zero.
-    #[error("reserved field `{field}` of {place} at offset {offset} is not zero")]
-    Reserved {
-        /// Offset of the first non-zero byte (or of the field).
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
-    },
-    /// Padding bytes are not zero (D4).
-    #[error("padding `{field}` of {place} at offset {offset} is not zero")]
-    Padding {
-        /// Offset of the first non-zero padding byte.
-        offset: u64,
-        /// Place of the padding.
-        place: Place,
-        /// Which padding.
-        field: &'static str,
-    },
+    /// The header says the file is big-endian (D3); place [`Place::Header`], field
+    /// `endianness`.
+    BigEndian,
+    /// A reserved field or bit is not zero; the offset is that of the first non-zero
+    /// byte (or of the field).
+    Reserved,
+    /// Padding bytes are not zero (D4); the offset is that of the first non-zero byte
+    /// and the field names the padding.
+    Padding,
     /// A count exceeds a limit of D12.
-    #[error(
-        "field `{field}` of {place} at offset {offset} is {value}, above the limit of {limit}"
-    )]
     Limit {
-        /// Offset of the field.
-        offset: u64,
-        /// Place of the field.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// The value found.
         value: u64,
         /// The limit.
         limit: u64,
     },
     /// A float is NaN or infinite.
-    #[error("field `{field}` of {place} at offset {offset} is not a finite number")]
-    NotFinite {
-        /// Offset of the float.
-        offset: u64,
-        /// Place of the float.
-        place: Place,
-        /// The field.
-        field: &'static str,
-    },
-    /// A chunk or array runs past its container or the end of the file (§8.4).
-    #[error("{place} at offset {offset} needs {size} bytes for `{field}` but only {available} remain in its container")]
+    NotFinite,
+    /// A chunk or array runs past its container or the end of the file (§8.4); the
+    /// offset is that of the chunk header or array, the field the size field or array.
     Overrun {
-        /// Offset of the chunk header or array.
-        offset: u64,
-        /// The chunk.
-        place: Place,
-        /// The size field or array.
-        field: &'static str,
         /// Bytes claimed.
         size: u64,
         /// Bytes present.
         available: u64,
     },
-    /// A known chunk stands where it may not (D4, D13).
-    #[error("{place} at offset {offset} may not stand {where_}")]
+    /// A known chunk stands where it may not (D4, D13); the offset is that of the
+    /// chunk header and the field is `fourcc`.
     Misplaced {
-        /// Offset of the chunk header.
-        offset: u64,
-        /// The chunk.
-        place: Place,
-        /// Always `fourcc`.
-        field: &'static str,
         /// Where it was found, e.g. `at top level` or `inside MSH0`.
         where_: &'static str,
     },
-    /// A chunk that may appear once appears again.
-    #[error("{place} at offset {offset} appears a second time in its {field}")]
-    Duplicate {
-        /// Offset of the second occurrence.
-        offset: u64,
-        /// The chunk.
-        place: Place,
-        /// `file` or the container's name.
-        field: &'static str,
-    },
-    /// A required chunk is absent.
-    #[error(
-        "the required chunk `{field}` is missing from {place} (looked for at offset {offset})"
-    )]
-    Missing {
-        /// Offset of the container (0 for the file).
-        offset: u64,
-        /// The container, or the header for the file.
-        place: Place,
-        /// The FourCC of the missing chunk.
-        field: &'static str,
-    },
-    /// A chunk table entry disagrees with the chunk it points at (D5).
-    #[error("chunk table entry {index} at offset {offset}: field `{field}` does not match the chunk in the file")]
+    /// A chunk that may appear once appears again; the offset is that of the second
+    /// occurrence and the field is `file` or the container's name.
+    Duplicate,
+    /// A required chunk is absent; the offset is that of the container (0 for the
+    /// file), the place the container and the field the FourCC of the missing chunk.
+    Missing,
+    /// A chunk table entry disagrees with the chunk it points at (D5); place
+    /// [`Place::ChunkTable`], field the entry field.
     TableMismatch {
-        /// Offset of the entry field.
-        offset: u64,
-        /// Always [`Place::ChunkTable`].
-        place: Place,
-        /// The entry field.
-        field: &'static str,
         /// Entry index.
         index: u32,
     },
-    /// Bytes follow the end of the chunk table or of a chunk's fields.
-    #[error("{place} has {count} unexpected bytes at offset {offset} after `{field}`")]
+    /// Bytes follow the end of the chunk table or of a chunk's fields; the offset is that
+    /// of the first extra byte and the field what they follow.
     Trailing {
-        /// Offset of the first extra byte.
-        offset: u64,
-        /// Where.
-        place: Place,
-        /// What they follow.
-        field: &'static str,
         /// Number of extra bytes.
         count: u64,
     },
-    /// A string is not valid UTF-8 or has no terminating NUL inside the data (D6).
-    #[error("string {index} of {place} (field `{field}`, at offset {offset}) {reason}")]
+    /// A string is not valid UTF-8 or has no terminating NUL inside the data (D6); the
+    /// offset is that of the string's first byte (or of its offset entry).
     BadString {
-        /// Offset of the string's first byte (or of its offset entry).
-        offset: u64,
-        /// Always chunk STR0.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// String index.
         index: u32,
         /// What is wrong.
         reason: &'static str,
     },
     /// A structural rule of D7–D13 is broken.
-    #[error("field `{field}` of {place} at offset {offset}: {reason}")]
     Rule {
-        /// Offset of the offending value.
-        offset: u64,
-        /// Place of the value.
-        place: Place,
-        /// The field.
-        field: &'static str,
         /// The rule broken, as a sentence fragment.
         reason: String,
     },
-    /// A validation flag is set while its check fails (D13): the file claims what it is not.
-    #[error(
-        "field `{field}` of {place} at offset {offset} sets {flag} but the check fails: {finding}"
-    )]
+    /// A validation flag is set while its check fails (D13): the file claims what it is
+    /// not. Offset 60, place [`Place::Header`], field `validationFlags`.
     FlagClaim {
-        /// Offset of the header's `validationFlags` field (60).
-        offset: u64,
-        /// Always [`Place::Header`].
-        place: Place,
-        /// Always `validationFlags`.
-        field: &'static str,
         /// The flag's name.
         flag: &'static str,
         /// The first failure of the check.
@@ -320,79 +205,90 @@ pub enum ReadError {
     },
 }
 
-impl ReadError {
-    /// Byte offset from the start of the file.
-    pub fn offset(&self) -> u64 {
-        match self {
-            ReadError::Truncated { offset, .. }
-            | ReadError::Value { offset, .. }
-            | ReadError::Magic { offset, .. }
-            | ReadError::UnknownEnum { offset, .. }
-            | ReadError::BigEndian { offset, .. }
-            | ReadError::Reserved { offset, .. }
-            | ReadError::Padding { offset, .. }
-            | ReadError::Limit { offset, .. }
-            | ReadError::NotFinite { offset, .. }
-            | ReadError::Overrun { offset, .. }
-            | ReadError::Misplaced { offset, .. }
-            | ReadError::Duplicate { offset, .. }
-            | ReadError::Missing { offset, .. }
-            | ReadError::TableMismatch { offset, .. }
-            | ReadError::Trailing { offset, .. }
-            | ReadError::BadString { offset, .. }
-            | ReadError::Rule { offset, .. }
-            | ReadError::FlagClaim { offset, .. } => *offset,
-        }
-    }
-
-    /// The header, the chunk table or the chunk concerned.
-    pub fn place(&self) -> Place {
-        match self {
-            ReadError::Truncated { place, .. }
-            | ReadError::Value { place, .. }
-            | ReadError::Magic { place, .. }
-            | ReadError::UnknownEnum { place, .. }
-            | ReadError::BigEndian { place, .. }
-            | ReadError::Reserved { place, .. }
-            | ReadError::Padding { place, .. }
-            | ReadError::Limit { place, .. }
-            | ReadError::NotFinite { place, .. }
-            | ReadError::Overrun { place, .. }
-            | ReadError::Misplaced { place, .. }
-            | ReadError::Duplicate { place, .. }
-            | ReadError::Missing { place, .. }
-            | ReadError::TableMismatch { place, .. }
-            | ReadError::Trailing { place, .. }
-            | ReadError::BadString { place, .. }
-            | ReadError::Rule { place, .. }
-            | ReadError::FlagClaim { place, .. } => *place,
-        }
-    }
-
-    /// The field concerned.
-    pub fn field(&self) -> &'static str {
-        match self {
-            ReadError::Truncated { field, .. }
-            | ReadError::Value { field, .. }
-            | ReadError::Magic { field, .. }
-            | ReadError::UnknownEnum { field, .. }
-            | ReadError::BigEndian { field, .. }
-            | ReadError::Reserved { field, .. }
-            | ReadError::Padding { field, .. }
-            | ReadError::Limit { field, .. }
-            | ReadError::NotFinite { field, .. }
-            | ReadError::Overrun { field, .. }
-            | ReadError::Misplaced { field, .. }
-            | ReadError::Duplicate { field, .. }
-            | ReadError::Missing { field, .. }
-            | ReadError::TableMismatch { field, .. }
-            | ReadError::Trailing { field, .. }
-            | ReadError::BadString { field, .. }
-            | ReadError::Rule { field, .. }
-            | ReadError::FlagClaim { field, .. } => field,
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ReadError {
+            offset,
+            place,
+            field,
+            ref kind,
+        } = *self;
+        match kind {
+            ReadErrorKind::Truncated { needed, available } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} needs {needed} bytes but only {available} remain"
+            ),
+            ReadErrorKind::Value { value, expected } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} is {value}, expected {expected}"
+            ),
+            ReadErrorKind::Magic { found } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} is {found}, expected the bytes `GOMB0001`"
+            ),
+            ReadErrorKind::UnknownEnum { value } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} holds the unknown value {value}"
+            ),
+            ReadErrorKind::BigEndian => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} says big-endian: big-endian is not supported in v1"
+            ),
+            ReadErrorKind::Reserved => write!(
+                f,
+                "reserved field `{field}` of {place} at offset {offset} is not zero"
+            ),
+            ReadErrorKind::Padding => write!(
+                f,
+                "padding `{field}` of {place} at offset {offset} is not zero"
+            ),
+            ReadErrorKind::Limit { value, limit } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} is {value}, above the limit of {limit}"
+            ),
+            ReadErrorKind::NotFinite => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} is not a finite number"
+            ),
+            ReadErrorKind::Overrun { size, available } => write!(
+                f,
+                "{place} at offset {offset} needs {size} bytes for `{field}` but only {available} remain in its container"
+            ),
+            ReadErrorKind::Misplaced { where_ } => {
+                write!(f, "{place} at offset {offset} may not stand {where_}")
+            }
+            ReadErrorKind::Duplicate => write!(
+                f,
+                "{place} at offset {offset} appears a second time in its {field}"
+            ),
+            ReadErrorKind::Missing => write!(
+                f,
+                "the required chunk `{field}` is missing from {place} (looked for at offset {offset})"
+            ),
+            ReadErrorKind::TableMismatch { index } => write!(
+                f,
+                "chunk table entry {index} at offset {offset}: field `{field}` does not match the chunk in the file"
+            ),
+            ReadErrorKind::Trailing { count } => write!(
+                f,
+                "{place} has {count} unexpected bytes at offset {offset} after `{field}`"
+            ),
+            ReadErrorKind::BadString { index, reason } => write!(
+                f,
+                "string {index} of {place} (field `{field}`, at offset {offset}) {reason}"
+            ),
+            ReadErrorKind::Rule { reason } => {
+                write!(f, "field `{field}` of {place} at offset {offset}: {reason}")
+            }
+            ReadErrorKind::FlagClaim { flag, finding } => write!(
+                f,
+                "field `{field}` of {place} at offset {offset} sets {flag} but the check fails: {finding}"
+            ),
         }
     }
 }
+
+impl std::error::Error for ReadError {}
 
 /// What in a model a writer refuses to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

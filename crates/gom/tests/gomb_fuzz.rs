@@ -12,7 +12,7 @@ mod gomb_support;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use gom::error::{FourCc, Place, ReadError};
+use gom::error::{FourCc, Place, ReadError, ReadErrorKind};
 use gom::gomb;
 use gomb_support::{assemble, minimal_model, rd, rich_model, split, wr, Raw, Rng};
 
@@ -214,8 +214,8 @@ fn seeded_corruptions_never_panic_nor_overallocate() {
             Ok(()) => ok += 1,
             Err(e) => {
                 // Every error names a place and a field and reads as a sentence.
-                assert!(!e.field().is_empty());
-                assert!(e.offset() <= buf.len() as u64, "{e}");
+                assert!(!e.field.is_empty());
+                assert!(e.offset <= buf.len() as u64, "{e}");
                 err += 1;
             }
         }
@@ -240,12 +240,15 @@ fn too_many_bones_is_refused_before_allocating() {
         let f = skeleton_claiming(4097, bytes_for);
         let (r, peak) = peak_of(|| gomb::read(&f));
         match r {
-            Err(ReadError::Limit {
+            Err(ReadError {
                 place: Place::Chunk(FourCc::SKEL),
                 field: "boneCount",
-                value: 4097,
-                limit: 4096,
                 offset,
+                kind:
+                    ReadErrorKind::Limit {
+                        value: 4097,
+                        limit: 4096,
+                    },
             }) => {
                 assert_eq!(offset as usize, gomb_support::offset_of(&f, b"SKEL") + 16)
             }
@@ -257,9 +260,10 @@ fn too_many_bones_is_refused_before_allocating() {
     let f = skeleton_claiming(4096, 4096);
     let skel = gomb_support::offset_of(&f, b"SKEL");
     match gomb::read(&f) {
-        Err(ReadError::Rule {
+        Err(ReadError {
             field: "parent",
             offset,
+            kind: ReadErrorKind::Rule { .. },
             ..
         }) => assert_eq!(offset as usize, skel + 20),
         other => panic!("{other:?}"),
@@ -278,12 +282,11 @@ fn too_many_vertices_is_refused_before_allocating() {
         wr(&mut g, msh + 16 + field_at, value as u32);
         let (r, peak) = peak_of(|| gomb::read(&g));
         match r {
-            Err(ReadError::Limit {
+            Err(ReadError {
                 place: Place::Chunk(FourCc::MSH0),
                 field: fd,
-                value: v,
-                limit: l,
                 offset,
+                kind: ReadErrorKind::Limit { value: v, limit: l },
             }) => {
                 assert_eq!(
                     (fd, v, l, offset as usize),
@@ -301,7 +304,14 @@ fn too_many_vertices_is_refused_before_allocating() {
     wr(&mut g, vb0 + 16, 10_000_000);
     let (r, peak) = peak_of(|| gomb::read(&g));
     assert!(
-        matches!(r, Err(ReadError::Truncated { field: "data", .. })),
+        matches!(
+            r,
+            Err(ReadError {
+                field: "data",
+                kind: ReadErrorKind::Truncated { .. },
+                ..
+            })
+        ),
         "{r:?}"
     );
     assert!(peak < 8 * g.len(), "{peak} bytes allocated");

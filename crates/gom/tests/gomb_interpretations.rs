@@ -3,7 +3,7 @@
 
 mod gomb_support;
 
-use gom::error::{FourCc, Place, ReadError};
+use gom::error::{FourCc, Place, ReadError, ReadErrorKind};
 use gom::gomb;
 use gomb_support::*;
 
@@ -23,9 +23,12 @@ fn the_endianness_word_is_read_little_endian() {
     f[72..76].copy_from_slice(&[0, 0, 0, 2]);
     assert!(matches!(
         gomb::read(&f),
-        Err(ReadError::UnknownEnum {
-            value: 0x0200_0000,
+        Err(ReadError {
             field: "endianness",
+            kind: ReadErrorKind::UnknownEnum {
+                value: 0x0200_0000,
+                ..
+            },
             ..
         })
     ));
@@ -66,8 +69,8 @@ fn unknown_chunks_have_any_version_and_flags_but_zero_padding() {
     let mut g = f.clone();
     g[704 + 16 + 5] = 1; // first padding byte after the 5 payload bytes
     let e = gomb::read(&g).unwrap_err();
-    assert!(matches!(e, ReadError::Padding { .. }), "{e}");
-    assert_eq!(e.place(), Place::Chunk(FourCc(*b"XTRA")));
+    assert!(matches!(e.kind, ReadErrorKind::Padding), "{e}");
+    assert_eq!(e.place, Place::Chunk(FourCc(*b"XTRA")));
 }
 
 #[test]
@@ -109,7 +112,10 @@ fn strings_may_be_unreferenced_but_are_still_checked() {
     find(&mut chunks, b"STR0").payload[last] = b'z';
     assert!(matches!(
         gomb::read(&assemble(&h, &chunks, true)),
-        Err(ReadError::BadString { index: 6, .. })
+        Err(ReadError {
+            kind: ReadErrorKind::BadString { index: 6, .. },
+            ..
+        })
     ));
 }
 
@@ -130,9 +136,10 @@ fn a_table_offset_of_zero_needs_a_count_of_zero() {
     wr(&mut f, 68, 1);
     assert!(matches!(
         gomb::read(&f),
-        Err(ReadError::Value {
+        Err(ReadError {
             field: "chunkTableCount",
             offset: 68,
+            kind: ReadErrorKind::Value { .. },
             ..
         })
     ));

@@ -5,7 +5,7 @@ use super::mesh::MeshCtx;
 use super::to_model::decode_key;
 use super::view::{misplaced, ClipView, TrackView};
 use super::UnknownChunk;
-use crate::error::{FourCc, ReadError};
+use crate::error::{FourCc, ReadError, ReadErrorKind};
 use crate::limits::{MAX_CLIPS, MAX_KEYS_PER_CLIP, MAX_TRACKS};
 use crate::model::ClipFlags;
 use crate::validate::{clip_structure, finite_bits, key_structure, track_bone_structure};
@@ -23,12 +23,14 @@ pub(crate) fn parse_anim<'a>(
 ) -> Result<Vec<ClipView<'a>>, ReadError> {
     let place = c.place();
     if c.size % 16 != 0 {
-        return Err(ReadError::Value {
+        return Err(ReadError {
             offset: c.offset as u64 + 4,
             place,
             field: "size",
-            value: u64::from(c.size),
-            expected: "a multiple of 16 (ANIM is a container)",
+            kind: ReadErrorKind::Value {
+                value: u64::from(c.size),
+                expected: "a multiple of 16 (ANIM is a container)",
+            },
         });
     }
     let mut cur = c.cur(file);
@@ -37,10 +39,11 @@ pub(crate) fn parse_anim<'a>(
     let pad_at = cur.pos;
     let pad = cur.take(12, "padding")?;
     if let Some(k) = pad.iter().position(|&b| b != 0) {
-        return Err(ReadError::Padding {
+        return Err(ReadError {
             offset: (pad_at + k) as u64,
             place,
             field: "fixed-field padding",
+            kind: ReadErrorKind::Padding,
         });
     }
     let mut clips = Vec::new();
@@ -50,12 +53,14 @@ pub(crate) fn parse_anim<'a>(
             FourCc::CLP0 => {
                 check_known(&ch)?;
                 if clips.len() >= clip_count as usize {
-                    return Err(ReadError::Value {
+                    return Err(ReadError {
                         offset: count_at as u64,
                         place,
                         field: "clipCount",
-                        value: u64::from(clip_count),
-                        expected: "the number of CLP0 children",
+                        kind: ReadErrorKind::Value {
+                            value: u64::from(clip_count),
+                            expected: "the number of CLP0 children",
+                        },
                     });
                 }
                 clips.push(parse_clip(file, &ch, ctx)?);
@@ -80,12 +85,14 @@ pub(crate) fn parse_anim<'a>(
         }
     }
     if clips.len() != clip_count as usize {
-        return Err(ReadError::Value {
+        return Err(ReadError {
             offset: count_at as u64,
             place,
             field: "clipCount",
-            value: u64::from(clip_count),
-            expected: "the number of CLP0 children",
+            kind: ReadErrorKind::Value {
+                value: u64::from(clip_count),
+                expected: "the number of CLP0 children",
+            },
         });
     }
     Ok(clips)
@@ -117,20 +124,24 @@ fn parse_clip<'a>(
             "rootBoneIndex" => 12,
             _ => 16,
         };
-        return Err(ReadError::Rule {
+        return Err(ReadError {
             offset: (base + off) as u64,
             place,
             field,
-            reason: reason.into(),
+            kind: ReadErrorKind::Rule {
+                reason: reason.into(),
+            },
         });
     }
     if track_count > MAX_TRACKS {
-        return Err(ReadError::Limit {
+        return Err(ReadError {
             offset: tc_at as u64,
             place,
             field: "trackCount",
-            value: u64::from(track_count),
-            limit: u64::from(MAX_TRACKS),
+            kind: ReadErrorKind::Limit {
+                value: u64::from(track_count),
+                limit: u64::from(MAX_TRACKS),
+            },
         });
     }
     // Every track holds at least one key: reserve only for the tracks the bytes
@@ -143,32 +154,38 @@ fn parse_clip<'a>(
         let t_at = cur.pos;
         let bone = cur.i32("boneIndex")?;
         if let Some(reason) = track_bone_structure(i64::from(bone), prev_bone, bone_count) {
-            return Err(ReadError::Rule {
+            return Err(ReadError {
                 offset: t_at as u64,
                 place,
                 field: "boneIndex",
-                reason: reason.into(),
+                kind: ReadErrorKind::Rule {
+                    reason: reason.into(),
+                },
             });
         }
         prev_bone = Some(i64::from(bone));
         let kc_at = cur.pos;
         let key_count = cur.u32("keyCount")?;
         if key_count == 0 {
-            return Err(ReadError::Rule {
+            return Err(ReadError {
                 offset: kc_at as u64,
                 place,
                 field: "keyCount",
-                reason: "a track has no keys".into(),
+                kind: ReadErrorKind::Rule {
+                    reason: "a track has no keys".into(),
+                },
             });
         }
         total_keys = total_keys.saturating_add(key_count);
         if total_keys > MAX_KEYS_PER_CLIP {
-            return Err(ReadError::Limit {
+            return Err(ReadError {
                 offset: kc_at as u64,
                 place,
                 field: "keyCount",
-                value: u64::from(total_keys),
-                limit: u64::from(MAX_KEYS_PER_CLIP),
+                kind: ReadErrorKind::Limit {
+                    value: u64::from(total_keys),
+                    limit: u64::from(MAX_KEYS_PER_CLIP),
+                },
             });
         }
         let keys_at = cur.pos;
@@ -183,20 +200,23 @@ fn parse_clip<'a>(
                     4..=7 => "rotation",
                     _ => "scale",
                 };
-                return Err(ReadError::NotFinite {
+                return Err(ReadError {
                     offset: (at + 4 * w) as u64,
                     place,
                     field,
+                    kind: ReadErrorKind::NotFinite,
                 });
             }
             let key = decode_key(kb);
             if let Some((field, reason)) = key_structure(&key, prev_time, duration) {
                 let off = if field == "time" { 0 } else { 16 };
-                return Err(ReadError::Rule {
+                return Err(ReadError {
                     offset: (at + off) as u64,
                     place,
                     field,
-                    reason: format!("key {k} of bone {bone}: {reason}"),
+                    kind: ReadErrorKind::Rule {
+                        reason: format!("key {k} of bone {bone}: {reason}"),
+                    },
                 });
             }
             prev_time = Some(key.time);

@@ -1,7 +1,7 @@
 //! Bounds-checked little-endian reading inside one region of the file, and the walk
 //! over a sequence of chunks (D4).
 
-use crate::error::{FourCc, Place, ReadError};
+use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::validate::finite_bits;
 
 /// The little-endian u32 at the start of `s` (`s` has at least 4 bytes).
@@ -50,12 +50,14 @@ impl<'a> Cur<'a> {
                 self.pos += s.len();
                 Ok(s)
             }
-            None => Err(ReadError::Truncated {
+            None => Err(ReadError {
                 offset: self.pos as u64,
                 place: self.place,
                 field,
-                needed: n,
-                available: avail as u64,
+                kind: ReadErrorKind::Truncated {
+                    needed: n,
+                    available: avail as u64,
+                },
             }),
         }
     }
@@ -69,12 +71,14 @@ impl<'a> Cur<'a> {
         let at = self.pos;
         let value = self.u32(field)?;
         if value > limit {
-            return Err(ReadError::Limit {
+            return Err(ReadError {
                 offset: at as u64,
                 place: self.place,
                 field,
-                value: u64::from(value),
-                limit: u64::from(limit),
+                kind: ReadErrorKind::Limit {
+                    value: u64::from(value),
+                    limit: u64::from(limit),
+                },
             });
         }
         Ok(value)
@@ -89,10 +93,11 @@ impl<'a> Cur<'a> {
         let at = self.pos;
         let bits = self.u32(field)?;
         if !finite_bits(bits) {
-            return Err(ReadError::NotFinite {
+            return Err(ReadError {
                 offset: at as u64,
                 place: self.place,
                 field,
+                kind: ReadErrorKind::NotFinite,
             });
         }
         Ok(f32::from_bits(bits))
@@ -111,10 +116,11 @@ impl<'a> Cur<'a> {
         let at = self.pos;
         let s = self.take(n, field)?;
         if let Some(k) = s.iter().position(|&b| b != 0) {
-            return Err(ReadError::Reserved {
+            return Err(ReadError {
                 offset: (at + k) as u64,
                 place: self.place,
                 field,
+                kind: ReadErrorKind::Reserved,
             });
         }
         Ok(())
@@ -123,11 +129,13 @@ impl<'a> Cur<'a> {
     /// The region must be used up exactly.
     pub fn finish(&self, after: &'static str) -> Result<(), ReadError> {
         if self.pos < self.end {
-            return Err(ReadError::Trailing {
+            return Err(ReadError {
                 offset: self.pos as u64,
                 place: self.place,
                 field: after,
-                count: (self.end - self.pos) as u64,
+                kind: ReadErrorKind::Trailing {
+                    count: (self.end - self.pos) as u64,
+                },
             });
         }
         Ok(())
@@ -143,10 +151,11 @@ pub(crate) fn check_finite(
 ) -> Result<(), ReadError> {
     for (k, w) in s.chunks_exact(4).enumerate() {
         if !finite_bits(le32(w)) {
-            return Err(ReadError::NotFinite {
+            return Err(ReadError {
                 offset: (at + 4 * k) as u64,
                 place,
                 field,
+                kind: ReadErrorKind::NotFinite,
             });
         }
     }
@@ -215,20 +224,24 @@ impl<'a> Chunks<'a> {
                 Some(f) if avail >= 4 => Place::Chunk(FourCc([f[0], f[1], f[2], f[3]])),
                 _ => self.parent,
             };
-            return Err(ReadError::Truncated {
+            return Err(ReadError {
                 offset: at as u64,
                 place,
                 field: "chunk header",
-                needed: 16,
-                available: avail as u64,
+                kind: ReadErrorKind::Truncated {
+                    needed: 16,
+                    available: avail as u64,
+                },
             });
         }
-        let h = self.file.get(at..at + 16).ok_or(ReadError::Truncated {
+        let h = self.file.get(at..at + 16).ok_or(ReadError {
             offset: at as u64,
             place: self.parent,
             field: "chunk header",
-            needed: 16,
-            available: 0,
+            kind: ReadErrorKind::Truncated {
+                needed: 16,
+                available: 0,
+            },
         })?;
         let fourcc = FourCc([h[0], h[1], h[2], h[3]]);
         let size = le32(&h[4..]);
@@ -241,22 +254,26 @@ impl<'a> Chunks<'a> {
         };
         let payload_end = at as u64 + 16 + u64::from(size);
         if payload_end > self.end as u64 {
-            return Err(ReadError::Overrun {
+            return Err(ReadError {
                 offset: at as u64 + 4,
                 place: c.place(),
                 field: "size",
-                size: u64::from(size),
-                available: (avail - 16) as u64,
+                kind: ReadErrorKind::Overrun {
+                    size: u64::from(size),
+                    available: (avail - 16) as u64,
+                },
             });
         }
         let padded = align16(payload_end);
         if padded > self.end as u64 {
-            return Err(ReadError::Truncated {
+            return Err(ReadError {
                 offset: payload_end,
                 place: c.place(),
                 field: "padding",
-                needed: padded - payload_end,
-                available: self.end as u64 - payload_end,
+                kind: ReadErrorKind::Truncated {
+                    needed: padded - payload_end,
+                    available: self.end as u64 - payload_end,
+                },
             });
         }
         let pad = self
@@ -264,10 +281,11 @@ impl<'a> Chunks<'a> {
             .get(payload_end as usize..padded as usize)
             .unwrap_or(&[]);
         if let Some(k) = pad.iter().position(|&b| b != 0) {
-            return Err(ReadError::Padding {
+            return Err(ReadError {
                 offset: payload_end + k as u64,
                 place: c.place(),
                 field: "chunk padding",
+                kind: ReadErrorKind::Padding,
             });
         }
         self.pos = padded as usize;
@@ -293,19 +311,22 @@ impl Iterator for Chunks<'_> {
 /// A known chunk has version 1 and header flags 0 (D4).
 pub(crate) fn check_known(c: &Chunk) -> Result<(), ReadError> {
     if c.version != 1 {
-        return Err(ReadError::Value {
+        return Err(ReadError {
             offset: c.offset as u64 + 8,
             place: c.place(),
             field: "version",
-            value: u64::from(c.version),
-            expected: "1",
+            kind: ReadErrorKind::Value {
+                value: u64::from(c.version),
+                expected: "1",
+            },
         });
     }
     if c.flags != 0 {
-        return Err(ReadError::Reserved {
+        return Err(ReadError {
             offset: c.offset as u64 + 12,
             place: c.place(),
             field: "flags",
+            kind: ReadErrorKind::Reserved,
         });
     }
     Ok(())

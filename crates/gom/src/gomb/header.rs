@@ -1,7 +1,7 @@
 //! The 512-byte header (D3) and the chunk table (D5).
 
 use super::cursor::{le32, Chunk};
-use crate::error::{Magic, Place, ReadError};
+use crate::error::{Magic, Place, ReadError, ReadErrorKind};
 use crate::model::ValidationFlags;
 
 /// The first eight bytes of every GOMB file.
@@ -33,12 +33,14 @@ pub(crate) struct Header {
 }
 
 fn value(offset: usize, field: &'static str, value: u32, expected: &'static str) -> ReadError {
-    ReadError::Value {
+    ReadError {
         offset: offset as u64,
         place: Place::Header,
         field,
-        value: u64::from(value),
-        expected,
+        kind: ReadErrorKind::Value {
+            value: u64::from(value),
+            expected,
+        },
     }
 }
 
@@ -47,22 +49,24 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
     if file.len() >= 8 && &file[..8] != MAGIC {
         let mut m = [0u8; 8];
         m.copy_from_slice(&file[..8]);
-        return Err(ReadError::Magic {
+        return Err(ReadError {
             offset: 0,
             place: Place::Header,
             field: "magic",
-            found: Magic(m),
+            kind: ReadErrorKind::Magic { found: Magic(m) },
         });
     }
     let h = match file.get(..HEADER_SIZE) {
         Some(h) => h,
         None => {
-            return Err(ReadError::Truncated {
+            return Err(ReadError {
                 offset: 0,
                 place: Place::Header,
                 field: if file.len() < 8 { "magic" } else { "header" },
-                needed: HEADER_SIZE as u64,
-                available: file.len() as u64,
+                kind: ReadErrorKind::Truncated {
+                    needed: HEADER_SIZE as u64,
+                    available: file.len() as u64,
+                },
             })
         }
     };
@@ -70,18 +74,19 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
     match at(OFF_ENDIANNESS) {
         0 | 1 => {}
         2 => {
-            return Err(ReadError::BigEndian {
+            return Err(ReadError {
                 offset: OFF_ENDIANNESS as u64,
                 place: Place::Header,
                 field: "endianness",
+                kind: ReadErrorKind::BigEndian,
             })
         }
         v => {
-            return Err(ReadError::UnknownEnum {
+            return Err(ReadError {
                 offset: OFF_ENDIANNESS as u64,
                 place: Place::Header,
                 field: "endianness",
-                value: v,
+                kind: ReadErrorKind::UnknownEnum { value: v },
             })
         }
     }
@@ -106,27 +111,29 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
         (OFF_MATRIX_CONVENTION, "matrixConvention"),
     ] {
         if at(off) != 1 {
-            return Err(ReadError::UnknownEnum {
+            return Err(ReadError {
                 offset: off as u64,
                 place: Place::Header,
                 field,
-                value: at(off),
+                kind: ReadErrorKind::UnknownEnum { value: at(off) },
             });
         }
     }
     let validation_flags = at(OFF_VALIDATION_FLAGS);
     if validation_flags & !ValidationFlags::ALL != 0 {
-        return Err(ReadError::Reserved {
+        return Err(ReadError {
             offset: OFF_VALIDATION_FLAGS as u64,
             place: Place::Header,
             field: "validationFlags",
+            kind: ReadErrorKind::Reserved,
         });
     }
     if let Some(k) = h[OFF_RESERVED..].iter().position(|&b| b != 0) {
-        return Err(ReadError::Reserved {
+        return Err(ReadError {
             offset: (OFF_RESERVED + k) as u64,
             place: Place::Header,
             field: "reserved",
+            kind: ReadErrorKind::Reserved,
         });
     }
     let table_offset = at(OFF_TABLE_OFFSET);
@@ -155,20 +162,22 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
         let need = u64::from(table_count) * 16;
         let have = len - t;
         if need > have {
-            return Err(ReadError::Truncated {
+            return Err(ReadError {
                 offset: t,
                 place: Place::ChunkTable,
                 field: "entries",
-                needed: need,
-                available: have,
+                kind: ReadErrorKind::Truncated {
+                    needed: need,
+                    available: have,
+                },
             });
         }
         if need < have {
-            return Err(ReadError::Trailing {
+            return Err(ReadError {
                 offset: t + need,
                 place: Place::ChunkTable,
                 field: "the last entry",
-                count: have - need,
+                kind: ReadErrorKind::Trailing { count: have - need },
             });
         }
         table_offset as usize
@@ -188,18 +197,20 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
 /// Checks chunk table entry `index` against the top-level chunk `c` (D5).
 pub(crate) fn check_entry(file: &[u8], h: &Header, index: u32, c: &Chunk) -> Result<(), ReadError> {
     let at = h.table_offset as usize + 16 * index as usize;
-    let e = file.get(at..at + 16).ok_or(ReadError::Truncated {
+    let e = file.get(at..at + 16).ok_or(ReadError {
         offset: at as u64,
         place: Place::ChunkTable,
         field: "entries",
-        needed: 16,
-        available: 0,
+        kind: ReadErrorKind::Truncated {
+            needed: 16,
+            available: 0,
+        },
     })?;
-    let mismatch = |k: usize, field| ReadError::TableMismatch {
+    let mismatch = |k: usize, field| ReadError {
         offset: (at + k) as u64,
         place: Place::ChunkTable,
         field,
-        index,
+        kind: ReadErrorKind::TableMismatch { index },
     };
     if e[..4] != c.fourcc.0 {
         return Err(mismatch(0, "fourcc"));
@@ -211,10 +222,11 @@ pub(crate) fn check_entry(file: &[u8], h: &Header, index: u32, c: &Chunk) -> Res
         return Err(mismatch(8, "size"));
     }
     if le32(&e[12..]) != 0 {
-        return Err(ReadError::Reserved {
+        return Err(ReadError {
             offset: (at + 12) as u64,
             place: Place::ChunkTable,
             field: "reserved",
+            kind: ReadErrorKind::Reserved,
         });
     }
     Ok(())

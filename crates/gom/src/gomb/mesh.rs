@@ -6,7 +6,7 @@ use super::to_model::{decode_indices, push_vertex, streams, Decoded};
 use super::view::{mat_at, misplaced, MeshView, SkeletonView, StringBudget};
 use super::UnknownChunk;
 use crate::bounds::{to_model_space, Containment};
-use crate::error::{FourCc, Place, ReadError};
+use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::layout::{Attribute, VertexLayout};
 use crate::limits::{MAX_INDICES, MAX_VERTICES};
 use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
@@ -37,12 +37,14 @@ impl MeshCtx<'_, '_> {
         field: &'static str,
     ) -> Result<(), ReadError> {
         if id >= self.strings.count() {
-            return Err(ReadError::Value {
+            return Err(ReadError {
                 offset: at as u64,
                 place,
                 field,
-                value: u64::from(id),
-                expected: "a string index below STR0's stringCount",
+                kind: ReadErrorKind::Value {
+                    value: u64::from(id),
+                    expected: "a string index below STR0's stringCount",
+                },
             });
         }
         self.budget.add(self.strings, id)
@@ -56,12 +58,14 @@ fn value(
     v: u32,
     expected: &'static str,
 ) -> ReadError {
-    ReadError::Value {
+    ReadError {
         offset: at as u64,
         place,
         field,
-        value: u64::from(v),
-        expected,
+        kind: ReadErrorKind::Value {
+            value: u64::from(v),
+            expected,
+        },
     }
 }
 
@@ -236,10 +240,11 @@ fn parse_header<'a>(
     let flags_at = cur.pos;
     let flags = cur.u32("flags")?;
     if flags & !3 != 0 {
-        return Err(ReadError::Reserved {
+        return Err(ReadError {
             offset: flags_at as u64,
             place,
             field: "flags",
+            kind: ReadErrorKind::Reserved,
         });
     }
     cur.reserved(8, "reserved")?;
@@ -283,10 +288,11 @@ fn children(
         let ch = ch?;
         if let Some(k) = CHILDREN.iter().position(|&f| f == ch.fourcc) {
             if kids[k].is_some() {
-                return Err(ReadError::Duplicate {
+                return Err(ReadError {
                     offset: ch.offset as u64,
                     place: ch.place(),
                     field: "MSH0",
+                    kind: ReadErrorKind::Duplicate,
                 });
             }
             check_known(&ch)?;
@@ -306,10 +312,11 @@ fn children(
         }
     }
     let need = |k: usize, f: &'static str| {
-        kids[k].ok_or(ReadError::Missing {
+        kids[k].ok_or(ReadError {
             offset: c.offset as u64,
             place,
             field: f,
+            kind: ReadErrorKind::Missing,
         })
     };
     let found = MeshChildren {
@@ -421,11 +428,13 @@ fn parse_sub0(file: &[u8], ch: &Chunk, index_count: u32) -> Result<Vec<Submesh>,
         };
         if let Some((field, reason)) = submesh_structure(&s, index_count) {
             let off = sub_at + 12 * k + if field == "indexStart" { 4 } else { 8 };
-            return Err(ReadError::Rule {
+            return Err(ReadError {
                 offset: off as u64,
                 place: sc.place,
                 field,
-                reason: format!("submesh {k}: {reason}"),
+                kind: ReadErrorKind::Rule {
+                    reason: format!("submesh {k}: {reason}"),
+                },
             });
         }
         submeshes.push(s);
@@ -536,19 +545,22 @@ fn check_vertices(
                 .chunks_exact(4)
                 .position(|w| !finite_bits(le32(w)))
                 .unwrap_or(0);
-            return Err(ReadError::NotFinite {
+            return Err(ReadError {
                 offset: (base + 4 * k) as u64,
                 place: vb0,
                 field: l.attribute_at(4 * k).map_or("data", Attribute::name),
+                kind: ReadErrorKind::NotFinite,
             });
         }
         if let Some(t) = tangent_w {
             if !tangent_w_ok(lef32(&vx[t..])) {
-                return Err(ReadError::Rule {
+                return Err(ReadError {
                     offset: (base + t) as u64,
                     place: vb0,
                     field: "tangent",
-                    reason: format!("vertex {v}: tangent w is not +1 or -1"),
+                    kind: ReadErrorKind::Rule {
+                        reason: format!("vertex {v}: tangent w is not +1 or -1"),
+                    },
                 });
             }
         }
@@ -559,11 +571,13 @@ fn check_vertices(
             } else {
                 (0, "aabbMin")
             };
-            return Err(ReadError::Rule {
+            return Err(ReadError {
                 offset: (vc.bnd_at + off) as u64,
                 place: Place::Chunk(FourCc::BND0),
                 field,
-                reason: format!("vertex {v} lies outside the bounds"),
+                kind: ReadErrorKind::Rule {
+                    reason: format!("vertex {v} lies outside the bounds"),
+                },
             });
         }
         if let Some(s) = skin_at {
@@ -579,19 +593,22 @@ fn check_vertices(
                 wb[k] = le32(&sk[8 + 4 * k..]);
             }
             if let Some(k) = wb.iter().position(|&b| !finite_bits(b)) {
-                return Err(ReadError::NotFinite {
+                return Err(ReadError {
                     offset: (base + s + 8 + 4 * k) as u64,
                     place: vb0,
                     field: "skin weights",
+                    kind: ReadErrorKind::NotFinite,
                 });
             }
             let w = wb.map(f32::from_bits);
             if let Some((k, reason)) = skin_structure(bones, w, vc.bone_count) {
-                return Err(ReadError::Rule {
+                return Err(ReadError {
                     offset: (base + s + 2 * k) as u64,
                     place: vb0,
                     field: "skin",
-                    reason: format!("vertex {v}, slot {k}: {reason}"),
+                    kind: ReadErrorKind::Rule {
+                        reason: format!("vertex {v}, slot {k}: {reason}"),
+                    },
                 });
             }
             if let Some(reason) = weights_rule(bones, w) {
@@ -607,11 +624,13 @@ fn check_vertices(
 }
 
 fn check_indices(data: &[u8], size: u32, vertex_count: u32, at: usize) -> Result<(), ReadError> {
-    let bad = |k: usize, x: u32| ReadError::Rule {
+    let bad = |k: usize, x: u32| ReadError {
         offset: (at + k * size as usize) as u64,
         place: Place::Chunk(FourCc::IB0),
         field: "data",
-        reason: format!("index {k} is {x}, not below the vertex count {vertex_count}"),
+        kind: ReadErrorKind::Rule {
+            reason: format!("index {k} is {x}, not below the vertex count {vertex_count}"),
+        },
     };
     let first_bad =
         |it: &mut dyn Iterator<Item = u32>| it.enumerate().find(|&(_, x)| x >= vertex_count);

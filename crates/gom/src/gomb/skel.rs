@@ -3,7 +3,7 @@
 use super::cursor::{le32, lef32, Chunk};
 use super::str0::Strings;
 use super::view::SkeletonView;
-use crate::error::ReadError;
+use crate::error::{ReadError, ReadErrorKind};
 use crate::limits::MAX_BONES;
 use crate::model::Material;
 use crate::validate::parent_ok;
@@ -16,12 +16,14 @@ pub(crate) fn string_id(
     field: &'static str,
 ) -> Result<(), ReadError> {
     if id >= strings.count() {
-        return Err(ReadError::Value {
+        return Err(ReadError {
             offset: at as u64,
             place: c.place(),
             field,
-            value: u64::from(id),
-            expected: "a string index below STR0's stringCount",
+            kind: ReadErrorKind::Value {
+                value: u64::from(id),
+                expected: "a string index below STR0's stringCount",
+            },
         });
     }
     Ok(())
@@ -47,11 +49,15 @@ pub(crate) fn parse_skel<'a>(
     for i in 0..n as usize {
         let p = le32(&parents[4 * i..]) as i32;
         if !parent_ok(i, p) {
-            return Err(ReadError::Rule {
+            return Err(ReadError {
                 offset: (parents_at + 4 * i) as u64,
                 place: c.place(),
                 field: "parent",
-                reason: format!("bone {i} has parent {p}, which is neither -1 nor an earlier bone"),
+                kind: ReadErrorKind::Rule {
+                    reason: format!(
+                        "bone {i} has parent {p}, which is neither -1 nor an earlier bone"
+                    ),
+                },
             });
         }
         string_id(

@@ -6,7 +6,7 @@
 //! one only needs to start on a character boundary.
 
 use super::cursor::{le32, Chunk};
-use crate::error::{Place, ReadError};
+use crate::error::{Place, ReadError, ReadErrorKind};
 
 /// The checked string table.
 #[derive(Debug, Clone, Default)]
@@ -60,12 +60,14 @@ pub(crate) fn parse_str0<'a>(file: &'a [u8], c: &Chunk) -> Result<Strings<'a>, R
         o.sort_unstable_by_key(|&i| (off(i as usize), i));
         o
     };
-    let bad = |i: usize, at: usize, reason| ReadError::BadString {
+    let bad = |i: usize, at: usize, reason| ReadError {
         offset: at as u64,
         place: Place::Chunk(c.fourcc),
         field: "data",
-        index: i as u32,
-        reason,
+        kind: ReadErrorKind::BadString {
+            index: i as u32,
+            reason,
+        },
     };
     // The NUL ending the previous string, when the previous string was valid.
     let mut seg_end: Option<usize> = None;
@@ -73,12 +75,14 @@ pub(crate) fn parse_str0<'a>(file: &'a [u8], c: &Chunk) -> Result<Strings<'a>, R
     for i in ids {
         let o = off(i);
         if o >= data.len() {
-            return Err(ReadError::BadString {
+            return Err(ReadError {
                 offset: (offsets_at + 4 * i) as u64,
                 place: Place::Chunk(c.fourcc),
                 field: "offsets",
-                index: i as u32,
-                reason: "starts outside the string data",
+                kind: ReadErrorKind::BadString {
+                    index: i as u32,
+                    reason: "starts outside the string data",
+                },
             });
         }
         let nul = match seg_end {

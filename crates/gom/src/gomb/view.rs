@@ -7,7 +7,7 @@ use super::header::{
 };
 use super::str0::{parse_str0, Strings};
 use super::UnknownChunk;
-use crate::error::{FourCc, Place, ReadError};
+use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::MAX_STRING_EXPANSION;
 use crate::model::{
     Bounds, ClipFlags, Mat4, Material, Model, Submesh, ValidationFlags, VertexFormat,
@@ -168,12 +168,14 @@ impl StringBudget {
     pub fn add(&mut self, strings: &Strings<'_>, id: u32) -> Result<(), ReadError> {
         self.used += strings.len_of(id);
         if self.used > self.limit {
-            return Err(ReadError::Limit {
+            return Err(ReadError {
                 offset: self.at,
                 place: Place::Chunk(FourCc::STR0),
                 field: "data",
-                value: self.used,
-                limit: self.limit,
+                kind: ReadErrorKind::Limit {
+                    value: self.used,
+                    limit: self.limit,
+                },
             });
         }
         Ok(())
@@ -209,10 +211,11 @@ struct TopLevel {
 
 fn once(slot: &mut Option<Chunk>, c: Chunk) -> Result<(), ReadError> {
     if slot.is_some() {
-        return Err(ReadError::Duplicate {
+        return Err(ReadError {
             offset: c.offset as u64,
             place: c.place(),
             field: "file",
+            kind: ReadErrorKind::Duplicate,
         });
     }
     check_known(&c)?;
@@ -221,11 +224,11 @@ fn once(slot: &mut Option<Chunk>, c: Chunk) -> Result<(), ReadError> {
 }
 
 pub(crate) fn misplaced(c: &Chunk, where_: &'static str) -> ReadError {
-    ReadError::Misplaced {
+    ReadError {
         offset: c.offset as u64,
         place: c.place(),
         field: "fourcc",
-        where_,
+        kind: ReadErrorKind::Misplaced { where_ },
     }
 }
 
@@ -250,12 +253,14 @@ impl<'a> FileView<'a> {
             let c = c?;
             if h.table_offset != 0 {
                 if count >= h.table_count {
-                    return Err(ReadError::Value {
+                    return Err(ReadError {
                         offset: OFF_TABLE_COUNT as u64,
                         place: Place::Header,
                         field: "chunkTableCount",
-                        value: u64::from(h.table_count),
-                        expected: "the number of top-level chunks",
+                        kind: ReadErrorKind::Value {
+                            value: u64::from(h.table_count),
+                            expected: "the number of top-level chunks",
+                        },
                     });
                 }
                 check_entry(bytes, &h, count, &c)?;
@@ -282,18 +287,21 @@ impl<'a> FileView<'a> {
             }
         }
         if h.table_offset != 0 && count != h.table_count {
-            return Err(ReadError::Value {
+            return Err(ReadError {
                 offset: OFF_TABLE_COUNT as u64,
                 place: Place::Header,
                 field: "chunkTableCount",
-                value: u64::from(h.table_count),
-                expected: "the number of top-level chunks",
+                kind: ReadErrorKind::Value {
+                    value: u64::from(h.table_count),
+                    expected: "the number of top-level chunks",
+                },
             });
         }
-        let missing = |field| ReadError::Missing {
+        let missing = |field| ReadError {
             offset: HEADER_SIZE as u64,
             place: Place::File,
             field,
+            kind: ReadErrorKind::Missing,
         };
         let str0 = top.str0.ok_or_else(|| missing("STR0"))?;
         let skel = top.skel.ok_or_else(|| missing("SKEL"))?;
@@ -305,12 +313,14 @@ impl<'a> FileView<'a> {
             at: strings.data_offset as u64,
         };
         if h.converter_version_str >= strings.count() {
-            return Err(ReadError::Value {
+            return Err(ReadError {
                 offset: OFF_CONVERTER_VERSION as u64,
                 place: Place::Header,
                 field: "converterVersionStr",
-                value: u64::from(h.converter_version_str),
-                expected: "a string index below STR0's stringCount",
+                kind: ReadErrorKind::Value {
+                    value: u64::from(h.converter_version_str),
+                    expected: "a string index below STR0's stringCount",
+                },
             });
         }
         budget.add(&strings, h.converter_version_str)?;
@@ -369,12 +379,14 @@ impl<'a> FileView<'a> {
 
         let flags = h.validation_flags;
         if let Some(f) = findings.iter().find(|f| flags & f.check.flag() != 0) {
-            return Err(ReadError::FlagClaim {
+            return Err(ReadError {
                 offset: OFF_VALIDATION_FLAGS as u64,
                 place: Place::Header,
                 field: "validationFlags",
-                flag: f.check.name(),
-                finding: f.message.clone(),
+                kind: ReadErrorKind::FlagClaim {
+                    flag: f.check.name(),
+                    finding: f.message.clone(),
+                },
             });
         }
 
