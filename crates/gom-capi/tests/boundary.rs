@@ -59,7 +59,7 @@ fn same_verdict(bytes: &[u8]) -> bool {
         (Ok(_), Ok(_)) => true,
         (Err(want), Err((code, got_offset, m))) => {
             let offset = match &want {
-                gom_runtime::Error::Read(r) => r.offset(),
+                gom_runtime::Error::Read(r) => r.offset,
                 _ => 0,
             };
             assert_eq!(got_offset, offset, "{want}");

@@ -127,33 +127,71 @@ impl BuildReport {
         self.files.iter().filter(|r| f(&r.outcome)).count()
     }
 
-    /// The report as JSON.
+    /// The report as JSON: the counts, then each file with its `status` and `detail`
+    /// (its warnings, or the error).
     pub fn to_json(&self) -> serde_json::Value {
-        let files: Vec<serde_json::Value> = self
-            .files
-            .iter()
-            .map(|f| {
-                let (status, detail) = match &f.outcome {
-                    Outcome::Converted { warnings } => ("converted", serde_json::json!(warnings)),
-                    Outcome::UpToDate { warnings } => ("up-to-date", serde_json::json!(warnings)),
-                    Outcome::Failed { error } => ("failed", serde_json::json!(error)),
-                    Outcome::Cancelled => ("cancelled", serde_json::Value::Null),
-                };
-                serde_json::json!({
-                    "source": f.source, "output": f.output,
-                    "sourceBytes": f.source_bytes, "outputBytes": f.output_bytes,
-                    "status": status, "detail": detail,
-                })
-            })
-            .collect();
-        serde_json::json!({
-            "converted": self.converted(),
-            "upToDate": self.up_to_date(),
-            "failed": self.failed(),
-            "cancelled": self.cancelled(),
-            "warnings": self.warnings(),
-            "files": files,
-        })
+        let doc = BuildReportJson {
+            converted: self.converted(),
+            up_to_date: self.up_to_date(),
+            failed: self.failed(),
+            cancelled: self.cancelled(),
+            warnings: self.warnings(),
+            files: self.files.iter().map(FileReportJson::of).collect(),
+        };
+        // Strings and numbers only: serialising cannot fail.
+        serde_json::to_value(doc).unwrap_or_default()
+    }
+}
+
+/// The JSON form of a [`BuildReport`].
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BuildReportJson<'a> {
+    converted: usize,
+    up_to_date: usize,
+    failed: usize,
+    cancelled: usize,
+    warnings: usize,
+    files: Vec<FileReportJson<'a>>,
+}
+
+/// The JSON form of a [`FileReport`].
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileReportJson<'a> {
+    source: &'a str,
+    output: &'a str,
+    source_bytes: u64,
+    output_bytes: u64,
+    status: &'static str,
+    detail: Detail<'a>,
+}
+
+/// A file's warnings, its error, or nothing.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Detail<'a> {
+    Warnings(&'a [String]),
+    Error(&'a str),
+    None,
+}
+
+impl<'a> FileReportJson<'a> {
+    fn of(f: &'a FileReport) -> Self {
+        let (status, detail) = match &f.outcome {
+            Outcome::Converted { warnings } => ("converted", Detail::Warnings(warnings)),
+            Outcome::UpToDate { warnings } => ("up-to-date", Detail::Warnings(warnings)),
+            Outcome::Failed { error } => ("failed", Detail::Error(error)),
+            Outcome::Cancelled => ("cancelled", Detail::None),
+        };
+        FileReportJson {
+            source: &f.source,
+            output: &f.output,
+            source_bytes: f.source_bytes,
+            output_bytes: f.output_bytes,
+            status,
+            detail,
+        }
     }
 }
 

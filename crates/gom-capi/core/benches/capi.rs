@@ -9,9 +9,9 @@
 
 use criterion::{black_box, criterion_group, Criterion};
 use gom::math::{bind_world, from_trs, inverse_affine};
-use gom_demo::quat_from_axis_angle;
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_capi_core as c;
+use gom_demo::quat_from_axis_angle;
 use gom_runtime::{
     local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
     SkinTargets,

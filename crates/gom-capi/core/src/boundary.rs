@@ -56,7 +56,7 @@ impl From<gom_runtime::Error> for Fail {
     fn from(e: gom_runtime::Error) -> Self {
         use gom_runtime::Error as E;
         let (code, offset) = match &e {
-            E::Read(r) => (GOM_E_READ, r.offset()),
+            E::Read(r) => (GOM_E_READ, r.offset),
             E::BoneCount { .. } | E::BufferLength { .. } => (GOM_E_COUNT, 0),
             E::MissingAttribute { .. } => (GOM_E_MISSING, 0),
             E::Unsupported(_) => (GOM_E_UNSUPPORTED, 0),

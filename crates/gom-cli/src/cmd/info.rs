@@ -3,7 +3,8 @@
 use crate::input::{self, CliError};
 use gom::layout::{Attribute, VertexLayout};
 use gom::{Model, ValidationFlags, VertexFormat};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -95,81 +96,179 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// What `gom info --json` prints for one model.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary<'a> {
+    converter_version: &'a str,
+    source_hash: String,
+    validation_flags: Vec<&'static str>,
+    skeleton: SkeletonSummary<'a>,
+    materials: Vec<MaterialSummary<'a>>,
+    meshes: Vec<MeshSummary<'a>>,
+    clips: Vec<ClipSummary<'a>>,
+    warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SkeletonSummary<'a> {
+    bone_count: usize,
+    bones: Vec<BoneSummary<'a>>,
+}
+
+#[derive(Serialize)]
+struct BoneSummary<'a> {
+    name: &'a str,
+    path: &'a str,
+    parent: i32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MaterialSummary<'a> {
+    name: &'a str,
+    base_color_texture: Option<&'a str>,
+    base_color_factor: [f32; 4],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MeshSummary<'a> {
+    name: &'a str,
+    vertex_format: Vec<&'static str>,
+    stride: u32,
+    vertex_count: usize,
+    index_count: usize,
+    triangle_count: usize,
+    skinned: bool,
+    #[serde(rename = "hasGBTM")]
+    has_gbtm: bool,
+    submeshes: Vec<SubmeshSummary>,
+    bounds: BoundsSummary,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SubmeshSummary {
+    material_index: i32,
+    index_start: u32,
+    index_count: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoundsSummary {
+    min: [f32; 3],
+    max: [f32; 3],
+    sphere_center: [f32; 3],
+    sphere_radius: f32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ClipSummary<'a> {
+    name: &'a str,
+    duration: f32,
+    sample_rate: f32,
+    root_bone_index: i32,
+    has_root_motion: bool,
+    track_count: usize,
+    key_count: usize,
+    tracks: Vec<TrackSummary>,
+}
+
+#[derive(Serialize)]
+struct TrackSummary {
+    bone: u32,
+    keys: usize,
+}
+
+fn mesh_summary(m: &gom::MeshPart) -> MeshSummary<'_> {
+    let b = bounds_of(m);
+    MeshSummary {
+        name: &m.name,
+        vertex_format: format_names(m.vertices.format()),
+        stride: m.vertices.format().stride(),
+        vertex_count: m.vertices.len(),
+        index_count: m.indices.len(),
+        triangle_count: m.indices.len() / 3,
+        skinned: m.is_skinned(),
+        has_gbtm: m.mesh_bind_geo_to_model.is_some(),
+        submeshes: m
+            .submeshes
+            .iter()
+            .map(|s| SubmeshSummary {
+                material_index: s.material_index,
+                index_start: s.index_start,
+                index_count: s.index_count,
+            })
+            .collect(),
+        bounds: BoundsSummary {
+            min: b.aabb_min,
+            max: b.aabb_max,
+            sphere_center: b.sphere_center,
+            sphere_radius: b.sphere_radius,
+        },
+    }
+}
+
+fn clip_summary(c: &gom::Clip) -> ClipSummary<'_> {
+    ClipSummary {
+        name: &c.name,
+        duration: c.duration,
+        sample_rate: c.sample_rate,
+        root_bone_index: c.root_bone_index,
+        has_root_motion: c.flags.has_root_motion(),
+        track_count: c.tracks.len(),
+        key_count: c.tracks.iter().map(|t| t.keys.len()).sum(),
+        tracks: c
+            .tracks
+            .iter()
+            .map(|t| TrackSummary {
+                bone: t.bone,
+                keys: t.keys.len(),
+            })
+            .collect(),
+    }
+}
+
 /// The model summary as JSON.
 pub fn describe(model: &Model, warnings: &[String]) -> Value {
-    let bones: Vec<Value> = model
+    let bones: Vec<BoneSummary> = model
         .skeleton
         .bones
         .iter()
-        .map(|b| json!({ "name": b.name, "path": b.path, "parent": b.parent }))
-        .collect();
-    let meshes: Vec<Value> = model
-        .meshes
-        .iter()
-        .map(|m| {
-            let b = bounds_of(m);
-            json!({
-                "name": m.name,
-                "vertexFormat": format_names(m.vertices.format()),
-                "stride": m.vertices.format().stride(),
-                "vertexCount": m.vertices.len(),
-                "indexCount": m.indices.len(),
-                "triangleCount": m.indices.len() / 3,
-                "skinned": m.is_skinned(),
-                "hasGBTM": m.mesh_bind_geo_to_model.is_some(),
-                "submeshes": m.submeshes.iter().map(|s| json!({
-                    "materialIndex": s.material_index,
-                    "indexStart": s.index_start,
-                    "indexCount": s.index_count,
-                })).collect::<Vec<_>>(),
-                "bounds": {
-                    "min": b.aabb_min, "max": b.aabb_max,
-                    "sphereCenter": b.sphere_center, "sphereRadius": b.sphere_radius,
-                },
-            })
+        .map(|b| BoneSummary {
+            name: &b.name,
+            path: &b.path,
+            parent: b.parent,
         })
         .collect();
-    let materials: Vec<Value> = model
-        .materials
-        .iter()
-        .map(|m| {
-            json!({
-                "name": m.name,
-                "baseColorTexture": m.base_color_texture,
-                "baseColorFactor": m.base_color_factor,
+    let summary = Summary {
+        converter_version: &model.header.converter_version,
+        source_hash: hex(&model.header.source_hash),
+        validation_flags: flag_names(model.header.validation_flags),
+        skeleton: SkeletonSummary {
+            bone_count: bones.len(),
+            bones,
+        },
+        materials: model
+            .materials
+            .iter()
+            .map(|m| MaterialSummary {
+                name: &m.name,
+                base_color_texture: m.base_color_texture.as_deref(),
+                base_color_factor: m.base_color_factor,
             })
-        })
-        .collect();
-    let clips: Vec<Value> = model
-        .clips
-        .iter()
-        .map(|c| {
-            let keys: usize = c.tracks.iter().map(|t| t.keys.len()).sum();
-            json!({
-                "name": c.name,
-                "duration": c.duration,
-                "sampleRate": c.sample_rate,
-                "rootBoneIndex": c.root_bone_index,
-                "hasRootMotion": c.flags.has_root_motion(),
-                "trackCount": c.tracks.len(),
-                "keyCount": keys,
-                "tracks": c.tracks.iter().map(|t| json!({
-                    "bone": t.bone,
-                    "keys": t.keys.len(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "converterVersion": model.header.converter_version,
-        "sourceHash": hex(&model.header.source_hash),
-        "validationFlags": flag_names(model.header.validation_flags),
-        "skeleton": { "boneCount": bones.len(), "bones": bones },
-        "materials": materials,
-        "meshes": meshes,
-        "clips": clips,
-        "warnings": warnings,
-    })
+            .collect(),
+        meshes: model.meshes.iter().map(mesh_summary).collect(),
+        clips: model.clips.iter().map(clip_summary).collect(),
+        warnings,
+    };
+    // Plain strings, numbers and arrays: serialising cannot fail (a non-finite float,
+    // which the readers refuse, would become `null`).
+    serde_json::to_value(summary).unwrap_or(Value::Null)
 }
 
 fn print_text(name: &str, model: &Model, warnings: &[String]) {
