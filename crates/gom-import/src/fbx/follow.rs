@@ -3,7 +3,7 @@
 //! Maya (and ufbx's `transform_skin` reference check) moves such a mesh with its node:
 //! the skinned result is further transformed by `inverse(meshBind) * meshWorld(t)`, where
 //! `meshBind` is the mesh node's world matrix when the skin was bound (the clusters'
-//! `Transform`). GOM skins every vertex with bone palettes only (draft §2), so the
+//! `Transform`). GOM skins every vertex with bone palettes only (docs/format.md §1), so the
 //! converter expresses that extra motion with one extra bone per (mesh, cluster bone):
 //! a child of the mesh node's bone whose local matrix is
 //! `boneWorld(t) * inverse(meshBind)`, so that its model-space matrix is exactly

@@ -10,7 +10,7 @@
 //!   meshes in an animated model (and the nodes of skinned meshes with unweighted
 //!   vertices), and all their ancestors, depth-first in source order;
 //! * bind data from the skin clusters (never from FBX Pose objects);
-//! * one mesh part per FBX mesh node (draft §6 rule M1), triangulated, welded, one
+//! * one mesh part per FBX mesh node (docs/format.md §2.7), triangulated, welded, one
 //!   submesh per material, ordered for the GPU;
 //! * one clip per animation stack (clip time 0 = stack start), sampled at every source
 //!   key and in between at about the sample rate, hemisphere-continuous, key-reduced

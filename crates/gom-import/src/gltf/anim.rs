@@ -153,7 +153,7 @@ pub(crate) fn read_channel(
     })
 }
 
-/// The most keys one clip may hold (draft §11.1, maxKeyCount).
+/// The most keys one clip may hold (docs/format.md §3).
 const MAX_KEYS: usize = gom::limits::MAX_KEYS_PER_CLIP as usize;
 
 /// The f32 just below `x` (x > 0, finite).
@@ -264,7 +264,7 @@ pub(crate) fn clip(
             return Err(GltfError::Invalid {
                 file: buffers.file.to_string(),
                 object: format!("animations[{ai}]"),
-                message: format!("more than {MAX_KEYS} keys in one clip (draft §11.1)"),
+                message: format!("more than {MAX_KEYS} keys in one clip (docs/format.md §3)"),
             });
         }
         let (rt, rr, rs) = rest[node];

@@ -22,7 +22,7 @@ use primitive::{mesh_parts, NodeBinding};
 /// GOM's 1,000,000).
 const MAX_TOTAL_KEYS: usize = 16_000_000;
 
-/// GOM's clip limit (draft §11.1).
+/// GOM's clip limit (docs/format.md §3).
 const MAX_CLIPS: usize = gom::limits::MAX_CLIPS as usize;
 
 /// The most vertices all mesh parts together may hold (each part is further limited

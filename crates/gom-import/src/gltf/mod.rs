@@ -34,7 +34,7 @@
 //! - **Materials.** Name, `baseColorFactor` and the base-colour texture: a relative
 //!   URI as its decoded path; an embedded image (buffer view or data URI) is returned
 //!   in [`GltfReport::images`] under a deterministic name for the caller to write.
-//! - **Limits.** Besides GOM's own (draft §11.1), a scene may expand to at most
+//! - **Limits.** Besides GOM's own (docs/format.md §3), a scene may expand to at most
 //!   30,000,000 vertices and 16,000,000 keys in total, so that a small file cannot
 //!   exhaust memory by instancing or resampling.
 //!

@@ -11,7 +11,7 @@ use super::error::JpogImportError;
 use crate::report::Report;
 
 /// GOM's limit on bones (D12).
-const MAX_BONES: usize = 4096;
+const MAX_BONES: usize = gom::limits::MAX_BONES as usize;
 
 /// The skeleton with the mapping between node and bone indices.
 #[derive(Debug, Clone)]

@@ -1,4 +1,4 @@
-//! Mesh parts: one per FBX mesh node (draft §6 rule M1).
+//! Mesh parts: one per FBX mesh node (docs/format.md §2.7).
 //!
 //! Rule M2 (split a part when it references another skeleton, other inverse binds or
 //! another vertex layout) never triggers here: a GOM file has one skeleton, a part's

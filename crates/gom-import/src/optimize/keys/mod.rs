@@ -24,7 +24,7 @@ use gom::{Bone, Key, SkinWeights};
 use segment::{Sample, Samples, Segment};
 use trig::{atan2_first_quadrant, sin_small};
 
-/// Reduction tolerance (draft §11.3 style, ozz defaults).
+/// Reduction tolerance (a distance error measured beyond each joint, as ozz's optimiser measures it).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyTolerance {
     /// Largest displacement allowed, in metres (default 1 mm).
