@@ -497,3 +497,48 @@ fn info_and_validate_take_several_files() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stdout(&out).matches(": valid").count(), 2);
 }
+
+#[test]
+fn pose_and_render_refuse_to_write_over_their_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = demo(tmp.path());
+    let before = std::fs::read(&model).unwrap();
+    let runs: [&[&str]; 3] = [
+        &["pose", s(&model), "-o", s(&model)],
+        &["render", s(&model), "-o", s(&model)],
+        &["render", "--sheet", s(tmp.path()), "-o", s(&model)],
+    ];
+    for args in runs {
+        let out = gom(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            stderr(&out).contains("would replace the input"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(std::fs::read(&model).unwrap(), before);
+}
+
+#[test]
+fn render_refuses_a_time_that_is_not_a_number() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = demo(tmp.path());
+    let png = tmp.path().join("nan.png");
+    let out = gom(&[
+        "render",
+        s(&model),
+        "--clip",
+        "swish",
+        "--time=nan",
+        "-o",
+        s(&png),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("not a finite number"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!png.exists());
+}

@@ -446,11 +446,31 @@ pub fn texture_images(
             .iter()
             .find(|s| s.relative_path == Path::new(name))
             .map(|s| s.bytes.clone());
-        if let Some(bytes) = extracted.or_else(|| std::fs::read(dir.join(name)).ok()) {
+        if let Some(bytes) = extracted.or_else(|| read_texture_file(&dir.join(name))) {
             out.insert(name.clone(), bytes);
         }
     }
     out
+}
+
+/// The largest texture file [`texture_images`] reads.
+pub const MAX_TEXTURE_FILE_BYTES: u64 = 256 << 20;
+
+/// The bytes of the texture file at `path`, when it is a regular file of at most
+/// [`MAX_TEXTURE_FILE_BYTES`]: a texture name comes from the model, so it may name a
+/// device or a pipe that never ends, or a file far larger than any image.
+fn read_texture_file(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_TEXTURE_FILE_BYTES {
+        return None;
+    }
+    let mut out = Vec::new();
+    file.take(MAX_TEXTURE_FILE_BYTES + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= MAX_TEXTURE_FILE_BYTES).then_some(out)
 }
 
 /// [`export`], with the texture `images` (see [`texture_images`]) that glTF outputs
@@ -682,6 +702,23 @@ mod tests {
                 "changing {field} leaves the fingerprint unchanged"
             );
         }
+    }
+
+    #[test]
+    fn texture_files_are_read_only_when_regular_and_bounded() {
+        let dir = std::env::temp_dir().join(format!("gom-texture-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = dir.join("t.png");
+        std::fs::write(&png, b"\x89PNG not really").unwrap();
+        assert_eq!(
+            read_texture_file(&png).as_deref(),
+            Some(&b"\x89PNG not really"[..])
+        );
+        // A folder, and on Unix an endless device, are not texture files.
+        assert_eq!(read_texture_file(&dir), None);
+        #[cfg(unix)]
+        assert_eq!(read_texture_file(Path::new("/dev/zero")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

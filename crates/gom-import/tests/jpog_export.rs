@@ -593,8 +593,10 @@ fn a_long_bone_name_is_refused_without_rename() {
     assert!(e.notes.iter().any(|n| n.contains("Sixteen_chars_ab")));
 }
 
+/// The exporter runs on the calling thread today; the pools check that it keeps giving
+/// the same bytes, run after run, also if its work is ever shared out.
 #[test]
-fn the_same_model_gives_the_same_bytes_at_any_thread_count() {
+fn the_same_model_gives_the_same_bytes_every_run_and_on_any_pool() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

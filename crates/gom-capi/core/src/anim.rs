@@ -143,8 +143,10 @@ pub unsafe extern "C" fn gom_sample(
         let a = deref(s.asset, "the sampler's asset")?;
         let skeleton = &a.asset.skeleton;
         let n = expect_count("bone_count", skeleton.bone_count(), bone_count)?;
-        let out = slice_mut(out_local, n, "out_local")?;
+        // Overlap is checked before any slice exists: overlapping views would already
+        // break Rust's aliasing rules.
         disjoint(&[Region::of("out_local", out_local, n)], &[asset_region(a)])?;
+        let out = slice_mut(out_local, n, "out_local")?;
         let clip = clip_ref(s.asset, s.clip)?;
         let playback = if r#loop != 0 {
             Playback::Loop
@@ -180,12 +182,12 @@ pub unsafe extern "C" fn gom_local_to_model(
         let skeleton = &a.asset.skeleton;
         let n = expect_count("bone_count", skeleton.bone_count(), bone_count)?;
         let floats = times(n, 16, "bone_count")?;
-        let input = slice(local, n, "local")?;
-        let out = slice_mut(out_model, floats, "out_model")?;
         disjoint(
             &[Region::of("out_model", out_model, floats)],
             &[Region::of("local", local, n), asset_region(a)],
         )?;
+        let input = slice(local, n, "local")?;
+        let out = slice_mut(out_model, floats, "out_model")?;
         with_scratch(|sc| {
             sc.local.resize(n);
             for (i, t) in input.iter().enumerate() {
@@ -243,8 +245,6 @@ pub unsafe extern "C" fn gom_palette(
         let n = expect_count("bone_count", palette_size(m), bone_count)?;
         let floats = times(n, 16, "bone_count")?;
         let model_floats = if m.is_skinned() { floats } else { 0 };
-        let input = slice(model, model_floats, "model")?;
-        let out = slice_mut(out_palette, floats, "out_palette")?;
         disjoint(
             &[Region::of("out_palette", out_palette, floats)],
             &[
@@ -252,6 +252,8 @@ pub unsafe extern "C" fn gom_palette(
                 asset_region(asset),
             ],
         )?;
+        let input = slice(model, model_floats, "model")?;
+        let out = slice_mut(out_palette, floats, "out_palette")?;
         with_scratch(|sc| {
             sc.model.set_row_major(matrices(input));
             sc.palette.compute(m, &sc.model)?;
@@ -292,13 +294,6 @@ pub unsafe extern "C" fn gom_skin(
         let n = expect_count("bone_count", palette_size(m), bone_count)?;
         let v = expect_count("vertex_count", m.vertex_count(), vertex_count)?;
         let (pf, vf) = (times(n, 16, "bone_count")?, times(v, 3, "vertex_count")?);
-        let input = slice(palette, pf, "palette")?;
-        let positions = slice_mut(out_positions, vf, "out_positions")?;
-        let normals = if out_normals.is_null() {
-            None
-        } else {
-            Some(slice_mut(out_normals, vf, "out_normals")?)
-        };
         disjoint(
             &[
                 Region::of("out_positions", out_positions, vf),
@@ -306,6 +301,13 @@ pub unsafe extern "C" fn gom_skin(
             ],
             &[Region::of("palette", palette, pf), asset_region(asset)],
         )?;
+        let input = slice(palette, pf, "palette")?;
+        let positions = slice_mut(out_positions, vf, "out_positions")?;
+        let normals = if out_normals.is_null() {
+            None
+        } else {
+            Some(slice_mut(out_normals, vf, "out_normals")?)
+        };
         with_scratch(|sc| {
             sc.palette.set_row_major(matrices(input));
             let targets = SkinTargets {

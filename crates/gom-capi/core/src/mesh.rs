@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use gom::VertexFormat;
+use gom::layout::{Attribute, VertexLayout};
 
 use crate::asset::{asset_ref, mesh_ref};
 use crate::boundary::{deref, slice_mut, status, to_usize, value, Fail};
@@ -59,18 +59,8 @@ pub extern "C" fn gom_mesh_vertex_stride(a: *const gom_asset, mesh: u32) -> u32 
 pub extern "C" fn gom_mesh_attribute_offset(a: *const gom_asset, mesh: u32, attribute: u32) -> i32 {
     value(-1, || {
         let m = mesh_ref(a, mesh).ok()?;
-        let o = m.offsets();
-        let words = match attribute {
-            VertexFormat::POSITION => Some(o.position),
-            VertexFormat::NORMAL => o.normal,
-            VertexFormat::TANGENT => o.tangent,
-            VertexFormat::UV0 => o.uv0,
-            VertexFormat::UV1 => o.uv1,
-            VertexFormat::COLOR0 => o.color,
-            VertexFormat::SKIN => o.skin,
-            _ => None,
-        }?;
-        i32::try_from(words * 4).ok()
+        let attribute = Attribute::ALL.into_iter().find(|x| x.bit() == attribute)?;
+        i32::try_from(VertexLayout::of(m.format()).offset(attribute)?).ok()
     })
 }
 

@@ -1,7 +1,6 @@
 //! `gom convert IN OUT.tmd`: any model into the game's `.tmd`, with its `.tkl` keyframe
 //! library and `.tml` material library beside it.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gom_import::jpog::export::{self, ExportOptions, NameLimit};
@@ -36,26 +35,6 @@ fn folder(p: &Path) -> PathBuf {
         .filter(|d| !d.as_os_str().is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// The PNG bytes of every texture the materials name: the importer's side files, else
-/// the file beside the input.
-fn textures(imported: &Imported, input: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for m in &imported.model.materials {
-        let Some(name) = &m.base_color_texture else {
-            continue;
-        };
-        let side = imported
-            .side_files
-            .iter()
-            .find(|s| s.relative_path == Path::new(name))
-            .map(|s| s.bytes.clone());
-        if let Some(bytes) = side.or_else(|| std::fs::read(folder(input).join(name)).ok()) {
-            out.insert(name.clone(), bytes);
-        }
-    }
-    out
 }
 
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
@@ -96,7 +75,11 @@ pub fn run(
         loop_clips: args.loop_clips.clone(),
         rename: args.rename,
         tkl: existing,
-        textures: textures(imported, input),
+        textures: gom_import::source::texture_images(
+            &imported.model,
+            &folder(input),
+            &imported.side_files,
+        ),
     };
     let exported = export::export(&imported.model, &options)
         .map_err(|e| format!("{}: {e}", output.display()))?;

@@ -48,6 +48,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "--time and --frame need --clip (without a clip gom writes the bind pose)".into(),
         );
     }
+    super::convert::refuse_overwriting_inputs(
+        &args.file,
+        &gom_import::source::ImportOptions::default(),
+        [args.output.as_path()],
+    )?;
     let loaded = input::load(&args.file)?;
     let time = match &args.clip {
         Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped),

@@ -94,6 +94,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let Some(file) = &args.file else {
         return Err("give a model file or --sheet DIR".into());
     };
+    if !args.time.is_finite() {
+        return Err(format!("--time {} is not a finite number", args.time).into());
+    }
+    super::convert::refuse_overwriting_inputs(
+        file,
+        &gom_import::source::ImportOptions::default(),
+        [args.output.as_path()],
+    )?;
     let loaded = input::load(file)?;
     let model = &loaded.model;
     let images = load_textures(model, file.parent(), args.tml.as_deref())?;
@@ -200,6 +208,10 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     let sources = gom_import::build::find_sources(dir, None)?;
     if sources.is_empty() {
         return Err(format!("{}: no model files found", dir.display()).into());
+    }
+    let read = gom_import::build::Inputs::new(sources.clone());
+    if let Some((output, input)) = read.first_overwritten([args.output.as_path()]) {
+        return Err(gom_import::build::BuildError::WouldOverwrite { output, input }.into());
     }
     let mut models = Vec::new();
     for path in &sources {

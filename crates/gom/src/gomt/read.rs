@@ -344,6 +344,29 @@ fn string_list<'a>(
     Ok(())
 }
 
+/// An array of flag names (`what`, e.g. "a clip flag name"), each mapped to its bit by
+/// `bit_of` and listed at most once; an unknown name is a `kind` ("clip flag") and
+/// `unknown` says which names there are. Returns the bits set.
+pub(super) fn flag_set<'a>(
+    p: &mut Lexer<'a>,
+    what: &'static str,
+    kind: &'static str,
+    bit_of: fn(&str) -> Option<u32>,
+    unknown: &'static str,
+) -> Result<u32, TextError> {
+    let mut bits = 0u32;
+    string_list(p, what, |p, s, sat| {
+        let invalid = |message: String| p.error_at(sat, TextErrorKind::InvalidValue(message));
+        let bit = bit_of(s).ok_or_else(|| invalid(format!("unknown {kind} \"{s}\"; {unknown}")))?;
+        if bits & bit != 0 {
+            return Err(invalid(format!("the flag \"{s}\" is listed twice")));
+        }
+        bits |= bit;
+        Ok(())
+    })?;
+    Ok(bits)
+}
+
 fn parse_header(
     p: &mut Lexer,
     spans: &mut Vec<(&'static str, usize)>,
@@ -375,28 +398,13 @@ fn parse_header(
             }
             "validationFlags" => {
                 once(p, flags.is_some(), T, key, kat)?;
-                let mut bits = 0u32;
-                string_list(p, "a validation flag name", |p, s, sat| {
-                    let bit = names::validation_flag(s).ok_or_else(|| {
-                        p.error_at(
-                            sat,
-                            TextErrorKind::InvalidValue(format!(
-                                "unknown validation flag \"{s}\"; the flags are \
-                                 bindPosePass, weightsPass and submeshMaterialsPass"
-                            )),
-                        )
-                    })?;
-                    if bits & bit != 0 {
-                        return Err(p.error_at(
-                            sat,
-                            TextErrorKind::InvalidValue(format!(
-                                "the flag \"{s}\" is listed twice"
-                            )),
-                        ));
-                    }
-                    bits |= bit;
-                    Ok(())
-                })?;
+                let bits = flag_set(
+                    p,
+                    "a validation flag name",
+                    "validation flag",
+                    names::validation_flag,
+                    "the flags are bindPosePass, weightsPass and submeshMaterialsPass",
+                )?;
                 flags = Some(ValidationFlags(bits));
             }
             "coordinateSystem" => {

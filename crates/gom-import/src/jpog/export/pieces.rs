@@ -121,7 +121,12 @@ fn part_vertices(
         }
         let (weights, nodes) = match (&v.skin, skel.static_node) {
             (Some(skin), _) => {
-                let sw = skin[i];
+                let Some(&sw) = skin.get(i) else {
+                    return Err(refused(
+                        record(),
+                        "the skin stream is shorter than the positions",
+                    ));
+                };
                 let bones = sw.bones.map(u32::from);
                 if let Some(b) =
                     (0..4).find(|&k| sw.weights[k] > 0.0 && bones[k] as usize >= skel.nodes.len())

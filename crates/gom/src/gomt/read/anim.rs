@@ -48,27 +48,13 @@ pub(super) fn parse_clip(
             }
             "flags" => {
                 once(p, flags.is_some(), T, key, kat)?;
-                let mut bits = 0u32;
-                string_list(p, "a clip flag name", |p, s, sat| {
-                    let bit = names::clip_flag(s).ok_or_else(|| {
-                        p.error_at(
-                            sat,
-                            TextErrorKind::InvalidValue(format!(
-                                "unknown clip flag \"{s}\"; the only flag is HasRootMotion"
-                            )),
-                        )
-                    })?;
-                    if bits & bit != 0 {
-                        return Err(p.error_at(
-                            sat,
-                            TextErrorKind::InvalidValue(format!(
-                                "the flag \"{s}\" is listed twice"
-                            )),
-                        ));
-                    }
-                    bits |= bit;
-                    Ok(())
-                })?;
+                let bits = flag_set(
+                    p,
+                    "a clip flag name",
+                    "clip flag",
+                    names::clip_flag,
+                    "the only flag is HasRootMotion",
+                )?;
                 flags = Some(ClipFlags(bits));
             }
             "tracks" => {
