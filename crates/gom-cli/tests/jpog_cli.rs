@@ -441,3 +441,191 @@ fn tkl_info_counts_keys_and_shows_the_ranges_a_model_uses() {
     assert_eq!(m["rotations"]["last"], max("rot_index"));
     assert_eq!(m["indicesPastTheEnd"], false);
 }
+
+#[test]
+fn convert_that_fails_at_its_last_file_leaves_nothing_new_and_the_library_as_it_was() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let lib = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let lib_before = std::fs::read(&lib).unwrap();
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    // the material library's destination is a folder: its file cannot be put there,
+    // after the keyframe library (appended in place) has been written
+    std::fs::create_dir(out_dir.join("Raptor.tml")).unwrap();
+    let before = listing(tmp.path());
+    let r = gom(&[
+        "convert",
+        s(&tmd),
+        s(&out_dir.join("Raptor.tmd")),
+        "--tkl",
+        s(&lib),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("Raptor.tml"), "{err}");
+    assert_eq!(std::fs::read(&lib).unwrap(), lib_before, "library changed");
+    assert_eq!(listing(tmp.path()), before);
+    assert_eq!(listing(&out_dir), ["Raptor.tml"]);
+    assert!(listing(&out_dir.join("Raptor.tml")).is_empty());
+    // the same command into a free folder succeeds and grows the library in place
+    let free = tmp.path().join("free");
+    ok(&gom(&[
+        "convert",
+        s(&tmd),
+        s(&free.join("Raptor.tmd")),
+        "--tkl",
+        s(&lib),
+    ]));
+    assert_eq!(listing(&free), ["Raptor.tmd", "Raptor.tml"]);
+    let grown = jpog::Tkl::read(&std::fs::read(&lib).unwrap()).unwrap();
+    let old = jpog::Tkl::read(&lib_before).unwrap();
+    assert_eq!(&grown.locations[..old.locations.len()], &old.locations[..]);
+}
+
+#[test]
+fn tmd_info_lists_each_piece_with_its_palette_strip_and_triangles() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let tkl = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let out = tmp.path().join("out").join("Raptor.tmd");
+    ok(&gom(&[
+        "convert",
+        s(&tmd),
+        s(&out),
+        "--tkl",
+        s(&tkl),
+        "--tkl-out",
+        s(&tmp.path().join("out").join("Herd.tkl")),
+        "--lods",
+        "2",
+    ]));
+    let file = jpog::Tmd::read(&std::fs::read(&out).unwrap()).unwrap();
+    let info = gom_json(&["tmd", "info", s(&out), "--json"]);
+    let lods = info["lods"].as_array().unwrap();
+    assert_eq!(lods.len(), 3);
+    assert_eq!(
+        info["lod_distance"].as_f64().unwrap() as f32,
+        file.mesh.lod_distance
+    );
+    for (l, lod) in file.mesh.lods.iter().enumerate() {
+        for (m, mesh) in lod.meshes.iter().enumerate() {
+            let pieces = lods[l]["meshes"][m]["piece_details"].as_array().unwrap();
+            assert_eq!(pieces.len(), mesh.pieces.len());
+            for (p, j) in mesh.pieces.iter().zip(pieces) {
+                let names: Vec<String> = p
+                    .palette
+                    .iter()
+                    .map(|&n| file.nodes[n as usize].name())
+                    .collect();
+                let listed: Vec<&str> = j["palette_names"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().unwrap())
+                    .collect();
+                assert_eq!(listed, names);
+                assert_eq!(j["strip_indices"], p.strip.len());
+                let tris = jpog::scene::decode_strip(&p.strip).triangles.len();
+                assert_eq!(j["triangles"], tris);
+            }
+        }
+    }
+    // the text lists every piece, and the levels
+    let text = ok(&gom(&["tmd", "info", s(&out)]));
+    let pieces: usize = file
+        .mesh
+        .lods
+        .iter()
+        .flat_map(|l| &l.meshes)
+        .map(|m| m.pieces.len())
+        .sum();
+    assert_eq!(text.matches("        piece ").count(), pieces, "{text}");
+    assert!(text.contains("LODs: 3"), "{text}");
+    let first = &file.mesh.lods[0].meshes[0].pieces[0];
+    let line = format!("strip of {} indices", first.strip.len());
+    assert!(text.contains(&line), "{text}");
+}
+
+/// Runs `gom args` and checks that it fails and leaves `dir` as it found it.
+fn refused_writing_nothing(dir: &Path, args: &[&str], says: &[&str]) {
+    let before = listing(dir);
+    let r = gom(args);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    for s in says {
+        assert!(err.contains(s), "{s}: {err}");
+    }
+    assert_eq!(listing(dir), before);
+}
+
+#[test]
+fn convert_refuses_a_long_bone_name_or_a_foreign_template_and_writes_nothing() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let tkl = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let rock = copy(tmp.path(), "tmd_static.tmd").unwrap();
+    // a model with a 16-byte bone name
+    let gom_file = tmp.path().join("creature.gom");
+    ok(&gom(&["convert", s(&tmd), s(&gom_file), "--tkl", s(&tkl)]));
+    let mut model = gom::gomb::read(&std::fs::read(&gom_file).unwrap())
+        .unwrap()
+        .model;
+    model.skeleton.bones[1].name = "Sixteen_chars_ab".into();
+    std::fs::write(&gom_file, gom::gomb::write(&model).unwrap()).unwrap();
+    let out = tmp.path().join("Long.tmd");
+    refused_writing_nothing(
+        tmp.path(),
+        &["convert", s(&gom_file), s(&out)],
+        &["bone 1", "Sixteen_chars_ab", "at most 15"],
+    );
+    // shortened with --rename, and the mapping reported
+    let r = gom(&["convert", s(&gom_file), s(&out), "--rename"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("Sixteen_chars_a\""));
+    // a template whose node names are not the model's
+    let lib_before = std::fs::read(&tkl).unwrap();
+    let rock_out = tmp.path().join("Rock.tmd");
+    let args = ["convert", s(&rock), s(&rock_out), "--template", s(&tmd)];
+    refused_writing_nothing(tmp.path(), &args, &["template", "node"]);
+    // also when the keys would go into a shared library in place
+    let with_lib = [&args[..], &["--tkl", s(&tkl)]].concat();
+    refused_writing_nothing(tmp.path(), &with_lib, &["template", "node"]);
+    assert_eq!(std::fs::read(&tkl).unwrap(), lib_before);
+}
+
+#[test]
+fn convert_to_tmd_gives_the_same_bytes_on_one_thread_and_on_the_default_pool() {
+    let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
+        return;
+    };
+    let tkl = copy(tmp.path(), "Ddev.tkl").unwrap();
+    let run = |dir: &str, threads: Option<&str>| {
+        let out = tmp.path().join(dir).join("Raptor.tmd");
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gom"));
+        c.args([
+            "convert",
+            s(&tmd),
+            s(&out),
+            "--tkl",
+            s(&tkl),
+            "--tkl-out",
+            s(&tmp.path().join(dir).join("Herd.tkl")),
+            "--lods",
+            "2",
+        ]);
+        match threads {
+            Some(n) => c.env("RAYON_NUM_THREADS", n),
+            None => c.env_remove("RAYON_NUM_THREADS"),
+        };
+        ok(&c.output().unwrap());
+        ["Raptor.tmd", "Herd.tkl", "Raptor.tml"]
+            .map(|f| std::fs::read(tmp.path().join(dir).join(f)).unwrap())
+    };
+    let one = run("one", Some("1"));
+    assert_eq!(run("default", None), one);
+    assert_eq!(run("four", Some("4")), one);
+}

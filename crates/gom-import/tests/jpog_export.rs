@@ -126,12 +126,11 @@ fn same_rotation(a: [f32; 4], b: [f32; 4], tol: f32) -> bool {
     close(&a, &b, tol) || close(&a, &b.map(|v| -v), tol)
 }
 
-#[test]
-fn shared_models_round_trip_through_gom() {
-    let Some(dir) = shared("jpog") else { return };
-    for stem in ["tmd_creature", "tmd_static"] {
-        for h in [Handedness::Right, Handedness::Left] {
-            let (orig, tkl, model) = shared_tmd(&dir, stem, h);
+/// Reads `tmd` (with `tkl`) into GOM, writes it back as game files and checks that they
+/// hold the original's nodes, triangles, weights (within one step) and keys.
+fn assert_round_trip(stem: &str, orig: Tmd, tkl: Option<Tkl>, model: gom::Model, h: Handedness) {
+    {
+        {
             let e = export(&model, &options("RoundTrip", h)).expect("exported");
             let (back, back_tkl, _) = written(&e);
             // nodes: names, parents, matrices and rest pose
@@ -200,6 +199,46 @@ fn shared_models_round_trip_through_gom() {
                     }
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn shared_models_round_trip_through_gom() {
+    let Some(dir) = shared("jpog") else { return };
+    for stem in ["tmd_creature", "tmd_static"] {
+        for h in [Handedness::Right, Handedness::Left] {
+            let (orig, tkl, model) = shared_tmd(&dir, stem, h);
+            assert_round_trip(stem, orig, tkl, model, h);
+        }
+    }
+}
+
+/// Game files built in code (a 60-bone ribbon with several pieces and an animation,
+/// and a static grid) read into GOM and written again give the same nodes, triangles,
+/// weights and keys.
+#[test]
+fn code_built_models_round_trip_through_gom() {
+    let mut grid = ribbon(3, 2, "Wave");
+    grid.meshes[0].vertices.skin = None;
+    grid.meshes[0].inverse_bind.clear();
+    grid.skeleton.bones.clear();
+    grid.clips.clear();
+    for (label, source) in [("ribbon", ribbon(60, 2, "Wave_lp")), ("static", grid)] {
+        for h in [Handedness::Right, Handedness::Left] {
+            let e = export(&source, &options("Fixture", h)).expect("fixture");
+            let (tmd, tkl, _) = e.write().unwrap();
+            let o = JpogOptions {
+                handedness: h,
+                texture_files: false,
+                ..JpogOptions::default()
+            };
+            let model = gj::convert(&tmd, label, Some((&tkl, "lib")), None, &o)
+                .unwrap()
+                .model;
+            let orig = Tmd::read(&tmd).unwrap();
+            assert!(orig.mesh.lods[0].meshes[0].pieces.len() > 1 || label == "static");
+            assert_round_trip(label, orig, Some(Tkl::read(&tkl).unwrap()), model, h);
         }
     }
 }
@@ -662,4 +701,207 @@ fn a_clip_named_by_loop_gets_the_loop_suffix() {
     let names: Vec<String> = e.tmd.animations.iter().map(|a| a.name()).collect();
     assert_eq!(names, ["Wave_lp", "Idle"]);
     assert!(e.tmd.animations[0].is_looping() && !e.tmd.animations[1].is_looping());
+}
+
+#[test]
+fn material_names_equal_ignoring_case_become_unique_and_are_reported() {
+    let mut m = ribbon(3, 1, "Wave");
+    let part = m.meshes[0].clone();
+    for name in ["skin", "Skin"] {
+        one_material_mesh(
+            &mut m,
+            name,
+            part.vertices.clone(),
+            part.indices.clone(),
+            part.inverse_bind.clone(),
+        );
+    }
+    let e = export(&m, &options("Mats", Handedness::Right)).expect("exported");
+    let (back, _, tml) = written(&e);
+    let mut meshes: Vec<String> = back.mesh.lods[0]
+        .meshes
+        .iter()
+        .map(|g| g.material())
+        .collect();
+    meshes.sort();
+    assert_eq!(meshes, ["Skin", "Skin~3", "skin~2"]);
+    let mut lib: Vec<String> = tml.materials.iter().map(|x| x.name()).collect();
+    lib.sort();
+    assert_eq!(lib, meshes, "each mesh finds its own material");
+    for (from, to) in [("skin", "skin~2"), ("Skin", "Skin~3")] {
+        let line = format!("\"{from}\" renamed (another has that name, ignoring case) to \"{to}\"");
+        assert!(e.notes.iter().any(|n| n.contains(&line)), "{:?}", e.notes);
+    }
+}
+
+/// A ribbon made into a surface: `cols × rows` vertices over a 60-bone chain, each
+/// vertex weighted as the ribbon's, bending in a wave so that simplification has
+/// something to keep.
+fn sheet(cols: usize, rows: usize) -> gom::Model {
+    let mut m = ribbon(60, 2, "Wave");
+    let part = &mut m.meshes[0];
+    let v = &mut part.vertices;
+    let (mut pos, mut nrm, mut uv, mut skin) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let src_skin = v.skin.clone().unwrap();
+    for c in 0..cols {
+        for r in 0..rows {
+            let x = c as f32 * 60.0 / (cols - 1) as f32;
+            let y = r as f32 / (rows - 1) as f32;
+            pos.push([x, y, (x * 0.7).sin() * 0.3 + (y * 3.0).cos() * 0.1]);
+            nrm.push([0.0, 0.0, -1.0]);
+            uv.push([x / 60.0, y]);
+            let k = ((x * 2.0) as usize).min(src_skin.len() / 2 - 1) * 2;
+            skin.push(src_skin[k]);
+        }
+    }
+    let mut indices = Vec::new();
+    for c in 0..cols as u32 - 1 {
+        for r in 0..rows as u32 - 1 {
+            let i = c * rows as u32 + r;
+            let j = i + rows as u32;
+            indices.extend_from_slice(&[i, i + 1, j, j, i + 1, j + 1]);
+        }
+    }
+    v.positions = pos;
+    v.normals = Some(nrm);
+    v.uv0 = Some(uv);
+    v.skin = Some(skin);
+    part.submeshes[0].index_count = indices.len() as u32;
+    part.indices = indices;
+    m
+}
+
+#[test]
+fn lods_halve_the_triangles_and_each_level_is_valid_and_reads_back() {
+    let model = sheet(121, 9);
+    let mut o = options("Levels", Handedness::Right);
+    o.lods = 3;
+    let e = export(&model, &o).expect("exported");
+    let (back, tkl, tml) = written(&e);
+    let lods = &back.mesh.lods;
+    assert_eq!(lods.len(), 4);
+    assert_eq!(back.mesh.lod_distance, gj::export::DEFAULT_LOD_DISTANCE);
+    let mut counts = Vec::new();
+    for (l, lod) in lods.iter().enumerate() {
+        let mut tris = 0;
+        for g in &lod.meshes {
+            let verts: Vec<_> = g.vertices().copied().collect();
+            assert!(verts.len() <= 65_536);
+            for p in &g.pieces {
+                assert!(p.palette.len() <= 28, "lod {l}: {} nodes", p.palette.len());
+                assert!(p.strip.len() < 7500);
+                let drawn = decode_strip(&p.strip).triangles;
+                for t in &drawn {
+                    for &i in t {
+                        let v = verts[i as usize];
+                        assert_eq!(v.weights.iter().map(|&w| u32::from(w)).sum::<u32>(), 255);
+                        for k in 0..4 {
+                            if v.weights[k] > 0 {
+                                assert!(usize::from(v.bones[k] / 3) < p.palette.len());
+                            }
+                        }
+                    }
+                }
+                tris += drawn.len();
+            }
+        }
+        // the sphere holds every vertex of its level
+        let [cx, cy, cz, r] = lod.sphere;
+        for v in lod.meshes.iter().flat_map(|g| g.vertices()) {
+            let d = ((v.position[0] - cx).powi(2)
+                + (v.position[1] - cy).powi(2)
+                + (v.position[2] - cz).powi(2))
+            .sqrt();
+            assert!(d <= r * (1.0 + 1e-5), "lod {l}");
+        }
+        counts.push(tris);
+    }
+    assert_eq!(counts[0], 120 * 8 * 2);
+    for l in 1..counts.len() {
+        let ratio = counts[l] as f32 / counts[l - 1] as f32;
+        assert!(
+            (0.35..=0.65).contains(&ratio),
+            "lod {l}: {} of {} triangles",
+            counts[l],
+            counts[l - 1]
+        );
+    }
+    // each level reads back through the importer, with its triangles and the skeleton
+    let (tmd_bytes, tkl_bytes, tml_bytes) = e.write().unwrap();
+    for (l, &count) in counts.iter().enumerate() {
+        let jo = JpogOptions {
+            handedness: Handedness::Right,
+            texture_files: false,
+            lod: l,
+            ..JpogOptions::default()
+        };
+        let m = gj::convert(
+            &tmd_bytes,
+            "levels.tmd",
+            Some((&tkl_bytes, "levels.tkl")),
+            Some((&tml_bytes, "levels.tml")),
+            &jo,
+        )
+        .unwrap_or_else(|err| panic!("lod {l}: {err}"))
+        .model;
+        let tris: usize = m.meshes.iter().map(|p| p.indices.len() / 3).sum();
+        assert_eq!(tris, count, "lod {l}");
+        assert_eq!(m.skeleton.bones.len(), 60);
+        assert_eq!(m.clips.len(), 1);
+    }
+    assert_eq!(tkl.name(), "Levels");
+    assert_eq!(tml.materials.len(), 1);
+    // without --lods there is one level
+    let one = export(&model, &options("Levels", Handedness::Right)).unwrap();
+    assert_eq!(one.tmd.mesh.lods.len(), 1);
+    // too many levels are refused, naming the option and the limit
+    o.lods = gj::export::MAX_LOWER_LODS + 1;
+    let err = export(&model, &o).unwrap_err().to_string();
+    assert!(err.contains("--lods") && err.contains("at most 8"), "{err}");
+}
+
+#[test]
+fn a_template_gives_every_level_its_lod_distance_and_shader_type() {
+    let Some(dir) = shared("jpog") else { return };
+    let (orig, _, model) = shared_tmd(&dir, "tmd_creature", Handedness::Right);
+    let mut o = options("Ddev", Handedness::Right);
+    o.template = Some(orig.clone());
+    o.lods = 2;
+    let e = export(&model, &o).unwrap();
+    let (back, _, _) = written(&e);
+    assert_eq!(back.mesh.lods.len(), 3);
+    assert_eq!(back.mesh.lod_distance, orig.mesh.lod_distance);
+    let last = orig.mesh.lods.last().unwrap().shader_type;
+    for (k, l) in back.mesh.lods.iter().enumerate() {
+        let want = orig.mesh.lods.get(k).map_or(last, |t| t.shader_type);
+        assert_eq!(l.shader_type, want, "lod {k}");
+    }
+}
+
+#[test]
+fn meshes_binding_a_bone_differently_are_reported() {
+    let mut m = ribbon(4, 1, "Wave");
+    let part = m.meshes[0].clone();
+    let mut moved = part.inverse_bind.clone();
+    moved[2][12] += 0.5;
+    one_material_mesh(
+        &mut m,
+        "Other",
+        part.vertices.clone(),
+        part.indices.clone(),
+        moved,
+    );
+    let e = export(&m, &options("Binds", Handedness::Right)).unwrap();
+    let about: Vec<&String> = e
+        .notes
+        .iter()
+        .filter(|n| n.contains("inverse bind"))
+        .collect();
+    assert_eq!(about.len(), 1, "{:?}", e.notes);
+    assert!(about[0].contains("bone 2 \"b2\"") && about[0].contains("\"other\""));
+    // equal matrices give no note
+    let same = export(&ribbon(4, 1, "Wave"), &options("Binds", Handedness::Right)).unwrap();
+    assert!(!same.notes.iter().any(|n| n.contains("inverse bind")));
+    // and the first mesh's matrix is the one written
+    assert_eq!(e.tmd.nodes[2].inverse_bind, same.tmd.nodes[2].inverse_bind);
 }

@@ -430,6 +430,46 @@ pub struct MeshInfo {
     pub stitches: usize,
     /// Largest piece palette.
     pub max_palette: usize,
+    /// Each piece, in file order.
+    pub piece_details: Vec<PieceInfo>,
+}
+
+/// Summary of one piece of a mesh.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PieceInfo {
+    /// The palette's node indices, slot by slot.
+    pub palette: Vec<u32>,
+    /// The palette's node names (`#N` for an index past the node list).
+    pub palette_names: Vec<String>,
+    /// Vertices stored in the piece (a mesh keeps them all in its first piece).
+    pub vertices: usize,
+    /// Strip indices.
+    pub strip_indices: usize,
+    /// Triangles the strip draws.
+    pub triangles: usize,
+    /// Stitches skipped.
+    pub stitches: usize,
+}
+
+/// The summary of piece `p` of a model whose nodes are `nodes`.
+fn piece_info(p: &crate::tmd::Piece, nodes: &[crate::tmd::Node]) -> PieceInfo {
+    let t = decode_strip(&p.strip);
+    PieceInfo {
+        palette: p.palette.clone(),
+        palette_names: p
+            .palette
+            .iter()
+            .map(|&n| {
+                nodes
+                    .get(n as usize)
+                    .map_or_else(|| format!("#{n}"), |node| node.name())
+            })
+            .collect(),
+        vertices: p.vertices.len(),
+        strip_indices: p.strip.len(),
+        triangles: t.triangles.len(),
+        stitches: t.stitches,
+    }
 }
 
 /// Summary of one LOD.
@@ -514,12 +554,10 @@ pub fn tmd_info(tmd: &Tmd) -> TmdInfo {
                 .meshes
                 .iter()
                 .map(|m| {
-                    let (mut tris, mut st) = (0, 0);
-                    for p in &m.pieces {
-                        let t = decode_strip(&p.strip);
-                        tris += t.triangles.len();
-                        st += t.stitches;
-                    }
+                    let details: Vec<PieceInfo> =
+                        m.pieces.iter().map(|p| piece_info(p, &tmd.nodes)).collect();
+                    let tris = details.iter().map(|p| p.triangles).sum();
+                    let st = details.iter().map(|p| p.stitches).sum();
                     MeshInfo {
                         material: m.material(),
                         pieces: m.pieces.len(),
@@ -528,6 +566,7 @@ pub fn tmd_info(tmd: &Tmd) -> TmdInfo {
                         triangles: tris,
                         stitches: st,
                         max_palette: m.pieces.iter().map(|p| p.palette.len()).max().unwrap_or(0),
+                        piece_details: details,
                     }
                 })
                 .collect(),

@@ -99,9 +99,15 @@ pub struct StripTriangles {
 /// at odd `i` it is `(s[i+1], s[i], s[i+2])`; triangles with two equal indices are stitches,
 /// skipped but counted for the parity.
 pub fn decode_strip(strip: &[u16]) -> StripTriangles {
+    decode_strip_indices(strip)
+}
+
+/// [`decode_strip`] for a strip of any unsigned index type (a writer builds its strips
+/// with 32-bit indices before they are known to fit the file's 16).
+pub fn decode_strip_indices<I: Copy + Into<u32>>(strip: &[I]) -> StripTriangles {
     let mut out = StripTriangles::default();
     for (i, w) in strip.windows(3).enumerate() {
-        let (a, b, c) = (u32::from(w[0]), u32::from(w[1]), u32::from(w[2]));
+        let (a, b, c) = (w[0].into(), w[1].into(), w[2].into());
         if a == b || b == c || a == c {
             out.stitches += 1;
             continue;

@@ -27,6 +27,10 @@ pub struct TmdArgs {
     /// animations and the output's stem, 31 for materials) instead of refusing them.
     #[arg(long)]
     rename: bool,
+    /// `.tmd` output: add N lower levels of detail (at most 8), each with about half the
+    /// triangles of the one before, made with meshopt's simplifier.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    lods: usize,
 }
 
 /// The folder a path lies in (`.` for a bare file name).
@@ -38,7 +42,8 @@ fn folder(p: &Path) -> PathBuf {
 }
 
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
-/// Every file is built and checked before the first is written.
+/// Every file is built and checked before the first is written, and they are written
+/// all or none.
 pub fn run(
     imported: &Imported,
     input: &Path,
@@ -74,6 +79,7 @@ pub fn run(
         handedness,
         loop_clips: args.loop_clips.clone(),
         rename: args.rename,
+        lods: args.lods,
         tkl: existing,
         textures: gom_import::source::texture_images(
             &imported.model,
@@ -100,9 +106,12 @@ pub fn run(
         .into_iter()
         .chain((!appended_in_place).then_some(tkl_path.as_path()));
     super::convert::refuse_overwriting_inputs(input, import, guarded)?;
-    gom_import::build::write_atomic(&tkl_path, &tkl_bytes)?;
-    gom_import::build::write_atomic(&tml_path, &tml)?;
-    gom_import::build::write_atomic(output, &tmd)?;
+    // all three or none: a failure leaves no new file and the library as it was
+    export::write_all_or_nothing(&[
+        (tkl_path.as_path(), tkl_bytes.as_slice()),
+        (tml_path.as_path(), tml.as_slice()),
+        (output, tmd.as_slice()),
+    ])?;
     let mut lines = exported.notes.clone();
     lines.push(format!(
         "wrote {} ({} bytes), {} ({} bytes), {} ({} bytes)",

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 /// The `gom tmd` subcommands.
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Summarise a model: keyframe library, nodes, animations, LODs and meshes.
+    /// Summarise a model: keyframe library, nodes, animations, LODs (with the LOD
+    /// distance) and meshes, and each mesh's pieces: palette node names, strip length,
+    /// triangles.
     Info {
         /// The model.
         file: PathBuf,
@@ -94,6 +96,16 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                         super::plural(m.stitches, "stitch", "stitches"),
                         m.max_palette
                     );
+                    for (k, p) in m.piece_details.iter().enumerate() {
+                        println!(
+                            "        piece {k}: strip of {} indices, {}, {}, palette ({}): {}",
+                            p.strip_indices,
+                            super::plural(p.triangles, "triangle", "triangles"),
+                            super::plural(p.vertices, "vertex", "vertices"),
+                            p.palette.len(),
+                            p.palette_names.join(" ")
+                        );
+                    }
                 }
             }
             println!("  open fields: {}", info.open_fields);

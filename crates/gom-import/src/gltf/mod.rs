@@ -46,6 +46,7 @@ mod accessor;
 mod anim;
 mod convert;
 pub(crate) use convert::decompose;
+pub(crate) use convert::{normalize3, normalize_quat};
 mod error;
 mod export;
 mod import;

@@ -62,17 +62,11 @@ impl<'a> Interner<'a> {
     }
 }
 
+/// `q` of unit length (negative zeros made positive, so that equal rotations share one
+/// library entry), the identity when it has no length.
 fn unit(q: [f32; 4]) -> [f32; 4] {
-    let l = q
-        .iter()
-        .map(|&v| f64::from(v) * f64::from(v))
-        .sum::<f64>()
-        .sqrt();
-    if l > 0.0 && l.is_finite() {
-        q.map(|v| (f64::from(v) / l) as f32 + 0.0)
-    } else {
-        [0.0, 0.0, 0.0, 1.0]
-    }
+    crate::gltf::normalize_quat(q.map(f64::from))
+        .map_or([0.0, 0.0, 0.0, 1.0], |n| n.map(|v| v + 0.0))
 }
 
 /// Whether a clip loops in the game: its name ends in `_lp` or the options name it.

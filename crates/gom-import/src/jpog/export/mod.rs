@@ -11,6 +11,8 @@
 //! game") gives the defaults and the reasons for them.
 
 mod anim;
+mod files;
+mod lods;
 mod material;
 mod names;
 mod pieces;
@@ -23,6 +25,8 @@ use std::collections::BTreeMap;
 
 use super::axes::{Basis, Handedness};
 
+pub use files::{write_all_or_nothing, WriteError};
+pub use lods::MAX_LOWER_LODS;
 pub use names::{fit_name, NameLimit};
 
 /// Options of an export.
@@ -48,6 +52,9 @@ pub struct ExportOptions {
     /// PNG bytes of the textures, by the name the materials give
     /// (`Material::base_color_texture`).
     pub textures: BTreeMap<String, Vec<u8>>,
+    /// Lower levels of detail to add after LOD 0 (at most [`MAX_LOWER_LODS`]), each with
+    /// about half the triangles of the one before.
+    pub lods: usize,
 }
 
 /// The three files of an exported model.
@@ -127,8 +134,9 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
     let mut notes = Vec::new();
     let lib_name = fit_name(&options.name, NameLimit::Library, false, "output name")?;
     let mut renames = names::Renames::new(options.rename);
-    let skel = skeleton::build(model, &basis, &mut renames)?;
+    let skel = skeleton::build(model, &basis, &mut renames, &mut notes)?;
     let meshes = pieces::build(model, &skel, &basis, &mut renames, &mut notes)?;
+    let lower = lods::lower(&meshes, options.lods, &mut notes)?;
     let mut tkl = match &options.tkl {
         Some(t) => t.clone(),
         None => jpog::Tkl::new(&lib_name)?,
@@ -153,13 +161,15 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
     let static_node = skel.static_node;
     tmd.nodes = skel.nodes;
     tmd.animations = animations;
+    let mut levels = vec![jpog::tmd::Lod {
+        shader_type: DEFAULT_SHADER_TYPE,
+        sphere: meshes.sphere,
+        meshes: meshes.meshes,
+    }];
+    levels.extend(lower);
     tmd.mesh = jpog::tmd::MeshBlock {
         lod_distance: DEFAULT_LOD_DISTANCE,
-        lods: vec![jpog::tmd::Lod {
-            shader_type: DEFAULT_SHADER_TYPE,
-            sphere: meshes.sphere,
-            meshes: meshes.meshes,
-        }],
+        lods: levels,
     };
     if let Some(t) = &options.template {
         template::apply(&mut tmd, t, static_node)?;

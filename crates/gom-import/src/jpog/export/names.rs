@@ -77,12 +77,23 @@ pub fn fit_name(
     ))
 }
 
-/// Names given so far, per kind, and the ones shortened.
+/// Names given so far, per kind (material names compared ignoring ASCII case), and the
+/// ones changed.
 #[derive(Debug, Default)]
 pub(crate) struct Renames {
     rename: bool,
     taken: BTreeMap<NameLimit, BTreeSet<String>>,
     mapping: Vec<(NameLimit, String, String)>,
+}
+
+/// How a name is compared with those given before: material names ignoring ASCII case
+/// (the material library looks them up that way), the others exactly.
+fn taken_key(limit: NameLimit, name: &str) -> String {
+    if limit == NameLimit::Material {
+        name.to_ascii_lowercase()
+    } else {
+        name.to_string()
+    }
 }
 
 impl Renames {
@@ -94,7 +105,9 @@ impl Renames {
     }
 
     /// The name `name` takes: itself when it fits, else (with renaming) its first bytes,
-    /// made unique among the names of its kind with a `~2`, `~3`… suffix.
+    /// made unique among the names of its kind with a `~2`, `~3`… suffix. A material
+    /// name equal (ignoring case) to one given before is always made unique that way,
+    /// renaming or not.
     pub fn fit(
         &mut self,
         name: &str,
@@ -121,24 +134,32 @@ impl Renames {
         let fitted = fit_name(base, limit, true, record).map(|_| cut(base, max).to_string())?;
         let taken = self.taken.entry(limit).or_default();
         let mut out = format!("{fitted}{suffix}");
-        if out != full {
+        let must_differ = limit == NameLimit::Material;
+        if out != full || (must_differ && taken.contains(&taken_key(limit, &out))) {
             let mut k = 2;
-            while taken.contains(&out) {
+            while taken.contains(&taken_key(limit, &out)) {
                 let tag = format!("~{k}");
                 out = format!("{}{tag}{suffix}", cut(&fitted, max - tag.len()));
                 k += 1;
             }
             self.mapping.push((limit, full, out.clone()));
         }
-        taken.insert(out.clone());
+        taken.insert(taken_key(limit, &out));
         Ok(out)
     }
 
-    /// One line per shortened name.
+    /// One line per changed name: shortened to fit, or (a material) made unique.
     pub fn report(&self) -> Vec<String> {
         self.mapping
             .iter()
-            .map(|(l, from, to)| format!("{} name {from:?} shortened to {to:?}", l.what()))
+            .map(|(l, from, to)| {
+                let how = if to.len() < from.len() {
+                    "shortened to"
+                } else {
+                    "renamed (another has that name, ignoring case) to"
+                };
+                format!("{} name {from:?} {how} {to:?}", l.what())
+            })
             .collect()
     }
 }
@@ -174,5 +195,29 @@ mod tests {
         assert_eq!(l, "Walk_cycle_s_lp");
         // cutting respects character boundaries
         assert_eq!(cut("ééééééééé", 15), "ééééééé");
+    }
+
+    #[test]
+    fn material_names_equal_ignoring_case_are_made_unique_and_reported() {
+        let mut r = Renames::new(false);
+        let m = NameLimit::Material;
+        assert_eq!(r.fit("Skin", m, "material 0").unwrap(), "Skin");
+        assert_eq!(r.fit("skin", m, "material 1").unwrap(), "skin~2");
+        assert_eq!(r.fit("Skin", m, "material 2").unwrap(), "Skin~3");
+        // a suffixed name a source material already holds is skipped too
+        assert_eq!(r.fit("SKIN~4", m, "material 3").unwrap(), "SKIN~4");
+        assert_eq!(r.fit("Skin", m, "material 4").unwrap(), "Skin~5");
+        // a 31-byte name keeps 31 bytes with its suffix
+        let long = "A".repeat(31);
+        assert_eq!(r.fit(&long, m, "material 5").unwrap(), long);
+        let again = r.fit(&long.to_lowercase(), m, "material 6").unwrap();
+        assert_eq!(again, format!("{}~2", "a".repeat(29)));
+        let report = r.report();
+        assert_eq!(report.len(), 4, "{report:?}");
+        assert!(report[0].contains("\"skin\"") && report[0].contains("\"skin~2\""));
+        assert!(report[0].contains("ignoring case"), "{report:?}");
+        // node names keep the old rule: equal names are left to the skeleton's checks
+        assert_eq!(r.fit("Head", NameLimit::Node, "bone 0").unwrap(), "Head");
+        assert_eq!(r.fit("head", NameLimit::Node, "bone 1").unwrap(), "head");
     }
 }

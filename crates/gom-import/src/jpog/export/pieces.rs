@@ -28,13 +28,15 @@ pub(crate) struct MaterialUse {
     pub color: [f32; 4],
 }
 
-/// The LOD's meshes.
-#[derive(Debug, Clone)]
+/// LOD 0's meshes, and each material's triangles the lower levels are made from.
+#[derive(Debug)]
 pub(crate) struct Meshes {
     pub meshes: Vec<Mesh>,
     pub sphere: [f32; 4],
     pub materials: Vec<MaterialUse>,
     pub vertex_sources: Vec<Vec<(usize, u32)>>,
+    /// Each material's vertices and triangles, in the order of `materials`.
+    pub groups: Vec<MaterialTriangles>,
 }
 
 /// A vertex in game space with its quantised skinning.
@@ -59,9 +61,16 @@ impl GameVertex {
 
 /// One material's triangles over its own vertex list.
 #[derive(Debug, Default)]
-struct MaterialTriangles {
+pub(crate) struct MaterialTriangles {
     vertices: Vec<GameVertex>,
-    triangles: Vec<[u32; 3]>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl MaterialTriangles {
+    /// The vertices' positions, in game space.
+    pub fn positions(&self) -> Vec<[f32; 3]> {
+        self.vertices.iter().map(|v| v.position).collect()
+    }
 }
 
 /// A piece being built: triangles over the material's vertex list and its palette.
@@ -75,13 +84,9 @@ fn finite(v: &[f32]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
 
+/// `v` of unit length (negative zeros made positive), or as it is when it has none.
 fn normalise(v: [f32; 3]) -> [f32; 3] {
-    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if l > 0.0 && l.is_finite() {
-        v.map(|c| c / l + 0.0)
-    } else {
-        v
-    }
+    crate::gltf::normalize3(v.map(f64::from)).map_or(v, |n| n.map(|c| c + 0.0))
 }
 
 /// The game vertices of mesh part `pi`, in game space.
@@ -248,12 +253,12 @@ fn palette_of(g: &MaterialTriangles, tris: &[[u32; 3]]) -> Vec<u32> {
     palette
 }
 
-/// Splits a material's triangles into pieces of at most 28 palette nodes, greedily in
+/// Splits triangles of a material into pieces of at most 28 palette nodes, greedily in
 /// triangle order (a triangle needs at most 12).
-fn palettes(g: &MaterialTriangles) -> Vec<PieceTriangles> {
+fn palettes(g: &MaterialTriangles, triangles: &[[u32; 3]]) -> Vec<PieceTriangles> {
     let mut out: Vec<PieceTriangles> = Vec::new();
     let mut cur = PieceTriangles::default();
-    for &t in &g.triangles {
+    for &t in triangles {
         let mut need = nodes_of(g, t, &cur.palette);
         if cur.palette.len() + need.len() > MAX_PALETTE {
             out.push(std::mem::take(&mut cur));
@@ -428,6 +433,30 @@ fn sphere(meshes: &[Mesh]) -> [f32; 4] {
     [c[0], c[1], c[2], r]
 }
 
+/// One level's meshes, their sphere and, per mesh, its vertices' sources: each
+/// material's `triangles` (over the material's vertices) as pieces and strips.
+pub(crate) fn level(
+    materials: &[MaterialUse],
+    groups: &[MaterialTriangles],
+    triangles: &[&[[u32; 3]]],
+) -> Result<(Vec<Mesh>, [f32; 4], Vec<Vec<(usize, u32)>>), ExportError> {
+    let mut meshes = Vec::new();
+    let mut vertex_sources = Vec::new();
+    for ((m, g), tris) in materials.iter().zip(groups).zip(triangles) {
+        if tris.is_empty() {
+            continue;
+        }
+        let record = format!("material \"{}\"", m.name);
+        let mut laid = Vec::new();
+        for p in palettes(g, tris) {
+            lay_out(p, g, &record, &mut laid)?;
+        }
+        pack(&m.name, g, laid, &mut meshes, &mut vertex_sources)?;
+    }
+    let s = sphere(&meshes);
+    Ok((meshes, s, vertex_sources))
+}
+
 /// Builds LOD 0's meshes.
 pub(crate) fn build(
     model: &gom::Model,
@@ -437,23 +466,13 @@ pub(crate) fn build(
     notes: &mut Vec<String>,
 ) -> Result<Meshes, ExportError> {
     let (materials, groups) = gather(model, skel, basis, renames, notes)?;
-    let mut meshes = Vec::new();
-    let mut vertex_sources = Vec::new();
-    for (m, g) in materials.iter().zip(&groups) {
-        if g.triangles.is_empty() {
-            continue;
-        }
-        let record = format!("material \"{}\"", m.name);
-        let mut laid = Vec::new();
-        for p in palettes(g) {
-            lay_out(p, g, &record, &mut laid)?;
-        }
-        pack(&m.name, g, laid, &mut meshes, &mut vertex_sources)?;
-    }
+    let all: Vec<&[[u32; 3]]> = groups.iter().map(|g| g.triangles.as_slice()).collect();
+    let (meshes, sphere, vertex_sources) = level(&materials, &groups, &all)?;
     Ok(Meshes {
-        sphere: sphere(&meshes),
+        sphere,
         meshes,
         materials,
         vertex_sources,
+        groups,
     })
 }

@@ -51,16 +51,51 @@ fn to32(m: &[f64; 16]) -> Mat4 {
     m.map(|v| v as f32 + 0.0)
 }
 
+/// Two inverse bind matrices differing by more than this in an entry bind a bone
+/// differently.
+const INVERSE_BIND_TOLERANCE: f32 = 1e-5;
+
+/// A note for each bone whose inverse bind matrix differs between skinned mesh parts:
+/// the game holds one per node, so the other parts are drawn with the first's.
+fn differing_inverse_binds(model: &gom::Model, first: usize) -> Vec<String> {
+    let bones = &model.skeleton.bones;
+    let chosen = &model.meshes[first];
+    let mut notes = Vec::new();
+    for (b, bone) in bones.iter().enumerate() {
+        let other = model.meshes.iter().find(|m| {
+            m.is_skinned()
+                && m.inverse_bind.len() == bones.len()
+                && m.inverse_bind[b]
+                    .iter()
+                    .zip(&chosen.inverse_bind[b])
+                    .any(|(x, y)| (x - y).abs() > INVERSE_BIND_TOLERANCE)
+        });
+        if let Some(m) = other {
+            notes.push(format!(
+                "bone {b} \"{}\": mesh \"{}\" binds it with another inverse bind matrix than mesh \"{}\"; the game holds one per node, so \"{}\"'s is written and \"{}\" may be drawn displaced",
+                bone.name, m.name, chosen.name, chosen.name, m.name
+            ));
+        }
+    }
+    notes
+}
+
 /// The inverse bind matrices the nodes carry: those of the first skinned mesh part
-/// (GOM stores them per mesh; the game once per node), else the bind matrices' inverses.
-fn inverse_binds(model: &gom::Model, world: &[[f64; 16]]) -> Result<Vec<Mat4>, ExportError> {
+/// (GOM stores them per mesh; the game once per node; a bone other parts bind
+/// differently gets a note), else the bind matrices' inverses.
+fn inverse_binds(
+    model: &gom::Model,
+    world: &[[f64; 16]],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Mat4>, ExportError> {
     let n = model.skeleton.bones.len();
-    if let Some(m) = model
+    if let Some(first) = model
         .meshes
         .iter()
-        .find(|m| m.is_skinned() && m.inverse_bind.len() == n)
+        .position(|m| m.is_skinned() && m.inverse_bind.len() == n)
     {
-        return Ok(m.inverse_bind.clone());
+        notes.extend(differing_inverse_binds(model, first));
+        return Ok(model.meshes[first].inverse_bind.clone());
     }
     world
         .iter()
@@ -92,6 +127,7 @@ pub(crate) fn build(
     model: &gom::Model,
     basis: &Basis,
     renames: &mut Renames,
+    notes: &mut Vec<String>,
 ) -> Result<Skeleton, ExportError> {
     let bones = &model.skeleton.bones;
     // one node per bone, plus possibly the static root: the count is a u16 and parents
@@ -107,7 +143,7 @@ pub(crate) fn build(
         ));
     }
     let world = bind_world64(bones);
-    let inverse = inverse_binds(model, &world)?;
+    let inverse = inverse_binds(model, &world, notes)?;
     let mut nodes = Vec::with_capacity(bones.len() + 1);
     for (i, bone) in bones.iter().enumerate() {
         let record = format!("bone {i} \"{}\"", bone.name);

@@ -1,7 +1,10 @@
 //! One triangle strip per piece: meshopt's `stripify`, with strips joined by stitch
 //! (degenerate) triangles. Its parity is the game's: at even position `i` the triangle
 //! is `(s[i], s[i+1], s[i+2])`, at odd `i` it is `(s[i+1], s[i], s[i+2])`, counted from
-//! the strip's first index, so every triangle keeps its winding.
+//! the strip's first index, so every triangle keeps its winding: the game's reader's
+//! decoder ([`jpog::scene::decode_strip_indices`]) checks every strip written.
+
+use jpog::scene::decode_strip_indices;
 
 /// A triangle rotated so that its smallest index comes first (winding kept).
 pub(crate) fn canonical(t: [u32; 3]) -> [u32; 3] {
@@ -25,21 +28,8 @@ pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32
     // restart index 0: strips are joined with degenerate triangles, the only way the
     // game's format can join them
     let strip = meshopt::stripify(&flat, vertex_count, 0).ok()?;
-    let decoded = decode(&strip);
+    let decoded = decode_strip_indices(&strip).triangles;
     (triangle_set(&decoded) == triangle_set(tris)).then_some(strip)
-}
-
-/// The triangles a strip draws under the game's parity rule, stitches skipped.
-pub(crate) fn decode(strip: &[u32]) -> Vec<[u32; 3]> {
-    let mut out = Vec::with_capacity(strip.len().saturating_sub(2));
-    for (i, w) in strip.windows(3).enumerate() {
-        let (a, b, c) = (w[0], w[1], w[2]);
-        if a == b || b == c || a == c {
-            continue;
-        }
-        out.push(if i % 2 == 0 { [a, b, c] } else { [b, a, c] });
-    }
-    out
 }
 
 #[cfg(test)]
@@ -61,8 +51,7 @@ mod tests {
         // and a separate triangle, so that the strip needs a join
         tris.push([w * h, w * h + 2, w * h + 1]);
         let strip = stripify(&tris, (w * h + 3) as usize).unwrap();
-        assert_eq!(triangle_set(&decode(&strip)), triangle_set(&tris));
-        // the game's own decoder agrees
+        // the file's 16-bit strip decodes the same
         let s16: Vec<u16> = strip.iter().map(|&v| v as u16).collect();
         let game = jpog::scene::decode_strip(&s16);
         assert_eq!(triangle_set(&game.triangles), triangle_set(&tris));

@@ -69,8 +69,12 @@ pub(crate) fn apply(
         }
     }
     tmd.mesh.lod_distance = template.mesh.lod_distance;
-    if let (Some(l), Some(t)) = (tmd.mesh.lods.first_mut(), template.mesh.lods.first()) {
-        l.shader_type = t.shader_type;
+    // each level takes the shader type of the template's level of the same number, or
+    // of its last when it has fewer
+    for (k, l) in tmd.mesh.lods.iter_mut().enumerate() {
+        if let Some(t) = template.mesh.lods.get(k).or(template.mesh.lods.last()) {
+            l.shader_type = t.shader_type;
+        }
     }
     for a in &mut tmd.animations {
         if let Some(t) = template.animations.iter().find(|t| t.name() == a.name()) {
