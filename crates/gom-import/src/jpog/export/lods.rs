@@ -72,11 +72,11 @@ pub(crate) fn lower(
             ));
         }
         let slices: Vec<&[[u32; 3]]> = next.iter().map(Vec::as_slice).collect();
-        let (meshes, sphere, _) = level(&m.materials, &m.groups, &slices)?;
+        let made = level(&m.materials, &m.groups, &slices)?;
         lods.push(Lod {
             shader_type: DEFAULT_SHADER_TYPE,
-            sphere,
-            meshes,
+            sphere: made.sphere,
+            meshes: made.meshes,
         });
         prev = next;
     }

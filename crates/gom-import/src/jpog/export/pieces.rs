@@ -433,13 +433,22 @@ fn sphere(meshes: &[Mesh]) -> [f32; 4] {
     [c[0], c[1], c[2], r]
 }
 
-/// One level's meshes, their sphere and, per mesh, its vertices' sources: each
-/// material's `triangles` (over the material's vertices) as pieces and strips.
+/// One level of detail's meshes.
+pub(crate) struct Level {
+    pub meshes: Vec<Mesh>,
+    /// The sphere around every vertex.
+    pub sphere: [f32; 4],
+    /// For each mesh, for each of its vertices, the mesh part and vertex it comes from.
+    pub vertex_sources: Vec<Vec<(usize, u32)>>,
+}
+
+/// One level: each material's `triangles` (over the material's vertices) as pieces and
+/// strips.
 pub(crate) fn level(
     materials: &[MaterialUse],
     groups: &[MaterialTriangles],
     triangles: &[&[[u32; 3]]],
-) -> Result<(Vec<Mesh>, [f32; 4], Vec<Vec<(usize, u32)>>), ExportError> {
+) -> Result<Level, ExportError> {
     let mut meshes = Vec::new();
     let mut vertex_sources = Vec::new();
     for ((m, g), tris) in materials.iter().zip(groups).zip(triangles) {
@@ -453,8 +462,11 @@ pub(crate) fn level(
         }
         pack(&m.name, g, laid, &mut meshes, &mut vertex_sources)?;
     }
-    let s = sphere(&meshes);
-    Ok((meshes, s, vertex_sources))
+    Ok(Level {
+        sphere: sphere(&meshes),
+        meshes,
+        vertex_sources,
+    })
 }
 
 /// Builds LOD 0's meshes.
@@ -467,12 +479,12 @@ pub(crate) fn build(
 ) -> Result<Meshes, ExportError> {
     let (materials, groups) = gather(model, skel, basis, renames, notes)?;
     let all: Vec<&[[u32; 3]]> = groups.iter().map(|g| g.triangles.as_slice()).collect();
-    let (meshes, sphere, vertex_sources) = level(&materials, &groups, &all)?;
+    let lod0 = level(&materials, &groups, &all)?;
     Ok(Meshes {
-        sphere,
-        meshes,
+        sphere: lod0.sphere,
+        meshes: lod0.meshes,
         materials,
-        vertex_sources,
+        vertex_sources: lod0.vertex_sources,
         groups,
     })
 }
