@@ -78,7 +78,11 @@ fn make_folders(path: &Path, created: &mut Vec<PathBuf>) -> Result<(), WriteErro
     let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
         return Ok(());
     };
-    let missing: Vec<&Path> = dir.ancestors().take_while(|a| !a.exists()).collect();
+    // a relative path's last ancestor is the empty path, the current folder
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .collect();
     for d in missing.into_iter().rev() {
         std::fs::create_dir(d).map_err(io(d))?;
         created.push(d.to_path_buf());
