@@ -653,8 +653,21 @@ pub fn export_with_images(
     }
 }
 
-/// The companion files a source's conversion reads besides the source itself.
+/// The companion files a source's conversion reads besides the source itself: its
+/// own (a `.gltf`'s buffers and images, a `.tmd`'s libraries), then the options'
+/// animation files (with theirs) and bone map.
 pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
+    let mut out = own_companions(path, options);
+    for anim in &options.anim {
+        out.push(anim.clone());
+        out.extend(own_companions(anim, options));
+    }
+    out.extend(options.bone_map.iter().cloned());
+    out
+}
+
+/// The files the import of `path` alone reads besides it.
+fn own_companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
     match SourceFormat::of_path(path) {
         Some(SourceFormat::Tmd) => {}
         Some(SourceFormat::Gltf) => return gltf_external_files(path),

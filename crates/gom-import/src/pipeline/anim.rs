@@ -12,6 +12,7 @@ use super::retarget::{match_bones, same_bind, BoneMap, Carry, MatchKind, Trs};
 
 /// What mapping one animation file did.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AnimReport {
     /// The animation file.
     pub file: String,
@@ -29,6 +30,7 @@ pub struct AnimReport {
 
 /// One matched bone.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BoneMatch {
     /// The animation file's bone name.
     pub anim: String,

@@ -30,6 +30,7 @@ use glam::{Mat3, Quat, Vec3};
 /// The space an importer took its file to be in: the file axes that became GOM's
 /// X (right), Y (up) and Z (forward), and the length of one file unit in metres.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SourceSpace {
     /// The file axis that became GOM's +X.
     pub right: Axis,
@@ -89,6 +90,7 @@ pub struct SpaceOverrides {
 
 /// What [`correct_space`] did, for the report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SpaceReport {
     /// What the importer took the file to be.
     pub declared: SourceSpace,
