@@ -32,13 +32,20 @@ fn convert_merges_animation_files_and_controls_clips() {
     ]);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "{stderr}");
-    let model = gom::gomb::read(&std::fs::read(&out).unwrap()).unwrap().model;
+    let model = gom::gomb::read(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .model;
     let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["spin", "spin_start"]);
     // Frames count at the clip's 30 Hz sample rate.
     assert!((model.clips[1].duration - 12.0 / 30.0).abs() < 1e-6);
-    let report: serde_json::Value = serde_json::from_str(&stderr).unwrap();
-    assert_eq!(report["pipeline"]["clips"], serde_json::json!(["spin", "spin_start"]));
+    // The JSON report comes first on stderr, then the line naming the output.
+    let mut values = serde_json::Deserializer::from_str(&stderr).into_iter();
+    let report: serde_json::Value = values.next().unwrap().unwrap();
+    assert_eq!(
+        report["pipeline"]["clips"],
+        serde_json::json!(["spin", "spin_start"])
+    );
     assert_eq!(report["pipeline"]["space"]["scale"], 0.01f32 as f64);
 }
 
