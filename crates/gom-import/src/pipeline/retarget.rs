@@ -97,34 +97,40 @@ pub fn strip_prefix(name: &str) -> &str {
     name.rsplit(':').next().unwrap_or(name)
 }
 
-/// The model bone each animation bone maps to (`None` for none), and how.
+/// The model bone each animation bone maps to (`None` for none), and how: the bone
+/// map's pairs first, then the name rules for the bones it leaves.
 pub fn match_bones(
     model: &[gom::Bone],
     anim: &[gom::Bone],
     map: &BoneMap,
 ) -> Result<Vec<Option<(usize, MatchKind)>>, String> {
     let mut taken = vec![false; model.len()];
-    let mut out = Vec::with_capacity(anim.len());
-    for a in anim {
-        let found = match map.pairs.get(&a.name) {
-            Some(target) => {
-                let i = model
-                    .iter()
-                    .position(|b| &b.name == target)
-                    .ok_or_else(|| {
-                        format!(
-                            "bone map: '{}' maps to '{target}', which the model lacks",
-                            a.name
-                        )
-                    })?;
-                Some((i, MatchKind::BoneMap))
-            }
-            None => find_by_name(model, &a.name, &taken),
+    let mut out = vec![None; anim.len()];
+    for (a, slot) in anim.iter().zip(&mut out) {
+        let Some(target) = map.pairs.get(&a.name) else {
+            continue;
         };
-        if let Some((i, _)) = found {
-            taken[i] = true;
+        let i = model
+            .iter()
+            .position(|b| &b.name == target)
+            .ok_or_else(|| {
+                format!(
+                    "bone map: '{}' maps to '{target}', which the model lacks",
+                    a.name
+                )
+            })?;
+        if std::mem::replace(&mut taken[i], true) {
+            return Err(format!("bone map: two bones map to '{target}'"));
         }
-        out.push(found);
+        *slot = Some((i, MatchKind::BoneMap));
+    }
+    for (a, slot) in anim.iter().zip(&mut out) {
+        if slot.is_none() && !map.pairs.contains_key(&a.name) {
+            *slot = find_by_name(model, &a.name, &taken);
+            if let Some((i, _)) = slot {
+                taken[*i] = true;
+            }
+        }
     }
     Ok(out)
 }
@@ -261,6 +267,12 @@ mod tests {
         assert!(BoneMap::parse("a = b\na = c\n", "m").is_err());
         let bad = BoneMap::parse("wrist = paw", "m").unwrap();
         assert!(match_bones(&model, &anim, &bad).is_err());
+        let twice = BoneMap::parse("wrist = hand\nTail = hand", "m").unwrap();
+        assert!(match_bones(&model, &anim, &twice).is_err());
+        // A pair wins over an earlier bone's name match.
+        let first = BoneMap::parse("Tail = Head", "m").unwrap();
+        let m = match_bones(&model, &anim, &first).unwrap();
+        assert_eq!((m[2], m[3]), (None, Some((2, MatchKind::BoneMap))));
     }
 
     #[test]
