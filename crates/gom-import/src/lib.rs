@@ -8,6 +8,7 @@ pub mod fbx;
 pub mod gltf;
 pub mod jpog;
 pub mod optimize;
+pub mod pipeline;
 pub mod pose;
 pub mod report;
 pub mod source;

@@ -60,6 +60,9 @@ pub struct Report {
     pub loader_warnings: Vec<String>,
     /// Everything the source holds that GOM v1 cannot, or that was changed to fit it.
     pub warnings: Vec<String>,
+    /// The space the importer took the file to be in, when the file declares one
+    /// (not part of the JSON form).
+    pub source_space: Option<crate::pipeline::SourceSpace>,
 }
 
 impl Report {
@@ -212,6 +215,7 @@ impl From<ReportJson> for Report {
             },
             loader_warnings: j.loader_warnings,
             warnings: j.warnings,
+            source_space: None,
         }
     }
 }

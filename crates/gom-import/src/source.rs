@@ -113,6 +113,48 @@ pub struct ImportOptions {
     pub jpog_handedness: crate::jpog::Handedness,
     /// JPOG: how animation channels with flags 3 are read.
     pub jpog_channel_flag3: crate::jpog::ChannelFlag3Reading,
+    /// Animation files whose clips are mapped onto this model's skeleton
+    /// ([`crate::pipeline::anim`]).
+    #[serde(default, serialize_with = "serialize_paths")]
+    pub anim: Vec<PathBuf>,
+    /// Explicit bone pairs for [`ImportOptions::anim`] files (`anim bone = model bone`
+    /// lines, see [`crate::pipeline::retarget::BoneMap`]).
+    #[serde(default, serialize_with = "serialize_path")]
+    pub bone_map: Option<PathBuf>,
+    /// Keep the animation files' translations of non-root bones when retargeting
+    /// instead of the model's bind translations.
+    #[serde(default)]
+    pub keep_translations: bool,
+    /// Keep only the clips whose names match one of these glob patterns (all when
+    /// empty); applied last, to the final names.
+    #[serde(default)]
+    pub clip: Vec<String>,
+    /// Clip renames, `OLD=NEW`, applied before the ranges and the filter.
+    #[serde(default)]
+    pub rename_clip: Vec<crate::pipeline::ClipRename>,
+    /// Ranges cut out of clips, `NAME:START-END[:NEWNAME]`.
+    #[serde(default)]
+    pub clip_range: Vec<crate::pipeline::ClipRange>,
+    /// The bone every clip's root motion is extracted on.
+    #[serde(default)]
+    pub root_motion: Option<String>,
+    /// Uniform scale applied to the skeleton, the meshes and the keys' translations.
+    #[serde(default = "one")]
+    pub scale: f32,
+    /// The source files' up axis, overriding what their headers say.
+    #[serde(default)]
+    pub up: Option<crate::pipeline::Axis>,
+    /// The source files' forward axis, overriding what their headers say.
+    #[serde(default)]
+    pub forward: Option<crate::pipeline::Axis>,
+    /// The length a source file's unit stands for, overriding what its header says.
+    #[serde(default)]
+    pub unit: Option<crate::pipeline::LengthUnit>,
+}
+
+/// The default of [`ImportOptions::scale`].
+fn one() -> f32 {
+    1.0
 }
 
 impl Default for ImportOptions {
@@ -126,6 +168,17 @@ impl Default for ImportOptions {
             tml: None,
             jpog_handedness: Default::default(),
             jpog_channel_flag3: Default::default(),
+            anim: Vec::new(),
+            bone_map: None,
+            keep_translations: false,
+            clip: Vec::new(),
+            rename_clip: Vec::new(),
+            clip_range: Vec::new(),
+            root_motion: None,
+            scale: one(),
+            up: None,
+            forward: None,
+            unit: None,
         }
     }
 }
@@ -153,6 +206,25 @@ fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<
         ),
     });
     serde::Serialize::serialize(&text, s)
+}
+
+/// [`serialize_path`] for a list of paths.
+fn serialize_paths<S: serde::Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(paths.len()))?;
+    for p in paths {
+        seq.serialize_element(&PathText(p))?;
+    }
+    seq.end()
+}
+
+/// A path serialised as [`serialize_path`] writes it.
+struct PathText<'a>(&'a Path);
+
+impl serde::Serialize for PathText<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_path(&Some(self.0.to_path_buf()), s)
+    }
 }
 
 /// A model read from a source file, with what the importer had to say about it.
@@ -226,6 +298,14 @@ pub enum ImportError {
     /// The JPOG importer failed; its error names the file.
     #[error("{0}")]
     Jpog(#[source] crate::jpog::JpogImportError),
+    /// A pipeline step (units and axes, animation files, clip control) failed.
+    #[error("{path}: {source}")]
+    Pipeline {
+        /// The file being converted.
+        path: PathBuf,
+        /// What failed.
+        source: crate::pipeline::PipelineError,
+    },
 }
 
 /// Why a model could not be encoded in an output format.
@@ -267,13 +347,55 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
 }
 
 /// Reads `bytes`, the contents of `path` in `format`, into a model. `path` names the
-/// file in errors and locates companion files.
+/// file in errors and locates companion files. The pipeline steps the options ask for
+/// (units and axes, animation files, clip control: [`crate::pipeline`]) follow the
+/// import, whatever the format.
 pub fn import_bytes(
     path: &Path,
     bytes: &[u8],
     format: SourceFormat,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    let (mut imported, declared) = import_source(path, bytes, format, options)?;
+    if !crate::pipeline::is_active(options) {
+        return Ok(imported);
+    }
+    let failed = |source| ImportError::Pipeline {
+        path: path.to_path_buf(),
+        source,
+    };
+    let step = crate::pipeline::PipelineError::Step;
+    let space = crate::pipeline::correct_space(&mut imported.model, &declared, options)
+        .map_err(|e| failed(step(e)))?;
+    let anim_options = crate::pipeline::anim_file_options(options);
+    crate::pipeline::run(&mut imported, space, options, |anim| {
+        let format = SourceFormat::of_path(anim).ok_or_else(|| ImportError::UnknownFormat {
+            path: anim.to_path_buf(),
+        })?;
+        let bytes = read_file(anim)?;
+        let (read, declared) = import_source(anim, &bytes, format, &anim_options)?;
+        let mut model = read.model;
+        crate::pipeline::correct_space(&mut model, &declared, &anim_options).map_err(|e| {
+            ImportError::Pipeline {
+                path: anim.to_path_buf(),
+                source: step(e),
+            }
+        })?;
+        Ok(model)
+    })
+    .map_err(failed)?;
+    Ok(imported)
+}
+
+/// [`import_bytes`] without the pipeline steps, with the space the importer took the
+/// file to be in.
+fn import_source(
+    path: &Path,
+    bytes: &[u8],
+    format: SourceFormat,
+    options: &ImportOptions,
+) -> Result<(Imported, crate::pipeline::SourceSpace), ImportError> {
+    let space = crate::pipeline::SourceSpace::GOM;
     if bytes.is_empty() {
         return Err(ImportError::Empty {
             path: path.to_path_buf(),
@@ -301,21 +423,23 @@ pub fn import_bytes(
                     )
                 })
                 .collect();
-            Ok(Imported {
+            let out = Imported {
                 model: read.model,
                 warnings,
                 ..Imported::default()
-            })
+            };
+            Ok((out, space))
         }
         SourceFormat::Gomt => {
             let model = gom::gomt::read_bytes(bytes).map_err(|source| ImportError::Gomt {
                 path: path.to_path_buf(),
                 source,
             })?;
-            Ok(Imported {
+            let out = Imported {
                 model,
                 ..Imported::default()
-            })
+            };
+            Ok((out, space))
         }
         SourceFormat::Fbx => {
             let fbx_options = crate::fbx::FbxOptions {
@@ -331,7 +455,8 @@ pub fn import_bytes(
             let name = path.display().to_string();
             let (model, report) =
                 crate::fbx::convert(bytes, &name, &fbx_options).map_err(ImportError::Fbx)?;
-            Ok(imported(model, &report, Vec::new()))
+            let declared = report.source_space.unwrap_or(space);
+            Ok((imported(model, &report, Vec::new()), declared))
         }
         SourceFormat::Gltf | SourceFormat::Glb => {
             let gltf_options = crate::gltf::GltfOptions {
@@ -355,7 +480,8 @@ pub fn import_bytes(
             for m in &report.morph_targets {
                 warnings_report.warn(format!("morph targets ignored: {m}"));
             }
-            Ok(imported(model, &warnings_report, side_files))
+            let out = imported(model, &warnings_report, side_files);
+            Ok((out, crate::pipeline::SourceSpace::GLTF))
         }
         SourceFormat::Tmd => {
             let header = &bytes[..bytes.len().min(0x1C)];
@@ -385,7 +511,7 @@ pub fn import_bytes(
             let report = &converted.report.report;
             let mut out = imported(converted.model, report, converted.side_files);
             out.report = converted.report.to_json();
-            Ok(out)
+            Ok((out, space))
         }
     }
 }
@@ -527,8 +653,21 @@ pub fn export_with_images(
     }
 }
 
-/// The companion files a source's conversion reads besides the source itself.
+/// The companion files a source's conversion reads besides the source itself: its
+/// own (a `.gltf`'s buffers and images, a `.tmd`'s libraries), then the options'
+/// animation files (with theirs) and bone map.
 pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
+    let mut out = own_companions(path, options);
+    for anim in &options.anim {
+        out.push(anim.clone());
+        out.extend(own_companions(anim, options));
+    }
+    out.extend(options.bone_map.iter().cloned());
+    out
+}
+
+/// The files the import of `path` alone reads besides it.
+fn own_companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
     match SourceFormat::of_path(path) {
         Some(SourceFormat::Tmd) => {}
         Some(SourceFormat::Gltf) => return gltf_external_files(path),
@@ -683,6 +822,83 @@ mod tests {
                 "jpog_channel_flag3",
                 ImportOptions {
                     jpog_channel_flag3: crate::jpog::ChannelFlag3Reading::TranslationOnly,
+                    ..base()
+                },
+            ),
+            (
+                "anim",
+                ImportOptions {
+                    anim: vec!["walk.fbx".into()],
+                    ..base()
+                },
+            ),
+            (
+                "bone_map",
+                ImportOptions {
+                    bone_map: Some("bones.txt".into()),
+                    ..base()
+                },
+            ),
+            (
+                "keep_translations",
+                ImportOptions {
+                    keep_translations: true,
+                    ..base()
+                },
+            ),
+            (
+                "clip",
+                ImportOptions {
+                    clip: vec!["walk*".into()],
+                    ..base()
+                },
+            ),
+            (
+                "rename_clip",
+                ImportOptions {
+                    rename_clip: vec!["a=b".parse().unwrap()],
+                    ..base()
+                },
+            ),
+            (
+                "clip_range",
+                ImportOptions {
+                    clip_range: vec!["a:0-10".parse().unwrap()],
+                    ..base()
+                },
+            ),
+            (
+                "root_motion",
+                ImportOptions {
+                    root_motion: Some("hips".into()),
+                    ..base()
+                },
+            ),
+            (
+                "scale",
+                ImportOptions {
+                    scale: 0.01,
+                    ..base()
+                },
+            ),
+            (
+                "up",
+                ImportOptions {
+                    up: Some(crate::pipeline::Axis::PosZ),
+                    ..base()
+                },
+            ),
+            (
+                "forward",
+                ImportOptions {
+                    forward: Some(crate::pipeline::Axis::NegY),
+                    ..base()
+                },
+            ),
+            (
+                "unit",
+                ImportOptions {
+                    unit: Some(crate::pipeline::LengthUnit::Cm),
                     ..base()
                 },
             ),

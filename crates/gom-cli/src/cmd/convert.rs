@@ -27,8 +27,73 @@ pub struct Args {
     report: Option<String>,
     #[command(flatten)]
     import: super::ImportArgs,
+    /// Boxed: the pipeline's flags would make this command's arguments far larger
+    /// than the others'.
+    #[command(flatten)]
+    pipeline: Box<PipelineArgs>,
     #[command(flatten)]
     tmd: super::jpog_out::TmdArgs,
+}
+
+/// The pipeline options of `gom convert` (docs/pipeline.md): each flag sets the
+/// [`ImportOptions`] field of its name.
+#[derive(clap::Args, Clone, Debug)]
+pub struct PipelineArgs {
+    /// An animation file whose clips are mapped onto the model's skeleton by bone
+    /// name (repeatable; any input format).
+    #[arg(long, value_name = "FILE")]
+    anim: Vec<PathBuf>,
+    /// Explicit bone pairs for --anim files: `animation bone = model bone` lines.
+    #[arg(long, value_name = "FILE")]
+    bone_map: Option<PathBuf>,
+    /// Keep the animation files' translations of non-root bones when retargeting.
+    #[arg(long)]
+    keep_translations: bool,
+    /// Keep only the clips matching this name or glob pattern (`*`, `?`; repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    clip: Vec<String>,
+    /// Rename a clip (repeatable).
+    #[arg(long, value_name = "OLD=NEW")]
+    rename_clip: Vec<gom_import::pipeline::ClipRename>,
+    /// Cut a range out of a clip, in frames or seconds (`1.5s`); with NEWNAME as a new
+    /// clip, else in place (repeatable).
+    #[arg(long, value_name = "NAME:START-END[:NEWNAME]")]
+    clip_range: Vec<gom_import::pipeline::ClipRange>,
+    /// Extract root motion on this bone in every clip.
+    #[arg(long, value_name = "BONE")]
+    root_motion: Option<String>,
+    /// Uniform scale for the skeleton, the meshes and the keys.
+    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    scale: f32,
+    /// The source's true up axis (x, y, z, -x, -y, -z), overriding its header.
+    #[arg(long, value_name = "AXIS")]
+    up: Option<gom_import::pipeline::Axis>,
+    /// The source's true forward axis, overriding its header.
+    #[arg(long, value_name = "AXIS")]
+    forward: Option<gom_import::pipeline::Axis>,
+    /// The source's true unit (cm, m, in), overriding its header.
+    #[arg(long, value_name = "UNIT")]
+    unit: Option<gom_import::pipeline::LengthUnit>,
+}
+
+impl PipelineArgs {
+    /// `options` with these flags' fields set.
+    pub fn apply(&self, options: ImportOptions) -> ImportOptions {
+        ImportOptions {
+            anim: self.anim.clone(),
+            bone_map: self.bone_map.clone(),
+            keep_translations: self.keep_translations,
+            clip: self.clip.clone(),
+            rename_clip: self.rename_clip.clone(),
+            clip_range: self.clip_range.clone(),
+            root_motion: self.root_motion.clone(),
+            scale: self.scale,
+            up: self.up,
+            forward: self.forward,
+            unit: self.unit,
+            ..options
+        }
+    }
 }
 
 /// Whether the output is a game model (`.tmd`, or `--to tmd`).
@@ -79,7 +144,7 @@ pub(super) fn refuse_overwriting_inputs<'a>(
 
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let options = args.import.options();
+    let options = args.pipeline.apply(args.import.options());
     if is_tmd(&args) {
         let imported = source::import_path(&args.input, &options)?;
         let import = &args.import;

@@ -70,6 +70,7 @@ impl ImportArgs {
             tml: self.tml.clone(),
             jpog_handedness: self.handedness,
             jpog_channel_flag3: self.channel_flag3,
+            ..ImportOptions::default()
         }
     }
 }

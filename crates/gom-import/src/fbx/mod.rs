@@ -151,6 +151,38 @@ pub fn load_options() -> ufbx::LoadOpts<'static> {
     }
 }
 
+/// The space the file's header declares, as [`load_options`] converts from it: its
+/// right, up and (the opposite of ufbx's `front`) forward axes, and its unit. Axes
+/// the file leaves unknown read as ufbx's default (Y up, Z front).
+fn declared_space(settings: &ufbx::SceneSettings) -> crate::pipeline::SourceSpace {
+    use crate::pipeline::Axis;
+    use ufbx::CoordinateAxis as C;
+    let axis = |a: C, default: Axis, negate: bool| {
+        let a = match a {
+            C::PositiveX => Axis::PosX,
+            C::NegativeX => Axis::NegX,
+            C::PositiveY => Axis::PosY,
+            C::NegativeY => Axis::NegY,
+            C::PositiveZ => Axis::PosZ,
+            C::NegativeZ => Axis::NegZ,
+            C::Unknown => default,
+        };
+        let v = if negate { -a.vector() } else { a.vector() };
+        Axis::of_vector(v).unwrap_or(a)
+    };
+    let unit = settings.unit_meters;
+    crate::pipeline::SourceSpace {
+        right: axis(settings.axes.right, Axis::PosX, false),
+        up: axis(settings.axes.up, Axis::PosY, false),
+        forward: axis(settings.axes.front, Axis::PosZ, true),
+        unit_metres: if unit.is_finite() && unit > 0.0 {
+            unit
+        } else {
+            1.0
+        },
+    }
+}
+
 /// Loads `bytes` with ufbx using [`load_options`].
 pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError> {
     ufbx::load_memory(bytes, load_options()).map_err(|e| {
@@ -271,6 +303,7 @@ fn convert_unhashed(
     };
     loader_warnings(&scene, &mut report);
     other_content_warnings(&scene, &mut report);
+    report.source_space = Some(declared_space(&scene.settings));
 
     let statics: Vec<eval::NodeStatic> = scene
         .nodes

@@ -1,0 +1,207 @@
+//! Clip control: renames, ranges cut out of long takes, the clip filter and root
+//! motion, in that order (so ranges name clips by their new names, and the filter
+//! sees the final ones).
+
+use super::options::{ClipRange, ClipRename};
+
+/// Keys closer in time than this (seconds) to a range's end count as on it.
+const ON_BOUND: f32 = 1e-5;
+
+/// Renames clips; every `OLD` must name a clip.
+pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), String> {
+    for r in renames {
+        let clip = model
+            .clips
+            .iter_mut()
+            .find(|c| c.name == r.from)
+            .ok_or_else(|| missing_clip(&r.from, "--rename-clip"))?;
+        clip.name = r.to.clone();
+    }
+    Ok(())
+}
+
+fn missing_clip(name: &str, option: &str) -> String {
+    format!("{option}: no clip named '{name}'")
+}
+
+/// Cuts every range out of the clips as they were before any cut: a range with a
+/// new name is added as a clip of that name, one without replaces its clip.
+pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), String> {
+    let before = model.clips.clone();
+    for r in ranges {
+        let source = before
+            .iter()
+            .find(|c| c.name == r.clip)
+            .ok_or_else(|| missing_clip(&r.clip, "--clip-range"))?;
+        let mut cut = cut(source, r)?;
+        match &r.new_name {
+            Some(name) => {
+                if model.clips.iter().any(|c| &c.name == name) {
+                    return Err(format!("--clip-range {r}: a clip named '{name}' exists"));
+                }
+                cut.name = name.clone();
+                model.clips.push(cut);
+            }
+            None => {
+                if let Some(c) = model.clips.iter_mut().find(|c| c.name == r.clip) {
+                    *c = cut;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The part of `clip` between the range's ends, starting at time 0. Keys strictly
+/// inside are kept (shifted); each track gets a key at either end, the clip sampled
+/// there by the runtime unless a key lies on the end already.
+pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, String> {
+    let rate = clip.sample_rate;
+    let needs_rate = matches!(range.start, super::RangeBound::Frame(_))
+        || matches!(range.end, super::RangeBound::Frame(_));
+    if needs_rate && !(rate.is_finite() && rate > 0.0) {
+        return Err(format!(
+            "--clip-range {range}: clip '{}' has no sample rate to count frames at",
+            clip.name
+        ));
+    }
+    let (start, end) = (range.start.seconds(rate), range.end.seconds(rate));
+    if !(start < end && end <= clip.duration + ON_BOUND) {
+        return Err(format!(
+            "--clip-range {range}: {start} s to {end} s is not a range within clip '{}' \
+             (0 to {} s)",
+            clip.name, clip.duration
+        ));
+    }
+    let end = end.min(clip.duration);
+    let sampled = gom_runtime::Clip::from_model(clip).map_err(|e| format!("{range}: {e}"))?;
+    let tracks = clip
+        .tracks
+        .iter()
+        .map(|t| gom::Track {
+            bone: t.bone,
+            keys: cut_keys(&t.keys, start, end, |time| {
+                sampled.sample_bone(t.bone, time).map(|x| gom::Key {
+                    time,
+                    translation: x.translation.into(),
+                    rotation: x.rotation.to_array(),
+                    scale: x.scale.into(),
+                })
+            }),
+        })
+        .collect();
+    Ok(gom::Clip {
+        name: clip.name.clone(),
+        duration: end - start,
+        tracks,
+        ..clip.clone()
+    })
+}
+
+/// The keys of one track between `start` and `end`, shifted to start at 0, with a
+/// key at each end (`sample` gives the track's value at a time).
+fn cut_keys(
+    keys: &[gom::Key],
+    start: f32,
+    end: f32,
+    sample: impl Fn(f32) -> Option<gom::Key>,
+) -> Vec<gom::Key> {
+    let on = |k: &gom::Key, t: f32| (k.time - t).abs() <= ON_BOUND;
+    let at = |t: f32| {
+        keys.iter()
+            .find(|k| on(k, t))
+            .copied()
+            .or_else(|| sample(t))
+    };
+    let mut out: Vec<gom::Key> = Vec::new();
+    out.extend(at(start));
+    out.extend(
+        keys.iter()
+            .filter(|k| k.time > start + ON_BOUND && k.time < end - ON_BOUND)
+            .copied(),
+    );
+    out.extend(at(end));
+    for k in &mut out {
+        k.time = (k.time - start).max(0.0);
+    }
+    if let Some(last) = out.last_mut() {
+        last.time = end - start;
+    }
+    out
+}
+
+/// Keeps only the clips whose names match one of `patterns` (all when empty).
+/// Returns the patterns that matched no clip.
+pub fn filter(model: &mut gom::Model, patterns: &[String]) -> Vec<String> {
+    if patterns.is_empty() {
+        return Vec::new();
+    }
+    let unmatched = patterns
+        .iter()
+        .filter(|p| !model.clips.iter().any(|c| glob_match(p, &c.name)))
+        .cloned()
+        .collect();
+    model
+        .clips
+        .retain(|c| patterns.iter().any(|p| glob_match(p, &c.name)));
+    unmatched
+}
+
+/// Whether `name` matches the glob `pattern`: `*` any run of characters, `?` any one
+/// character, everything else itself. Written here rather than taken from a glob
+/// crate: clip names are not paths, and these two wildcards are all a clip filter
+/// needs. Runs in O(pattern × name) by the usual backtrack to the last `*`.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(c) if *c == '?' || *c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// Marks root motion on the bone `bone` in every clip.
+pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
+    let index = super::retarget::find_bone(&model.skeleton.bones, bone)
+        .ok_or_else(|| format!("--root-motion: the model has no bone named '{bone}'"))?;
+    for clip in &mut model.clips {
+        clip.root_bone_index = index as i32;
+        clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_stars_and_question_marks() {
+        assert!(glob_match("walk*", "walk_fast"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "aXbYbZc"));
+        assert!(glob_match("r?n", "run"));
+        assert!(!glob_match("r?n", "rn"));
+        assert!(!glob_match("walk", "walk2"));
+        assert!(!glob_match("*x", "abc"));
+    }
+}

@@ -1,0 +1,329 @@
+//! The option values the pipeline steps take, each readable from the text a command
+//! line or a config file gives (`OLD=NEW`, `NAME:START-END[:NEWNAME]`, `y`, `-z`,
+//! `cm`) and written back as the same text, so a config file and the options
+//! fingerprint see one form.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Serde through the text form: `TryFrom<String>` by `FromStr`, into `String` by
+/// `Display`.
+macro_rules! string_form {
+    ($t:ty) => {
+        impl TryFrom<String> for $t {
+            type Error = String;
+            fn try_from(s: String) -> Result<Self, String> {
+                s.parse()
+            }
+        }
+
+        impl From<$t> for String {
+            fn from(v: $t) -> String {
+                v.to_string()
+            }
+        }
+    };
+}
+
+/// A clip renamed: `OLD=NEW`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ClipRename {
+    /// The clip's name before.
+    pub from: String,
+    /// Its name after.
+    pub to: String,
+}
+
+impl FromStr for ClipRename {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (from, to) = s
+            .split_once('=')
+            .ok_or_else(|| format!("'{s}': expected OLD=NEW"))?;
+        if from.is_empty() || to.is_empty() {
+            return Err(format!("'{s}': expected OLD=NEW with both names given"));
+        }
+        Ok(ClipRename {
+            from: from.to_string(),
+            to: to.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for ClipRename {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.from, self.to)
+    }
+}
+
+string_form!(ClipRename);
+
+/// One end of a [`ClipRange`]: a frame number (at the clip's sample rate) or a time
+/// in seconds (written with an `s` suffix).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RangeBound {
+    /// A frame number at the clip's sample rate; may be fractional.
+    Frame(f32),
+    /// A time in seconds.
+    Seconds(f32),
+}
+
+impl RangeBound {
+    /// The time in seconds this bound stands for in a clip sampled at `rate` Hz.
+    pub fn seconds(self, rate: f32) -> f32 {
+        match self {
+            RangeBound::Frame(f) => f / rate,
+            RangeBound::Seconds(s) => s,
+        }
+    }
+}
+
+impl FromStr for RangeBound {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (number, seconds) = match s.strip_suffix('s') {
+            Some(n) => (n, true),
+            None => (s, false),
+        };
+        let value: f32 = number
+            .parse()
+            .ok()
+            .filter(|v: &f32| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                format!("'{s}': expected a frame number or seconds such as 1.5s, not negative")
+            })?;
+        Ok(if seconds {
+            RangeBound::Seconds(value)
+        } else {
+            RangeBound::Frame(value)
+        })
+    }
+}
+
+impl fmt::Display for RangeBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RangeBound::Frame(v) => write!(f, "{v}"),
+            RangeBound::Seconds(v) => write!(f, "{v}s"),
+        }
+    }
+}
+
+/// A range cut out of a clip: `NAME:START-END[:NEWNAME]`, the bounds in frames at
+/// the clip's sample rate or, with an `s` suffix, in seconds (`take:1.5s-3s:jump`).
+/// Without `NEWNAME` the clip is trimmed in place; with it, the range becomes a new
+/// clip and the clip it came from stays (drop it with a clip filter).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ClipRange {
+    /// The clip to cut from.
+    pub clip: String,
+    /// Where the range starts.
+    pub start: RangeBound,
+    /// Where it ends (inclusive: a key at the end is kept).
+    pub end: RangeBound,
+    /// The name of the new clip, or `None` to trim the clip in place.
+    pub new_name: Option<String>,
+}
+
+impl FromStr for ClipRange {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let expected = || format!("'{s}': expected NAME:START-END or NAME:START-END:NEWNAME");
+        let parts: Vec<&str> = s.split(':').collect();
+        // A clip name may hold ':' itself; the range is the last part, or the one
+        // before a new name.
+        let try_at = |i: usize| -> Option<(RangeBound, RangeBound)> {
+            let (a, b) = parts.get(i)?.split_once('-')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        };
+        let n = parts.len();
+        let (at, new_name) = if n >= 2 && try_at(n - 1).is_some() {
+            (n - 1, None)
+        } else if n >= 3 && try_at(n - 2).is_some() && !parts[n - 1].is_empty() {
+            (n - 2, Some(parts[n - 1].to_string()))
+        } else {
+            return Err(expected());
+        };
+        let (start, end) = try_at(at).ok_or_else(expected)?;
+        let clip = parts[..at].join(":");
+        if clip.is_empty() {
+            return Err(expected());
+        }
+        Ok(ClipRange {
+            clip,
+            start,
+            end,
+            new_name,
+        })
+    }
+}
+
+impl fmt::Display for ClipRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}-{}", self.clip, self.start, self.end)?;
+        if let Some(n) = &self.new_name {
+            write!(f, ":{n}")?;
+        }
+        Ok(())
+    }
+}
+
+string_form!(ClipRange);
+
+/// A signed coordinate axis of a source file: `x`, `-x`, `y`, `-y`, `z`, `-z` (a
+/// leading `+` is allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Axis {
+    /// +X.
+    PosX,
+    /// −X.
+    NegX,
+    /// +Y.
+    PosY,
+    /// −Y.
+    NegY,
+    /// +Z.
+    PosZ,
+    /// −Z.
+    NegZ,
+}
+
+impl Axis {
+    /// The unit vector along this axis.
+    pub fn vector(self) -> glam::Vec3 {
+        match self {
+            Axis::PosX => glam::Vec3::X,
+            Axis::NegX => glam::Vec3::NEG_X,
+            Axis::PosY => glam::Vec3::Y,
+            Axis::NegY => glam::Vec3::NEG_Y,
+            Axis::PosZ => glam::Vec3::Z,
+            Axis::NegZ => glam::Vec3::NEG_Z,
+        }
+    }
+
+    /// The axis along the unit vector `v`, if `v` is one of the six.
+    pub fn of_vector(v: glam::Vec3) -> Option<Axis> {
+        [
+            Axis::PosX,
+            Axis::NegX,
+            Axis::PosY,
+            Axis::NegY,
+            Axis::PosZ,
+            Axis::NegZ,
+        ]
+        .into_iter()
+        .find(|a| a.vector().abs_diff_eq(v, 1e-4))
+    }
+}
+
+impl FromStr for Axis {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().to_ascii_lowercase();
+        Ok(match t.strip_prefix('+').unwrap_or(&t) {
+            "x" => Axis::PosX,
+            "-x" => Axis::NegX,
+            "y" => Axis::PosY,
+            "-y" => Axis::NegY,
+            "z" => Axis::PosZ,
+            "-z" => Axis::NegZ,
+            _ => return Err(format!("'{s}': expected an axis: x, -x, y, -y, z or -z")),
+        })
+    }
+}
+
+impl fmt::Display for Axis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Axis::PosX => "x",
+            Axis::NegX => "-x",
+            Axis::PosY => "y",
+            Axis::NegY => "-y",
+            Axis::PosZ => "z",
+            Axis::NegZ => "-z",
+        })
+    }
+}
+
+string_form!(Axis);
+
+/// The length one unit of a source file stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LengthUnit {
+    /// Centimetres.
+    Cm,
+    /// Metres.
+    M,
+    /// Inches.
+    In,
+}
+
+impl LengthUnit {
+    /// The unit's length in metres.
+    pub fn metres(self) -> f64 {
+        match self {
+            LengthUnit::Cm => 0.01,
+            LengthUnit::M => 1.0,
+            LengthUnit::In => 0.0254,
+        }
+    }
+}
+
+impl FromStr for LengthUnit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "cm" => LengthUnit::Cm,
+            "m" => LengthUnit::M,
+            "in" => LengthUnit::In,
+            _ => return Err(format!("'{s}': expected a unit: cm, m or in")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_ranges_read_frames_seconds_and_names_with_colons() {
+        let r: ClipRange = "take:10-40:walk".parse().unwrap();
+        assert_eq!(r.clip, "take");
+        assert_eq!(r.start, RangeBound::Frame(10.0));
+        assert_eq!(r.end, RangeBound::Frame(40.0));
+        assert_eq!(r.new_name.as_deref(), Some("walk"));
+        let r: ClipRange = "mixamo:take:1.5s-3s".parse().unwrap();
+        assert_eq!(r.clip, "mixamo:take");
+        assert_eq!(r.start, RangeBound::Seconds(1.5));
+        assert_eq!(r.end, RangeBound::Seconds(3.0));
+        assert_eq!(r.new_name, None);
+        assert_eq!(r.to_string(), "mixamo:take:1.5s-3s");
+        for bad in [
+            "take",
+            "take:1-",
+            ":1-2",
+            "take:-1-2",
+            "take:a-b:c",
+            "take:1-2:",
+        ] {
+            assert!(bad.parse::<ClipRange>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn renames_axes_and_units_read_their_text() {
+        let r: ClipRename = "Take 001=walk".parse().unwrap();
+        assert_eq!((r.from.as_str(), r.to.as_str()), ("Take 001", "walk"));
+        assert!("walk".parse::<ClipRename>().is_err());
+        assert_eq!("-Z".parse::<Axis>(), Ok(Axis::NegZ));
+        assert_eq!("+y".parse::<Axis>(), Ok(Axis::PosY));
+        assert!("w".parse::<Axis>().is_err());
+        assert_eq!("in".parse::<LengthUnit>(), Ok(LengthUnit::In));
+        let json = serde_json::to_string(&LengthUnit::Cm).unwrap();
+        assert_eq!(json, "\"cm\"");
+    }
+}
