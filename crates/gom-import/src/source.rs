@@ -91,8 +91,9 @@ pub struct SideFile {
 ///
 /// Every field takes part in [`ImportOptions::fingerprint`] through its `Serialize`
 /// implementation, so a field added here is covered by incremental builds without
-/// further work.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// further work. Every field also implements `Deserialize`, so that a build config
+/// (`gom.toml`, [`crate::build::config`]) can set any of them by its name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ImportOptions {
     /// Rate animation is sampled at when a source must be resampled, in Hz.
     pub sample_rate: f32,
@@ -104,10 +105,10 @@ pub struct ImportOptions {
     /// JPOG: the level of detail to convert.
     pub lod: usize,
     /// JPOG: the keyframe library; found beside the model by its name when `None`.
-    #[serde(serialize_with = "serialize_path")]
+    #[serde(serialize_with = "serialize_path", deserialize_with = "deserialize_path")]
     pub tkl: Option<PathBuf>,
     /// JPOG: the material library; found beside the model when `None`.
-    #[serde(serialize_with = "serialize_path")]
+    #[serde(serialize_with = "serialize_path", deserialize_with = "deserialize_path")]
     pub tml: Option<PathBuf>,
     /// JPOG: how the game's Z-up axes are read.
     pub jpog_handedness: crate::jpog::Handedness,
@@ -140,6 +141,17 @@ impl ImportOptions {
         let text = serde_json::to_string(self).unwrap_or_else(|e| format!("unserialisable: {e}"));
         crate::build::hex(&Sha256::digest(text.as_bytes()))
     }
+
+    /// The options that name files, by field name, with the files they name: a build
+    /// reads paths given in a config relative to the config's folder, and rebuilds an
+    /// output when one of these files changes. Every field holding a path is listed
+    /// here.
+    pub fn named_files(&self) -> Vec<(&'static str, Vec<&Path>)> {
+        vec![
+            ("tkl", self.tkl.iter().map(PathBuf::as_path).collect()),
+            ("tml", self.tml.iter().map(PathBuf::as_path).collect()),
+        ]
+    }
 }
 
 /// A path as text, in its platform's encoding made lossless: UTF-8 paths as themselves,
@@ -153,6 +165,37 @@ fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<
         ),
     });
     serde::Serialize::serialize(&text, s)
+}
+
+/// Reads a path written by [`serialize_path`] (`utf8:` or `bytes:` and the hexadecimal
+/// of its encoded bytes), or a plain path as a person writes it in a config.
+fn deserialize_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    let Some(text) = <Option<String> as serde::Deserialize>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(t) = text.strip_prefix("utf8:") {
+        return Ok(Some(PathBuf::from(t)));
+    }
+    let Some(hex) = text.strip_prefix("bytes:") else {
+        return Ok(Some(PathBuf::from(text)));
+    };
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .collect();
+    let bad = || serde::de::Error::custom(format!("'{text}' is not a path"));
+    let bytes = bytes.ok_or_else(bad)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Ok(Some(PathBuf::from(std::ffi::OsString::from_vec(bytes))))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(bytes)
+            .map(|t| Some(PathBuf::from(t)))
+            .map_err(|_| bad())
+    }
 }
 
 /// A model read from a source file, with what the importer had to say about it.
