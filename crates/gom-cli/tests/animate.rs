@@ -20,7 +20,16 @@ fn still(dir: &Path, model: &Path, clip: &str, time: f32) -> Vec<u8> {
     let out = dir.join(format!("still-{clip}-{time}.png"));
     let t = time.to_string();
     let o = gom(&[
-        "render", s(model), "--clip", clip, "--time", &t, "--size", SIZE, "-o", s(&out),
+        "render",
+        s(model),
+        "--clip",
+        clip,
+        "--time",
+        &t,
+        "--size",
+        SIZE,
+        "-o",
+        s(&out),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
@@ -45,7 +54,10 @@ fn decode_apng(path: &Path) -> (Vec<ApngFrame>, u32) {
     for _ in 0..actl.num_frames {
         let mut buf = vec![0; reader.output_buffer_size()];
         let info = reader.next_frame(&mut buf).unwrap();
-        let fc = reader.info().frame_control.expect("every frame has a delay");
+        let fc = reader
+            .info()
+            .frame_control
+            .expect("every frame has a delay");
         assert_eq!((fc.x_offset, fc.y_offset), (0, 0), "whole frames");
         buf.truncate(info.buffer_size());
         frames.push(ApngFrame {
@@ -152,7 +164,10 @@ fn every_gif_frame_is_the_still_render_within_palette_quantisation() {
         worst = (worst.0.max(max), worst.1.max(mean));
         n += 1;
     }
-    eprintln!("worst GIF frame: largest difference {}, mean {:.3}", worst.0, worst.1);
+    eprintln!(
+        "worst GIF frame: largest difference {}, mean {:.3}",
+        worst.0, worst.1
+    );
     assert_eq!(n, 10);
     let again = dir.path().join("again.gif");
     render_animation(&model, &args, &again);
@@ -179,10 +194,21 @@ fn all_clips_plays_each_clip_in_turn_under_its_name() {
         } else {
             ("curl", (i - 8) as f32 / 4.0)
         };
-        assert!(picture(f) == still(dir.path(), &model, clip, t), "frame {i}");
+        assert!(
+            picture(f) == still(dir.path(), &model, clip, t),
+            "frame {i}"
+        );
     }
-    assert_eq!(caption(&frames[0]), caption(&frames[7]), "one caption per clip");
-    assert_ne!(caption(&frames[0]), caption(&frames[8]), "each clip's own name");
+    assert_eq!(
+        caption(&frames[0]),
+        caption(&frames[7]),
+        "one caption per clip"
+    );
+    assert_ne!(
+        caption(&frames[0]),
+        caption(&frames[8]),
+        "each clip's own name"
+    );
 }
 
 #[test]
@@ -192,7 +218,15 @@ fn a_bad_fps_is_refused_before_anything_is_written() {
     let out = dir.path().join("x.png");
     for fps in ["0", "-3", "NaN", "inf", "101"] {
         let o = gom(&[
-            "render", s(&model), "--clip", "swish", "--animate", "--fps", fps, "-o", s(&out),
+            "render",
+            s(&model),
+            "--clip",
+            "swish",
+            "--animate",
+            "--fps",
+            fps,
+            "-o",
+            s(&out),
         ]);
         assert_eq!(o.status.code(), Some(2), "--fps {fps}");
         let err = String::from_utf8_lossy(&o.stderr);
@@ -209,7 +243,15 @@ fn a_closed_pipe_ends_the_animation_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let model = demo(dir.path());
     let mut child = Command::new(env!("CARGO_BIN_EXE_gom"))
-        .args(["render", s(&model), "--all-clips", "--size", SIZE, "-o", "-"])
+        .args([
+            "render",
+            s(&model),
+            "--all-clips",
+            "--size",
+            SIZE,
+            "-o",
+            "-",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -460,7 +460,16 @@ where
     D: Fn(&Path) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
-    run_planned(src, out, options, convert, companions, |_| None, cancel, progress)
+    run_planned(
+        src,
+        out,
+        options,
+        convert,
+        companions,
+        |_| None,
+        cancel,
+        progress,
+    )
 }
 
 /// [`run`], with `job_options` giving what a source's own options add to the build's

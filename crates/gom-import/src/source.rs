@@ -105,10 +105,16 @@ pub struct ImportOptions {
     /// JPOG: the level of detail to convert.
     pub lod: usize,
     /// JPOG: the keyframe library; found beside the model by its name when `None`.
-    #[serde(serialize_with = "serialize_path", deserialize_with = "deserialize_path")]
+    #[serde(
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
     pub tkl: Option<PathBuf>,
     /// JPOG: the material library; found beside the model when `None`.
-    #[serde(serialize_with = "serialize_path", deserialize_with = "deserialize_path")]
+    #[serde(
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
     pub tml: Option<PathBuf>,
     /// JPOG: how the game's Z-up axes are read.
     pub jpog_handedness: crate::jpog::Handedness,
@@ -181,7 +187,10 @@ fn deserialize_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Pat
     };
     let bytes: Option<Vec<u8>> = (0..hex.len())
         .step_by(2)
-        .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
         .collect();
     let bad = || serde::de::Error::custom(format!("'{text}' is not a path"));
     let bytes = bytes.ok_or_else(bad)?;

@@ -321,13 +321,25 @@ mod tests {
     #[test]
     fn delays_are_exact_for_whole_apng_rates_and_hundredths_otherwise() {
         let d = |fps, f| FrameDelay::at(fps, f);
-        assert_eq!(d(30.0, AnimationFormat::Apng), FrameDelay { num: 1, den: 30 });
+        assert_eq!(
+            d(30.0, AnimationFormat::Apng),
+            FrameDelay { num: 1, den: 30 }
+        );
         assert_eq!(
             d(12.5, AnimationFormat::Apng),
-            FrameDelay { num: 100, den: 1250 }
+            FrameDelay {
+                num: 100,
+                den: 1250
+            }
         );
-        assert_eq!(d(30.0, AnimationFormat::Gif), FrameDelay { num: 3, den: 100 });
-        assert_eq!(d(25.0, AnimationFormat::Gif), FrameDelay { num: 4, den: 100 });
+        assert_eq!(
+            d(30.0, AnimationFormat::Gif),
+            FrameDelay { num: 3, den: 100 }
+        );
+        assert_eq!(
+            d(25.0, AnimationFormat::Gif),
+            FrameDelay { num: 4, den: 100 }
+        );
         assert_eq!(
             d(100.0, AnimationFormat::Gif),
             FrameDelay { num: 1, den: 100 }

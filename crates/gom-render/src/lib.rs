@@ -42,7 +42,9 @@ pub mod render;
 pub mod sheet;
 pub mod texture;
 
-pub use animation::{write_animation, AnimationFormat, AnimationInfo, AnimationOptions, FrameDelay};
+pub use animation::{
+    write_animation, AnimationFormat, AnimationInfo, AnimationOptions, FrameDelay,
+};
 pub use camera::{Aabb, Camera, Projection, View};
 pub use error::RenderError;
 pub use filmstrip::{filmstrip, FilmFrame, Filmstrip, FilmstripOptions};

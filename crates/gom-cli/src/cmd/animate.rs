@@ -53,8 +53,7 @@ pub fn run(
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
         let info = gom_render::write_animation(model, &options, format, &mut out)?;
-        out.flush()
-            .map_err(|e| format!("<standard output>: {e}"))?;
+        out.flush().map_err(|e| format!("<standard output>: {e}"))?;
         info
     } else {
         let mut bytes = Vec::new();

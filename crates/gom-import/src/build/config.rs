@@ -317,7 +317,10 @@ mod tests {
         let source = root.join("a/b/x.fbx");
         write(&source, "");
         write(&root.join("gom.toml"), "sample_rate = 60\nlod = 1\n");
-        write(&root.join("a/b/gom.toml"), "lod = 2\noptimize_meshes = false\n");
+        write(
+            &root.join("a/b/gom.toml"),
+            "lod = 2\noptimize_meshes = false\n",
+        );
         write(&root.join("a/b/x.fbx.gom.toml"), "optimize_meshes = true\n");
         write(&root.join("a/c/gom.toml"), "lod = 9\n");
         let base = ImportOptions {
