@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+#[allow(dead_code)] // this file reads no shared data
 mod common;
 use common::{gom, s};
 
