@@ -5,9 +5,9 @@
 //! pixels of `gom render --clip NAME --time t_i`. Frame `i` of a clip shows time
 //! `t_i = i / rate`, for `i` in `0..n` with `n = max(1, round(duration · rate))`: the
 //! end pose is left out, since a looping clip's end is its start. A GIF holds at most
-//! 256 colours per frame: each frame gets its own palette from the NeuQuant quantiser
-//! (through the `gif` crate), so its pixels are those of the still within that
-//! quantisation. With several clips, each is played in turn under a caption strip
+//! 256 colours per frame: each frame gets its own palette, exact when the frame has at
+//! most 256 colours, else from the NeuQuant quantiser (both through the `gif` crate),
+//! so its pixels are those of the still within that quantisation. With several clips, each is played in turn under a caption strip
 //! holding its name; the picture above the strip is again the still.
 
 use std::io::Write;
