@@ -9,6 +9,7 @@
 //! build never leaves a half-written file. The output bytes do not depend on the number
 //! of threads: each file is converted on its own, and the manifest is sorted by path.
 
+pub mod config;
 mod plan;
 
 pub use plan::{ignores_case, Inputs};
@@ -259,6 +260,9 @@ pub enum BuildError {
         /// Why it failed.
         message: String,
     },
+    /// A `gom.toml` or `FILE.gom.toml` of the source tree could not be applied.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
 }
 
 /// A source file and the companions whose bytes its output depends on.
@@ -272,6 +276,8 @@ struct Job {
     companions: Vec<PathBuf>,
     /// Why it is not converted: another source maps to the same output.
     conflict: Option<String>,
+    /// What its own options add to the build's fingerprint (`None`: nothing).
+    options: Option<String>,
 }
 
 /// Lists the model files under `src`, sorted, leaving out everything under `skip`
@@ -454,6 +460,38 @@ where
     D: Fn(&Path) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
+    run_planned(
+        src,
+        out,
+        options,
+        convert,
+        companions,
+        |_| None,
+        cancel,
+        progress,
+    )
+}
+
+/// [`run`], with `job_options` giving what a source's own options add to the build's
+/// options fingerprint (`None` for nothing).
+#[allow(clippy::too_many_arguments)]
+fn run_planned<C, E, D, F, P>(
+    src: &Path,
+    out: &Path,
+    options: &BuildOptions,
+    convert: C,
+    companions: D,
+    job_options: F,
+    cancel: &AtomicBool,
+    progress: P,
+) -> Result<BuildReport, BuildError>
+where
+    C: Fn(&Path) -> Result<Converted, E> + Sync,
+    E: std::fmt::Display,
+    D: Fn(&Path) -> Vec<PathBuf> + Sync,
+    F: Fn(&Path) -> Option<String>,
+    P: Fn(Progress<'_>) + Sync,
+{
     if let Some(file) = out.ancestors().find(|a| a.is_file()) {
         return Err(BuildError::InsideFile {
             path: out.to_path_buf(),
@@ -475,7 +513,10 @@ where
     }
     let sources = find_sources(src, Some(out))?;
     let old = load_manifest(out);
-    let jobs = plan_jobs(src, out, options.format, &sources, &companions);
+    let mut jobs = plan_jobs(src, out, options.format, &sources, &companions);
+    for job in &mut jobs {
+        job.options = job_options(&job.source);
+    }
     let inputs = Inputs::new(
         jobs.iter()
             .flat_map(|j| std::iter::once(&j.source).chain(&j.companions))
@@ -523,6 +564,10 @@ where
             );
         }
         let out_path = out.join(&job.output_rel);
+        let fingerprint = match &job.options {
+            None => options.options_fingerprint.clone(),
+            Some(own) => format!("{};file={own}", options.options_fingerprint),
+        };
         let hash = match input_hash(&job.source, &job.companions) {
             Ok(h) => h,
             Err(error) => return report(Outcome::Failed { error }, 0),
@@ -533,7 +578,7 @@ where
                     .ok()
                     .map(|b| hex(&Sha256::digest(&b)));
                 if r.input_hash == hash
-                    && r.options == options.options_fingerprint
+                    && r.options == fingerprint
                     && r.converter == converter
                     && r.output == job.output_rel
                     && current.as_deref() == Some(r.output_hash.as_str())
@@ -586,7 +631,7 @@ where
             Record {
                 output: job.output_rel.clone(),
                 input_hash: hash,
-                options: options.options_fingerprint.clone(),
+                options: fingerprint,
                 converter: converter.clone(),
                 output_hash: hex(&Sha256::digest(&converted.bytes)),
                 output_bytes: converted.bytes.len() as u64,
@@ -649,6 +694,7 @@ fn plan_jobs(
                 bytes,
                 companions: companions(s),
                 conflict: None,
+                options: None,
             }
         })
         .collect();

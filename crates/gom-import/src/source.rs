@@ -91,8 +91,9 @@ pub struct SideFile {
 ///
 /// Every field takes part in [`ImportOptions::fingerprint`] through its `Serialize`
 /// implementation, so a field added here is covered by incremental builds without
-/// further work.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// further work. Every field also implements `Deserialize`, so that a build config
+/// (`gom.toml`, [`crate::build::config`]) can set any of them by its name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ImportOptions {
     /// Rate animation is sampled at when a source must be resampled, in Hz.
     pub sample_rate: f32,
@@ -104,10 +105,16 @@ pub struct ImportOptions {
     /// JPOG: the level of detail to convert.
     pub lod: usize,
     /// JPOG: the keyframe library; found beside the model by its name when `None`.
-    #[serde(serialize_with = "serialize_path")]
+    #[serde(
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
     pub tkl: Option<PathBuf>,
     /// JPOG: the material library; found beside the model when `None`.
-    #[serde(serialize_with = "serialize_path")]
+    #[serde(
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
     pub tml: Option<PathBuf>,
     /// JPOG: how the game's Z-up axes are read.
     pub jpog_handedness: crate::jpog::Handedness,
@@ -115,11 +122,19 @@ pub struct ImportOptions {
     pub jpog_channel_flag3: crate::jpog::ChannelFlag3Reading,
     /// Animation files whose clips are mapped onto this model's skeleton
     /// ([`crate::pipeline::anim`]).
-    #[serde(default, serialize_with = "serialize_paths")]
+    #[serde(
+        default,
+        serialize_with = "serialize_paths",
+        deserialize_with = "deserialize_paths"
+    )]
     pub anim: Vec<PathBuf>,
     /// Explicit bone pairs for [`ImportOptions::anim`] files (`anim bone = model bone`
     /// lines, see [`crate::pipeline::retarget::BoneMap`]).
-    #[serde(default, serialize_with = "serialize_path")]
+    #[serde(
+        default,
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
     pub bone_map: Option<PathBuf>,
     /// Keep the animation files' translations of non-root bones when retargeting
     /// instead of the model's bind translations.
@@ -193,6 +208,19 @@ impl ImportOptions {
         let text = serde_json::to_string(self).unwrap_or_else(|e| format!("unserialisable: {e}"));
         crate::build::hex(&Sha256::digest(text.as_bytes()))
     }
+
+    /// The options that name files, by field name, with the files they name: a build
+    /// reads paths given in a config relative to the config's folder, and rebuilds an
+    /// output when one of these files changes. Every field holding a path is listed
+    /// here.
+    pub fn named_files(&self) -> Vec<(&'static str, Vec<&Path>)> {
+        vec![
+            ("tkl", self.tkl.iter().map(PathBuf::as_path).collect()),
+            ("tml", self.tml.iter().map(PathBuf::as_path).collect()),
+            ("anim", self.anim.iter().map(PathBuf::as_path).collect()),
+            ("bone_map", self.bone_map.iter().map(PathBuf::as_path).collect()),
+        ]
+    }
 }
 
 /// A path as text, in its platform's encoding made lossless: UTF-8 paths as themselves,
@@ -225,6 +253,48 @@ impl serde::Serialize for PathText<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         serialize_path(&Some(self.0.to_path_buf()), s)
     }
+}
+
+/// Reads a path written by [`serialize_path`] (`utf8:` or `bytes:` and the hexadecimal
+/// of its encoded bytes), or a plain path as a person writes it in a config.
+fn deserialize_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    let Some(text) = <Option<String> as serde::Deserialize>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(t) = text.strip_prefix("utf8:") {
+        return Ok(Some(PathBuf::from(t)));
+    }
+    let Some(hex) = text.strip_prefix("bytes:") else {
+        return Ok(Some(PathBuf::from(text)));
+    };
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    let bad = || serde::de::Error::custom(format!("'{text}' is not a path"));
+    let bytes = bytes.ok_or_else(bad)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Ok(Some(PathBuf::from(std::ffi::OsString::from_vec(bytes))))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(bytes)
+            .map(|t| Some(PathBuf::from(t)))
+            .map_err(|_| bad())
+    }
+}
+
+/// [`deserialize_path`] for a list of paths.
+fn deserialize_paths<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Item(#[serde(deserialize_with = "deserialize_path")] Option<PathBuf>);
+    let items = <Vec<Item> as serde::Deserialize>::deserialize(d)?;
+    Ok(items.into_iter().filter_map(|i| i.0).collect())
 }
 
 /// A model read from a source file, with what the importer had to say about it.

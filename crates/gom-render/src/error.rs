@@ -70,4 +70,20 @@ pub enum RenderError {
         /// The operating system's error.
         error: std::io::Error,
     },
+    /// A frame rate that is not a positive number up to [`crate::animation::MAX_FPS`].
+    #[error(
+        "clip {clip:?}: frame rate {rate} (from {from}) must be above 0 and at most {max}",
+        max = crate::animation::MAX_FPS
+    )]
+    FrameRate {
+        /// The clip.
+        clip: String,
+        /// The rate.
+        rate: f32,
+        /// Where the rate came from.
+        from: &'static str,
+    },
+    /// GIF encoding failed.
+    #[error("GIF encoding failed: {0}")]
+    GifEncode(#[from] gif::EncodingError),
 }

@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod animation;
 pub mod camera;
 pub mod error;
 pub mod filmstrip;
@@ -41,6 +42,9 @@ pub mod render;
 pub mod sheet;
 pub mod texture;
 
+pub use animation::{
+    write_animation, AnimationFormat, AnimationInfo, AnimationOptions, FrameDelay,
+};
 pub use camera::{Aabb, Camera, Projection, View};
 pub use error::RenderError;
 pub use filmstrip::{filmstrip, FilmFrame, Filmstrip, FilmstripOptions};

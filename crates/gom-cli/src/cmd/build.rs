@@ -92,12 +92,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let bytes_done = std::sync::atomic::AtomicU64::new(0);
     let quiet = args.quiet;
-    let report = build::run(
+    let report = build::config::run_with_configs(
         &args.src,
         &args.out,
         &options,
-        |path| source::convert_path(path, &import, format),
-        |path| source::companions(path, &import),
+        &import,
+        |path, import| source::convert_path(path, import, format),
+        source::companions,
         &cancel,
         |p| match p {
             Progress::Planned { files, bytes } => {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod animate;
 pub mod build;
 pub mod convert;
 pub mod demo;

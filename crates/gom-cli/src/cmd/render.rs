@@ -50,7 +50,19 @@ pub struct Args {
     /// A contact sheet of every model in this folder, each with its name.
     #[arg(long, conflicts_with_all = ["file", "clip", "frames"])]
     sheet: Option<PathBuf>,
-    /// The PNG file to write.
+    /// An animation of the clip, looping: an animated PNG, or a GIF when the output
+    /// ends in `.gif`; each frame is the picture `--time` gives at that frame's time.
+    #[arg(long, requires = "clip", conflicts_with_all = ["frames", "time", "sheet"])]
+    animate: bool,
+    /// An animation of every clip in turn, each under its name (implies --animate).
+    #[arg(long, conflicts_with_all = ["clip", "frames", "time", "sheet"])]
+    all_clips: bool,
+    /// Frames per second of an animation (at most 100) [default: each clip's sample
+    /// rate].
+    #[arg(long, allow_negative_numbers = true)]
+    fps: Option<f32>,
+    /// The PNG file to write (an animation: `.png` or `.gif`; `-` writes an animated
+    /// PNG to standard output).
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -97,6 +109,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if !args.time.is_finite() {
         return Err(format!("--time {} is not a finite number", args.time).into());
     }
+    if args.fps.is_some() && !(args.animate || args.all_clips) {
+        return Err("--fps needs --animate or --all-clips".into());
+    }
     super::convert::refuse_overwriting_inputs(
         file,
         &gom_import::source::ImportOptions::default(),
@@ -109,6 +124,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         images: &images,
         filter: Filter::Bilinear,
     };
+    if args.animate || args.all_clips {
+        return super::animate::run(model, &args.clip, args.all_clips, args.fps, &args.output, {
+            gom_render::RenderOptions {
+                size: args.size.unwrap_or(PICTURE_SIZE),
+                view: args.view,
+                skeleton_overlay: args.skeleton,
+                textures,
+                grid: !args.no_grid,
+                ..Default::default()
+            }
+        });
+    }
     let image = if let (Some(clip), Some(frames)) = (&args.clip, args.frames) {
         let strip = gom_render::filmstrip::filmstrip(
             model,

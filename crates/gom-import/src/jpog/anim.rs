@@ -10,7 +10,9 @@ use super::skeleton::Skeleton;
 use crate::report::{ClipReport, Report};
 
 /// How a channel whose flags are 3 (bits 0 and 1) is read; the meaning of bit 1 is open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChannelFlag3Reading {
     /// Translation and rotation keys are both used, as the engine of a later game on

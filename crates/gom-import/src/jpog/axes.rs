@@ -10,7 +10,9 @@
 use gom::Mat4;
 
 /// How the game's Z-up axes are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Handedness {
     /// The models are right-handed Z-up, as the public tools show them (the default):
