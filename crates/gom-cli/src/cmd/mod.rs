@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod build;
+pub mod cache;
 pub mod convert;
 pub mod demo;
 pub mod game_files;
