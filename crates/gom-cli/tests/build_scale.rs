@@ -331,3 +331,139 @@ fn tree_if_present(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     }
     out
 }
+
+#[test]
+fn a_changed_texture_beside_the_source_rebuilds_a_gltf_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let mut m = gom_demo::build();
+    m.materials[0].base_color_texture = Some("skin.png".into());
+    std::fs::write(src.join("m.gomt"), gom::gomt::write(&m).unwrap()).unwrap();
+    let png = |tail: &[u8]| [b"\x89PNG\r\n\x1a\n".as_slice(), tail].concat();
+    std::fs::write(src.join("skin.png"), png(b"one")).unwrap();
+    let out = tmp.path().join("out");
+    let glb = ["--format", "glb"];
+    assert_eq!(build(&src, &out, &glb)["converted"].as_u64(), Some(1));
+    assert_eq!(build(&src, &out, &glb)["upToDate"].as_u64(), Some(1));
+    std::fs::write(src.join("skin.png"), png(b"two")).unwrap();
+    let r = build(&src, &out, &glb);
+    assert_eq!(r["converted"].as_u64(), Some(1), "{r:#}");
+    let written = std::fs::read(out.join("m.glb")).unwrap();
+    assert!(
+        written.windows(3).any(|w| w == b"two"),
+        "the new texture is embedded"
+    );
+    // A GOM output does not read the texture: changing it rebuilds nothing.
+    let gom_out = tmp.path().join("gom");
+    build(&src, &gom_out, &[]);
+    std::fs::write(src.join("skin.png"), png(b"three")).unwrap();
+    assert_eq!(build(&src, &gom_out, &[])["upToDate"].as_u64(), Some(1));
+}
+
+#[test]
+fn a_percent_encoded_buffer_uri_is_a_companion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let name = src.join("a b.gltf");
+    let (json, side) = gom_import::source::export(
+        &gom_demo::build(),
+        gom_import::source::OutputFormat::Gltf,
+        &name,
+    )
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&json).contains("a%20b.bin"),
+        "the URI is encoded"
+    );
+    std::fs::write(&name, json).unwrap();
+    std::fs::write(src.join(&side[0].relative_path), &side[0].bytes).unwrap();
+    let plan = report(&gom(&[
+        "build",
+        s(&src),
+        s(&tmp.path().join("o")),
+        "--plan",
+        "--json",
+    ]));
+    assert_eq!(
+        plan["jobs"][0]["companions"],
+        serde_json::json!(["a b.bin"])
+    );
+    let out = tmp.path().join("out");
+    build(&src, &out, &[]);
+    let mut bin = side[0].bytes.clone();
+    bin.push(0);
+    std::fs::write(src.join("a b.bin"), bin).unwrap();
+    assert_eq!(build(&src, &out, &[])["converted"].as_u64(), Some(1));
+}
+
+/// Runs `script` with `sh`, `gom` on the path and `vars` set, in `dir`.
+fn shell(dir: &Path, script: &str, vars: &[(&str, &str)]) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_gom")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .env("PATH", path)
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{script}: {o:?}");
+}
+
+/// The command lines of docs/scaling.md, run with the variables each scheduler sets.
+#[test]
+fn the_scheduler_recipes_build_the_whole_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("assets");
+    mixed_inputs(&src);
+    let full = tmp.path().join("full");
+    build(&src, &full, &[]);
+    let recipes: [(&str, &str, [&str; 4]); 3] = [
+        (
+            "gha",
+            "gom build assets gha --shard \"$MATRIX_K/4\" --cache cache",
+            ["1", "2", "3", "4"],
+        ),
+        (
+            "k8s",
+            "gom build assets k8s --shard \"$((JOB_COMPLETION_INDEX + 1))/4\" --cache cache",
+            ["0", "1", "2", "3"],
+        ),
+        (
+            "slurm",
+            "gom build assets slurm --shard \"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\"",
+            ["1", "2", "3", "4"],
+        ),
+    ];
+    for (out, script, values) in recipes {
+        for v in values {
+            let vars = [
+                ("MATRIX_K", v),
+                ("JOB_COMPLETION_INDEX", v),
+                ("SLURM_ARRAY_TASK_ID", v),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ];
+            shell(tmp.path(), script, &vars);
+        }
+        shell(
+            tmp.path(),
+            &format!("gom build {out} --merge-manifests"),
+            &[],
+        );
+        assert_eq!(tree(&tmp.path().join(out)), tree(&full), "{out}");
+    }
+    // GNU parallel's {} becomes the shard number; here xargs stands in for it.
+    shell(
+        tmp.path(),
+        "seq 1 4 | xargs -P 4 -I{} gom build assets par --shard {}/4 -q && \
+         gom build assets par -q",
+        &[],
+    );
+    assert_eq!(tree(&tmp.path().join("par")), tree(&full));
+}
