@@ -1,13 +1,12 @@
 //! `gom build`: a folder of mixed inputs, incremental rebuilds, thread-count
 //! independence and failure isolation.
 
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 use common::build_tree::{mixed_inputs, report, statuses, tree};
-use common::{gom, s, shared_data};
+use common::{gom, s};
 
 #[test]
 fn incremental_builds_rebuild_only_what_changed() {

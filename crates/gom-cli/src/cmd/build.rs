@@ -205,7 +205,8 @@ fn print_plan(
         println!("{} -> {}  {state}", job.rel, job.output_rel);
     }
     let up_to_date = plan.jobs.iter().filter(|j| j.up_to_date).count();
-    println!("{} jobs, {up_to_date} up to date", plan.jobs.len());
+    let jobs = super::plural(plan.jobs.len(), "job", "jobs");
+    println!("{jobs}, {up_to_date} up to date");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -218,6 +219,13 @@ fn merge(args: &Args) -> Result<ExitCode, CliError> {
         );
     }
     let merged = build::merge_manifests(&args.src)?;
+    if merged.parts == 0 {
+        println!(
+            "no manifest parts in {}: nothing to merge",
+            args.src.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "merged {} into {} ({})",
         super::plural(merged.parts, "manifest part", "manifest parts"),

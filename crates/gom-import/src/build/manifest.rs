@@ -137,7 +137,10 @@ pub struct Merged {
 pub fn merge_manifests(out: &Path) -> Result<Merged, BuildError> {
     let found = parts(out);
     let records = load_merged(out);
-    save_and_drop_parts(out, &records, &found)?;
+    // Nothing to join: leave the folder as it is (it may not be an output folder).
+    if !found.is_empty() {
+        save_and_drop_parts(out, &records, &found)?;
+    }
     Ok(Merged {
         parts: found.len(),
         records: records.len(),
