@@ -45,6 +45,9 @@ enum Command {
     /// Jurassic Park: Operation Genesis keyframe libraries (.tkl).
     #[command(subcommand)]
     Tkl(cmd::tkl::Command),
+    /// A shared build cache: its size and age, and trimming it.
+    #[command(subcommand)]
+    Cache(cmd::cache::Command),
 }
 
 /// Lets a closed standard output end the program quietly, as Unix tools do
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Render(a) => cmd::render::run(a),
         Command::Tml(c) => cmd::tml::run(c),
         Command::Tmd(c) => cmd::tmd::run(c),
+        Command::Cache(c) => cmd::cache::run(c),
         Command::Tkl(c) => cmd::tkl::run(c),
     };
     match result {

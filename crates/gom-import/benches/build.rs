@@ -55,6 +55,8 @@ fn run_build(src: &Path, out: &Path, jobs: usize, force: bool) {
         format: OutputFormat::Gomb,
         force,
         options_fingerprint: import.fingerprint(),
+        shard: None,
+        cache: None,
     };
     let cancel = AtomicBool::new(false);
     let report = build::run(
@@ -62,7 +64,7 @@ fn run_build(src: &Path, out: &Path, jobs: usize, force: bool) {
         out,
         &options,
         |p| source::convert_path(p, &import, OutputFormat::Gomb),
-        |p| source::companions(p, &import),
+        |p, b| source::companions_of(p, b, &import),
         &cancel,
         |_| {},
     )

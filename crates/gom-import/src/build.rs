@@ -8,13 +8,26 @@
 //! not rebuilt. Outputs are written to a temporary file and renamed, so an interrupted
 //! build never leaves a half-written file. The output bytes do not depend on the number
 //! of threads: each file is converted on its own, and the manifest is sorted by path.
+//!
+//! To spread one build over machines, [`BuildOptions::shard`] picks one of N shards
+//! ([`shard`]), each of which writes a manifest part that [`merge_manifests`] (or the
+//! next ordinary build) joins; [`BuildOptions::cache`] shares conversions between
+//! builds through a content-addressed [`cache`]; [`plan`] lists the jobs without
+//! converting.
 
+pub mod cache;
 pub mod config;
+mod jobs;
+mod manifest;
 mod plan;
+pub mod shard;
 
+pub use jobs::{plan, plan_with, Plan, PlannedJob};
+pub use manifest::{merge_manifests, part_name, Merged};
 pub use plan::{ignores_case, Inputs};
 
 use crate::source::{OutputFormat, SideFile, SourceFormat};
+use manifest::Record;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +46,9 @@ pub struct Converted {
     pub side_files: Vec<SideFile>,
     /// Warnings the importer reported.
     pub warnings: Vec<String>,
+    /// The texture files the conversion read, relative to the source's folder (read
+    /// or looked for: an absent one counts, so that its appearance rebuilds).
+    pub textures: Vec<String>,
 }
 
 /// Options of a batch build.
@@ -47,6 +63,11 @@ pub struct BuildOptions {
     /// A stable text describing every option that affects the output bytes; a change
     /// rebuilds everything.
     pub options_fingerprint: String,
+    /// Build only this shard's sources, and write a manifest part instead of the
+    /// manifest.
+    pub shard: Option<shard::Shard>,
+    /// The shared cache folder, if any.
+    pub cache: Option<PathBuf>,
 }
 
 /// How one source file fared.
@@ -55,6 +76,11 @@ pub enum Outcome {
     /// Converted and written.
     Converted {
         /// Warnings the importer reported.
+        warnings: Vec<String>,
+    },
+    /// Copied from the cache instead of converted.
+    Cached {
+        /// The warnings recorded when the cached output was converted.
         warnings: Vec<String>,
     },
     /// Skipped: its output is up to date.
@@ -75,7 +101,9 @@ impl Outcome {
     /// The warnings of the conversion that made the output (none when it failed).
     pub fn warnings(&self) -> &[String] {
         match self {
-            Outcome::Converted { warnings } | Outcome::UpToDate { warnings } => warnings,
+            Outcome::Converted { warnings }
+            | Outcome::Cached { warnings }
+            | Outcome::UpToDate { warnings } => warnings,
             Outcome::Failed { .. } | Outcome::Cancelled => &[],
         }
     }
@@ -108,6 +136,10 @@ impl BuildReport {
     pub fn converted(&self) -> usize {
         self.count(|o| matches!(o, Outcome::Converted { .. }))
     }
+    /// Number of files copied from the cache.
+    pub fn cached(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Cached { .. }))
+    }
     /// Number of files skipped as up to date.
     pub fn up_to_date(&self) -> usize {
         self.count(|o| matches!(o, Outcome::UpToDate { .. }))
@@ -136,6 +168,7 @@ impl BuildReport {
             up_to_date: self.up_to_date(),
             failed: self.failed(),
             cancelled: self.cancelled(),
+            cached: self.cached(),
             warnings: self.warnings(),
             files: self.files.iter().map(FileReportJson::of).collect(),
         };
@@ -152,6 +185,7 @@ struct BuildReportJson<'a> {
     up_to_date: usize,
     failed: usize,
     cancelled: usize,
+    cached: usize,
     warnings: usize,
     files: Vec<FileReportJson<'a>>,
 }
@@ -181,6 +215,7 @@ impl<'a> FileReportJson<'a> {
     fn of(f: &'a FileReport) -> Self {
         let (status, detail) = match &f.outcome {
             Outcome::Converted { warnings } => ("converted", Detail::Warnings(warnings)),
+            Outcome::Cached { warnings } => ("cached", Detail::Warnings(warnings)),
             Outcome::UpToDate { warnings } => ("up-to-date", Detail::Warnings(warnings)),
             Outcome::Failed { error } => ("failed", Detail::Error(error)),
             Outcome::Cancelled => ("cancelled", Detail::None),
@@ -265,21 +300,6 @@ pub enum BuildError {
     Config(#[from] config::ConfigError),
 }
 
-/// A source file and the companions whose bytes its output depends on.
-#[derive(Debug, Clone)]
-struct Job {
-    source: PathBuf,
-    rel: String,
-    output_rel: String,
-    bytes: u64,
-    /// The other files its conversion reads.
-    companions: Vec<PathBuf>,
-    /// Why it is not converted: another source maps to the same output.
-    conflict: Option<String>,
-    /// What its own options add to the build's fingerprint (`None`: nothing).
-    options: Option<String>,
-}
-
 /// Lists the model files under `src`, sorted, leaving out everything under `skip`
 /// (the output folder, when it lies inside the source folder).
 pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, BuildError> {
@@ -339,59 +359,6 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// One manifest record. Fields are declared in the order they are written (sorted by
-/// name), which keeps the manifest's bytes those of earlier versions.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Record {
-    converter: String,
-    input_hash: String,
-    options: String,
-    output: String,
-    /// Absent from manifests of earlier versions.
-    #[serde(default)]
-    output_bytes: u64,
-    output_hash: String,
-    source: String,
-    /// Absent from manifests of earlier versions.
-    #[serde(default)]
-    warnings: Vec<String>,
-}
-
-/// The manifest file: `entries` sorted by source path, then the format `version`.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct Manifest<E> {
-    entries: Vec<E>,
-    version: u32,
-}
-
-/// The manifest's records by source path; an unreadable manifest is an empty one, and
-/// an unreadable entry is left out (its source is rebuilt).
-fn load_manifest(out: &Path) -> BTreeMap<String, Record> {
-    let Ok(text) = std::fs::read_to_string(out.join(MANIFEST_NAME)) else {
-        return BTreeMap::new();
-    };
-    let Ok(doc) = serde_json::from_str::<Manifest<serde_json::Value>>(&text) else {
-        return BTreeMap::new();
-    };
-    doc.entries
-        .into_iter()
-        .filter_map(|e| serde_json::from_value::<Record>(e).ok())
-        .map(|r| (r.source.clone(), r))
-        .collect()
-}
-
-fn save_manifest(out: &Path, records: &BTreeMap<String, Record>) -> Result<(), BuildError> {
-    let doc = Manifest {
-        entries: records.values().collect(),
-        version: 1,
-    };
-    // Strings and a number always serialise.
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    write_atomic(&out.join(MANIFEST_NAME), text.as_bytes())
-}
-
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
 /// Errors name `path`, never the temporary file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
@@ -424,27 +391,39 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
     })
 }
 
-/// Hashes a source file together with the companion files its conversion reads.
-fn input_hash(source: &Path, companions: &[PathBuf]) -> Result<String, String> {
-    let mut h = Sha256::new();
-    let bytes = std::fs::read(source).map_err(|e| format!("{}: {e}", source.display()))?;
-    h.update(Sha256::digest(&bytes));
-    for c in companions {
-        if let Ok(b) = std::fs::read(c) {
-            h.update(c.file_name().unwrap_or_default().as_encoded_bytes());
-            h.update(Sha256::digest(&b));
-        }
-    }
-    Ok(hex(&h.finalize()))
+/// The worker thread pool of a build.
+fn pool(jobs: usize) -> Result<rayon::ThreadPool, BuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| BuildError::Pool {
+            jobs,
+            message: e.to_string(),
+        })
 }
 
-/// Converts every model under `src` into `out`.
+/// Creates the output folder, refusing one inside a regular file.
+fn create_out(out: &Path) -> Result<(), BuildError> {
+    if let Some(file) = out.ancestors().find(|a| a.is_file()) {
+        return Err(BuildError::InsideFile {
+            path: out.to_path_buf(),
+            file: file.to_path_buf(),
+        });
+    }
+    std::fs::create_dir_all(out).map_err(|e| BuildError::Io {
+        path: out.to_path_buf(),
+        source: e,
+    })
+}
+
+/// Converts every model under `src` into `out` (only those of `options.shard`, when
+/// set).
 ///
 /// `convert` turns one source file into output bytes; `companions` lists the other
 /// files a source's conversion reads (a `.tmd`'s `.tkl` and `.tml`, a `.gltf`'s
-/// buffers), so that a change to them rebuilds it. `cancel` is polled before each file:
-/// once set, files not yet started are reported as cancelled. `progress` is called
-/// from worker threads.
+/// buffers), given the source's bytes, so that a change to them rebuilds it. `cancel`
+/// is polled before each file: once set, files not yet started are reported as
+/// cancelled. `progress` is called from worker threads.
 pub fn run<C, E, D, P>(
     src: &Path,
     out: &Path,
@@ -457,7 +436,7 @@ pub fn run<C, E, D, P>(
 where
     C: Fn(&Path) -> Result<Converted, E> + Sync,
     E: std::fmt::Display,
-    D: Fn(&Path) -> Vec<PathBuf> + Sync,
+    D: Fn(&Path, &[u8]) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
     run_planned(
@@ -488,169 +467,37 @@ fn run_planned<C, E, D, F, P>(
 where
     C: Fn(&Path) -> Result<Converted, E> + Sync,
     E: std::fmt::Display,
-    D: Fn(&Path) -> Vec<PathBuf> + Sync,
-    F: Fn(&Path) -> Option<String>,
+    D: Fn(&Path, &[u8]) -> Vec<PathBuf> + Sync,
+    F: Fn(&Path) -> Option<String> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
-    if let Some(file) = out.ancestors().find(|a| a.is_file()) {
-        return Err(BuildError::InsideFile {
-            path: out.to_path_buf(),
-            file: file.to_path_buf(),
-        });
-    }
-    std::fs::create_dir_all(out).map_err(|e| BuildError::Io {
-        path: out.to_path_buf(),
-        source: e,
-    })?;
-    if Inputs::new([src.to_path_buf()])
-        .overwritten_by(out)
-        .is_some()
-    {
-        return Err(BuildError::OutputIsSource {
-            out: out.to_path_buf(),
-            src: src.to_path_buf(),
-        });
-    }
-    let sources = find_sources(src, Some(out))?;
-    let old = load_manifest(out);
-    let mut jobs = plan_jobs(src, out, options.format, &sources, &companions);
-    for job in &mut jobs {
-        job.options = job_options(&job.source);
-    }
-    let inputs = Inputs::new(
-        jobs.iter()
-            .flat_map(|j| std::iter::once(&j.source).chain(&j.companions))
-            .cloned(),
-    );
-    for job in &jobs {
-        let out_path = out.join(&job.output_rel);
-        let outputs = main_outputs(&out_path, options.format);
-        if let Some((output, input)) =
-            inputs.first_overwritten(outputs.iter().map(PathBuf::as_path))
-        {
-            return Err(BuildError::WouldOverwrite { output, input });
-        }
-    }
+    create_out(out)?;
+    let plan = plan_with(src, out, options, companions, job_options)?;
     progress(Progress::Planned {
-        files: jobs.len(),
-        bytes: jobs.iter().map(|j| j.bytes).sum(),
+        files: plan.jobs.len(),
+        bytes: plan.jobs.iter().map(|j| j.bytes).sum(),
     });
-    let converter = gom::CONVERTER_VERSION.to_string();
-    let new_records: Mutex<BTreeMap<String, Record>> = Mutex::new(BTreeMap::new());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.max(1))
-        .build()
-        .map_err(|e| BuildError::Pool {
-            jobs: options.jobs,
-            message: e.to_string(),
-        })?;
-    let one = |job: &Job| -> FileReport {
-        let report = |outcome, output_bytes| FileReport {
-            source: job.rel.clone(),
-            output: job.output_rel.clone(),
-            source_bytes: job.bytes,
-            output_bytes,
-            outcome,
-        };
-        if cancel.load(Ordering::SeqCst) {
-            return report(Outcome::Cancelled, 0);
-        }
-        if let Some(error) = &job.conflict {
-            return report(
-                Outcome::Failed {
-                    error: error.clone(),
-                },
-                0,
-            );
-        }
-        let out_path = out.join(&job.output_rel);
-        let fingerprint = match &job.options {
-            None => options.options_fingerprint.clone(),
-            Some(own) => format!("{};file={own}", options.options_fingerprint),
-        };
-        let hash = match input_hash(&job.source, &job.companions) {
-            Ok(h) => h,
-            Err(error) => return report(Outcome::Failed { error }, 0),
-        };
-        if !options.force {
-            if let Some(r) = old.get(&job.rel) {
-                let current = std::fs::read(&out_path)
-                    .ok()
-                    .map(|b| hex(&Sha256::digest(&b)));
-                if r.input_hash == hash
-                    && r.options == fingerprint
-                    && r.converter == converter
-                    && r.output == job.output_rel
-                    && current.as_deref() == Some(r.output_hash.as_str())
-                {
-                    lock(&new_records).insert(job.rel.clone(), r.clone());
-                    let warnings = r.warnings.clone();
-                    return report(Outcome::UpToDate { warnings }, r.output_bytes);
-                }
-            }
-        }
-        let converted = match convert(&job.source) {
-            Ok(c) => c,
-            Err(error) => {
-                let error = error.to_string();
-                return report(Outcome::Failed { error }, 0);
-            }
-        };
-        let dir = out_path.parent().unwrap_or(out);
-        let side_paths: Vec<PathBuf> = converted
-            .side_files
-            .iter()
-            .map(|side| dir.join(&side.relative_path))
-            .collect();
-        if let Some((output, input)) =
-            inputs.first_overwritten(side_paths.iter().map(PathBuf::as_path))
-        {
-            let error = BuildError::WouldOverwrite { output, input }.to_string();
-            return report(Outcome::Failed { error }, 0);
-        }
-        for side in &converted.side_files {
-            if let Err(e) = write_atomic(&dir.join(&side.relative_path), &side.bytes) {
-                return report(
-                    Outcome::Failed {
-                        error: e.to_string(),
-                    },
-                    0,
-                );
-            }
-        }
-        if let Err(e) = write_atomic(&out_path, &converted.bytes) {
-            return report(
-                Outcome::Failed {
-                    error: e.to_string(),
-                },
-                0,
-            );
-        }
-        lock(&new_records).insert(
-            job.rel.clone(),
-            Record {
-                output: job.output_rel.clone(),
-                input_hash: hash,
-                options: fingerprint,
-                converter: converter.clone(),
-                output_hash: hex(&Sha256::digest(&converted.bytes)),
-                output_bytes: converted.bytes.len() as u64,
-                warnings: converted.warnings.clone(),
-                source: job.rel.clone(),
-            },
-        );
-        report(
-            Outcome::Converted {
-                warnings: converted.warnings,
-            },
-            converted.bytes.len() as u64,
-        )
+    let cache = options
+        .cache
+        .as_deref()
+        .map(cache::Cache::open)
+        .transpose()?;
+    let run = Running {
+        out,
+        plan: &plan,
+        cache: cache.as_ref(),
+        records: Mutex::new(BTreeMap::new()),
     };
-    let mut files: Vec<FileReport> = pool.install(|| {
+    let mut files: Vec<FileReport> = pool(options.jobs)?.install(|| {
         use rayon::prelude::*;
-        jobs.par_iter()
+        plan.jobs
+            .par_iter()
             .map(|job| {
-                let r = one(job);
+                let r = if cancel.load(Ordering::SeqCst) {
+                    report(job, Outcome::Cancelled, 0)
+                } else {
+                    run.one(job, &convert)
+                };
                 progress(Progress::Done(&r));
                 r
             })
@@ -659,68 +506,156 @@ where
     files.sort_by(|a, b| a.source.cmp(&b.source));
     // Keep the records of sources that still exist but were not rebuilt because the
     // build was cancelled, so that the next run can still skip them.
-    let mut records = new_records.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut records = run.records.into_inner().unwrap_or_else(|p| p.into_inner());
     for f in &files {
         if f.outcome == Outcome::Cancelled {
-            if let Some(r) = old.get(&f.source) {
+            if let Some(r) = plan.old.get(&f.source) {
                 records.insert(f.source.clone(), r.clone());
             }
         }
     }
-    save_manifest(out, &records)?;
+    save_records(out, options.shard, &records, &plan.parts)?;
     Ok(BuildReport { files })
 }
 
-/// One job per source, in source order, each knowing its companions; sources that
-/// map to the same output (`x.fbx` and `x.gltf` → `x.gom`) are marked as conflicts,
-/// naming each other, and are not converted.
-fn plan_jobs(
-    src: &Path,
+/// Writes a build's records: a shard's as its manifest part, leaving the manifest
+/// and the other parts alone; a whole build's as the manifest, which then holds what
+/// the parts did, so they are removed.
+fn save_records(
     out: &Path,
-    format: OutputFormat,
-    sources: &[PathBuf],
-    companions: &(impl Fn(&Path) -> Vec<PathBuf> + Sync),
-) -> Vec<Job> {
-    let mut jobs: Vec<Job> = sources
-        .iter()
-        .map(|s| {
-            let rel = rel_string(src, s);
-            let out_path = Path::new(&rel).with_extension(format.extension());
-            let bytes = std::fs::metadata(s).map(|m| m.len()).unwrap_or(0);
-            Job {
-                source: s.clone(),
-                output_rel: rel_string(Path::new(""), &out_path),
-                rel,
-                bytes,
-                companions: companions(s),
-                conflict: None,
-                options: None,
-            }
-        })
-        .collect();
-    let outputs: Vec<String> = jobs.iter().map(|j| j.output_rel.clone()).collect();
-    for group in plan::collisions(&outputs, plan::ignores_case(out)) {
-        let names: Vec<&str> = group.iter().map(|&i| jobs[i].rel.as_str()).collect();
-        let message = format!(
-            "{} map to the same output {}; rename all but one",
-            names.join(", "),
-            jobs[group[0]].output_rel
-        );
-        for &i in &group {
-            jobs[i].conflict = Some(message.clone());
-        }
+    shard: Option<shard::Shard>,
+    records: &BTreeMap<String, Record>,
+    parts: &[PathBuf],
+) -> Result<(), BuildError> {
+    match shard {
+        Some(s) => manifest::save(&out.join(part_name(s.index, s.count)), records),
+        None => manifest::save_and_drop_parts(out, records, parts),
     }
-    jobs
 }
 
-/// The files a conversion to `format` writes whatever the source holds: the output
-/// and, for a `.gltf`, its `.bin` buffer.
-fn main_outputs(out_path: &Path, format: OutputFormat) -> Vec<PathBuf> {
-    let mut v = vec![out_path.to_path_buf()];
-    if format == OutputFormat::Gltf {
-        v.push(out_path.with_extension("bin"));
+/// A job's report entry.
+fn report(job: &PlannedJob, outcome: Outcome, output_bytes: u64) -> FileReport {
+    FileReport {
+        source: job.rel.clone(),
+        output: job.output_rel.clone(),
+        source_bytes: job.bytes,
+        output_bytes,
+        outcome,
     }
-    v
+}
+
+/// What every job of a running build shares.
+struct Running<'a> {
+    out: &'a Path,
+    plan: &'a Plan,
+    cache: Option<&'a cache::Cache>,
+    records: Mutex<BTreeMap<String, Record>>,
+}
+
+impl Running<'_> {
+    /// Runs one job: skips it when up to date, copies it from the cache when there,
+    /// converts it otherwise.
+    fn one<C, E>(&self, job: &PlannedJob, convert: &C) -> FileReport
+    where
+        C: Fn(&Path) -> Result<Converted, E>,
+        E: std::fmt::Display,
+    {
+        let failed = |error: String| report(job, Outcome::Failed { error }, 0);
+        if let Some(error) = &job.conflict {
+            return failed(error.clone());
+        }
+        let (hash, key) = match (&job.input_hash, &job.cache_key) {
+            (Ok(h), Some(k)) => (h, k),
+            (Err(e), _) => return failed(e.clone()),
+            (Ok(_), None) => return failed(format!("{}: no cache key", job.rel)),
+        };
+        if job.up_to_date {
+            if let Some(r) = self.plan.old.get(&job.rel) {
+                lock(&self.records).insert(job.rel.clone(), r.clone());
+                let warnings = r.warnings.clone();
+                return report(job, Outcome::UpToDate { warnings }, r.output_bytes);
+            }
+        }
+        let (entry, cached) = match self.cache.and_then(|c| cached(c, key, &job.source)) {
+            Some(entry) => (entry, true),
+            None => match convert(&job.source) {
+                Ok(c) => (
+                    cache::Entry {
+                        textures: jobs::texture_hashes(&job.source, &c.textures),
+                        bytes: c.bytes,
+                        side_files: c.side_files,
+                        warnings: c.warnings,
+                    },
+                    false,
+                ),
+                Err(e) => return failed(e.to_string()),
+            },
+        };
+        if let Err(error) = self.write(job, &entry) {
+            return failed(error);
+        }
+        if let (Some(c), false) = (self.cache, cached) {
+            // The cache only saves work: a share that cannot be written (read-only,
+            // full) still serves hits, and the output is already in place.
+            let _ = c.put(key, &entry);
+        }
+        lock(&self.records).insert(job.rel.clone(), self.record(job, hash, &entry));
+        let bytes = entry.bytes.len() as u64;
+        let warnings = entry.warnings;
+        let outcome = if cached {
+            Outcome::Cached { warnings }
+        } else {
+            Outcome::Converted { warnings }
+        };
+        report(job, outcome, bytes)
+    }
+
+    /// Writes a job's output and side files, each atomically.
+    fn write(&self, job: &PlannedJob, entry: &cache::Entry) -> Result<(), String> {
+        let out_path = self.out.join(&job.output_rel);
+        let dir = out_path.parent().unwrap_or(self.out);
+        let side_paths: Vec<PathBuf> = entry
+            .side_files
+            .iter()
+            .map(|side| dir.join(&side.relative_path))
+            .collect();
+        if let Some((output, input)) = self
+            .plan
+            .inputs
+            .first_overwritten(side_paths.iter().map(PathBuf::as_path))
+        {
+            return Err(BuildError::WouldOverwrite { output, input }.to_string());
+        }
+        for (side, path) in entry.side_files.iter().zip(&side_paths) {
+            write_atomic(path, &side.bytes).map_err(|e| e.to_string())?;
+        }
+        write_atomic(&out_path, &entry.bytes).map_err(|e| e.to_string())
+    }
+
+    /// The manifest record of a job whose output `entry` was just written.
+    fn record(&self, job: &PlannedJob, hash: &str, entry: &cache::Entry) -> Record {
+        Record {
+            output: job.output_rel.clone(),
+            input_hash: hash.to_string(),
+            options: job.fingerprint.clone(),
+            converter: gom::CONVERTER_VERSION.to_string(),
+            output_hash: hex(&Sha256::digest(&entry.bytes)),
+            output_bytes: entry.bytes.len() as u64,
+            textures: entry.textures.clone(),
+            warnings: entry.warnings.clone(),
+            source: job.rel.clone(),
+        }
+    }
+}
+
+/// The cache's entry for `key` when it is whole and the textures it was converted
+/// with are unchanged beside `source`; a corrupt entry counts as absent (the job
+/// converts and replaces it).
+fn cached(cache: &cache::Cache, key: &str, source: &Path) -> Option<cache::Entry> {
+    match cache.get(key) {
+        cache::Lookup::Hit(e) if jobs::textures_unchanged(&e.textures, source) => Some(e),
+        _ => None,
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -218,7 +218,10 @@ impl ImportOptions {
             ("tkl", self.tkl.iter().map(PathBuf::as_path).collect()),
             ("tml", self.tml.iter().map(PathBuf::as_path).collect()),
             ("anim", self.anim.iter().map(PathBuf::as_path).collect()),
-            ("bone_map", self.bone_map.iter().map(PathBuf::as_path).collect()),
+            (
+                "bone_map",
+                self.bone_map.iter().map(PathBuf::as_path).collect(),
+            ),
         ]
     }
 }
@@ -554,13 +557,7 @@ fn import_source(
             Ok((out, crate::pipeline::SourceSpace::GLTF))
         }
         SourceFormat::Tmd => {
-            let header = &bytes[..bytes.len().min(0x1C)];
-            let found = crate::jpog::find_companions(
-                path,
-                header,
-                options.tkl.as_deref(),
-                options.tml.as_deref(),
-            );
+            let found = tmd_companions(path, bytes, options);
             let read = |p: &Path| read_file(p).map(|b| (b, p.display().to_string()));
             let tkl = found.tkl.as_deref().map(read).transpose()?;
             let tml = found.tml.as_deref().map(read).transpose()?;
@@ -739,41 +736,57 @@ pub fn companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
 /// The files the import of `path` alone reads besides it.
 fn own_companions(path: &Path, options: &ImportOptions) -> Vec<PathBuf> {
     match SourceFormat::of_path(path) {
-        Some(SourceFormat::Tmd) => {}
-        Some(SourceFormat::Gltf) => return gltf_external_files(path),
-        _ => return Vec::new(),
+        Some(SourceFormat::Tmd) => companions_of(path, &crate::jpog::read_header(path), options),
+        Some(SourceFormat::Gltf) => std::fs::read(path)
+            .map(|bytes| companions_of(path, &bytes, options))
+            .unwrap_or_default(),
+        _ => Vec::new(),
     }
-    let header = crate::jpog::read_header(path);
-    let found = crate::jpog::find_companions(
-        path,
-        &header,
-        options.tkl.as_deref(),
-        options.tml.as_deref(),
-    );
-    found.tkl.into_iter().chain(found.tml).collect()
 }
 
-/// The relative files (buffers, images) a `.gltf` refers to by URI, sorted. Data URIs
-/// and absolute or remote URIs are not files beside the model and are left out.
-fn gltf_external_files(path: &Path) -> Vec<PathBuf> {
-    let Ok(text) = std::fs::read(path) else {
+/// The keyframe and material libraries of the `.tmd` at `path`, found from its bytes
+/// (its header is enough) and the options.
+fn tmd_companions(path: &Path, bytes: &[u8], options: &ImportOptions) -> crate::jpog::Companions {
+    let header = &bytes[..bytes.len().min(0x1C)];
+    crate::jpog::find_companions(path, header, options.tkl.as_deref(), options.tml.as_deref())
+}
+
+/// [`companions`] of the source `path` whose bytes (or, for a `.tmd`, at least its
+/// header) are `bytes`, so that a build reads each source once.
+pub fn companions_of(path: &Path, bytes: &[u8], options: &ImportOptions) -> Vec<PathBuf> {
+    match SourceFormat::of_path(path) {
+        Some(SourceFormat::Tmd) => {
+            let found = tmd_companions(path, bytes, options);
+            found.tkl.into_iter().chain(found.tml).collect()
+        }
+        Some(SourceFormat::Gltf) => crate::gltf::external_files(path, bytes),
+        _ => Vec::new(),
+    }
+}
+
+/// The texture files (names relative to `source`'s folder) that encoding `imported`
+/// in `format` reads: glTF outputs embed the textures the materials name, from the
+/// import's extracted images or else from files beside the source; other outputs
+/// read none.
+pub fn textures_read(imported: &Imported, format: OutputFormat) -> Vec<String> {
+    if !matches!(format, OutputFormat::Glb | OutputFormat::Gltf) {
         return Vec::new();
-    };
-    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&text) else {
-        return Vec::new();
-    };
-    let base = path.parent().unwrap_or(Path::new("."));
-    let mut out: Vec<PathBuf> = ["buffers", "images"]
+    }
+    let mut names: Vec<String> = imported
+        .model
+        .materials
         .iter()
-        .filter_map(|k| doc.get(*k).and_then(|v| v.as_array()))
-        .flatten()
-        .filter_map(|item| item.get("uri").and_then(|u| u.as_str()))
-        .filter(|uri| !uri.starts_with("data:") && !uri.contains("://") && !uri.starts_with('/'))
-        .map(|uri| base.join(uri))
+        .filter_map(|m| m.base_color_texture.clone())
+        .filter(|n| {
+            !imported
+                .side_files
+                .iter()
+                .any(|s| s.relative_path == Path::new(n))
+        })
         .collect();
-    out.sort();
-    out.dedup();
-    out
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Imports `path` and encodes it in `format`: one step of a batch build.
@@ -794,6 +807,7 @@ pub fn convert_path(
         bytes: exported.bytes,
         side_files: exported.side_files,
         warnings: exported.warnings,
+        textures: textures_read(&imported, format),
     })
 }
 

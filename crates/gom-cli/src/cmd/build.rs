@@ -1,6 +1,9 @@
-//! `gom build SRC OUT`: convert a whole folder, in parallel and incrementally.
+//! `gom build SRC OUT`: convert a whole folder, in parallel and incrementally; one
+//! shard of it (`--shard K/N`), through a shared cache (`--cache DIR`), or only its
+//! plan (`--plan`); `gom build OUT --merge-manifests` joins shards' manifest parts.
 
 use crate::input::CliError;
+use gom_import::build::shard::Shard;
 use gom_import::build::{self, BuildOptions, BuildReport, FileReport, Outcome, Progress};
 use gom_import::source::{self, ImportOptions, OutputFormat};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,10 +16,30 @@ use std::sync::Arc;
 /// Arguments of `gom build`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The folder of source models (FBX, glTF, GOM, JPOG .tmd).
+    /// The folder of source models (FBX, glTF, GOM, JPOG .tmd); with
+    /// `--merge-manifests`, the output folder alone.
     src: PathBuf,
     /// The folder to write into, with the same relative layout.
-    out: PathBuf,
+    out: Option<PathBuf>,
+    /// Build only shard K of N (1 <= K <= N): a deterministic share of the sources,
+    /// balanced by size. Each shard writes its own manifest part.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// A shared cache of conversions (also GOM_CACHE_DIR): a hit copies the cached
+    /// output instead of converting.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// List the jobs (source, companions, output, cache key, up to date) without
+    /// converting or writing anything.
+    #[arg(long)]
+    plan: bool,
+    /// With --plan: print the plan as JSON.
+    #[arg(long, requires = "plan")]
+    json: bool,
+    /// Join the manifest parts that shards wrote into the output folder (the only
+    /// path given) into its manifest.
+    #[arg(long, conflicts_with_all = ["plan", "shard"])]
+    merge_manifests: bool,
     /// Worker threads (default: every core).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -38,6 +61,12 @@ pub struct Args {
 
 /// Runs `gom build`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.merge_manifests {
+        return merge(&args);
+    }
+    let Some(out) = args.out.clone() else {
+        return Err("gom build needs SRC and OUT (or OUT alone with --merge-manifests)".into());
+    };
     let format = OutputFormat::from_name(&args.format).ok_or_else(|| {
         format!(
             "unknown output format '{}' (gom writes {})",
@@ -59,7 +88,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         format,
         force: args.force,
         options_fingerprint: format!("format={};{}", format.extension(), import.fingerprint()),
+        shard: args.shard,
+        cache: cache_dir(args.cache.as_ref()),
     };
+    if args.plan {
+        return print_plan(&args, &out, &options, &import);
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -94,11 +128,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let quiet = args.quiet;
     let report = build::config::run_with_configs(
         &args.src,
-        &args.out,
+        &out,
         &options,
         &import,
         |path, import| source::convert_path(path, import, format),
-        source::companions,
+        source::companions_of,
         &cancel,
         |p| match p {
             Progress::Planned { files, bytes } => {
@@ -137,6 +171,70 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })
 }
 
+/// The cache folder: `--cache`, else a non-empty `GOM_CACHE_DIR`.
+pub fn cache_dir(flag: Option<&PathBuf>) -> Option<PathBuf> {
+    flag.cloned().or_else(|| {
+        std::env::var_os("GOM_CACHE_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
+/// `gom build SRC OUT --plan [--json]`: the jobs, without converting.
+fn print_plan(
+    args: &Args,
+    out: &std::path::Path,
+    options: &BuildOptions,
+    import: &ImportOptions,
+) -> Result<ExitCode, CliError> {
+    let plan =
+        build::config::plan_with_configs(&args.src, out, options, import, source::companions_of)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&plan.to_json(&args.src))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    for job in &plan.jobs {
+        let state = match (&job.conflict, &job.input_hash, job.up_to_date) {
+            (Some(e), _, _) | (None, Err(e), _) => format!("cannot convert: {e}"),
+            (None, Ok(_), true) => "up to date".to_string(),
+            (None, Ok(_), false) => "to convert".to_string(),
+        };
+        println!("{} -> {}  {state}", job.rel, job.output_rel);
+    }
+    let up_to_date = plan.jobs.iter().filter(|j| j.up_to_date).count();
+    let jobs = super::plural(plan.jobs.len(), "job", "jobs");
+    println!("{jobs}, {up_to_date} up to date");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gom build OUT --merge-manifests`.
+fn merge(args: &Args) -> Result<ExitCode, CliError> {
+    if args.out.is_some() {
+        return Err(
+            "--merge-manifests takes the output folder alone: gom build OUT --merge-manifests"
+                .into(),
+        );
+    }
+    let merged = build::merge_manifests(&args.src)?;
+    if merged.parts == 0 {
+        println!(
+            "no manifest parts in {}: nothing to merge",
+            args.src.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "merged {} into {} ({})",
+        super::plural(merged.parts, "manifest part", "manifest parts"),
+        args.src.join(build::MANIFEST_NAME).display(),
+        super::plural(merged.records, "record", "records")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// What one file's line says, with each of its warnings on a line of its own below.
 fn file_lines(f: &FileReport) -> String {
     let warnings = f.outcome.warnings();
@@ -144,6 +242,12 @@ fn file_lines(f: &FileReport) -> String {
         Outcome::Converted { .. } if warnings.is_empty() => format!("converted {}", f.source),
         Outcome::Converted { .. } => format!(
             "converted {} ({})",
+            f.source,
+            super::plural(warnings.len(), "warning", "warnings")
+        ),
+        Outcome::Cached { .. } if warnings.is_empty() => format!("from cache {}", f.source),
+        Outcome::Cached { .. } => format!(
+            "from cache {} ({} when converted)",
             f.source,
             super::plural(warnings.len(), "warning", "warnings")
         ),
@@ -169,6 +273,9 @@ fn rate(per_sec: f64) -> String {
 
 fn print_summary(r: &BuildReport, quiet: bool) {
     println!("{:<12} {:>6}", "converted", r.converted());
+    if r.cached() > 0 {
+        println!("{:<12} {:>6}", "from cache", r.cached());
+    }
     println!("{:<12} {:>6}", "up to date", r.up_to_date());
     println!("{:<12} {:>6}", "failed", r.failed());
     if r.cancelled() > 0 {

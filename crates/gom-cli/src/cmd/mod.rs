@@ -2,6 +2,7 @@
 
 pub mod animate;
 pub mod build;
+pub mod cache;
 pub mod convert;
 pub mod demo;
 pub mod game_files;

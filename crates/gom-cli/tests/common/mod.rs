@@ -1,6 +1,9 @@
 //! Helpers shared by the `gom` binary's end-to-end tests.
 
 use std::path::{Path, PathBuf};
+
+#[allow(dead_code)] // used by the build tests only
+pub mod build_tree;
 use std::process::{Command, Output};
 
 /// Runs the `gom` binary with `args` and returns what it did.

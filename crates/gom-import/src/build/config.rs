@@ -251,6 +251,84 @@ fn relative_to(value: &mut serde_json::Value, dir: &Path) {
     }
 }
 
+/// Every source's effective options: the configs of the source tree applied to `base`.
+/// Every config is read, and every error in one reported, before anything is
+/// converted.
+pub struct TreeOptions {
+    effective: BTreeMap<PathBuf, Effective>,
+    fallback: Effective,
+}
+
+impl TreeOptions {
+    /// Reads the configs that apply to each source under `src` (leaving out `out`).
+    pub fn read(src: &Path, out: &Path, base: &ImportOptions) -> Result<Self, BuildError> {
+        let mut configs = Configs::default();
+        let mut effective = BTreeMap::new();
+        for source in find_sources(src, Some(out))? {
+            let e = configs.effective(src, &source, base)?;
+            effective.insert(source, e);
+        }
+        let fallback = Effective {
+            options: base.clone(),
+            configs: Vec::new(),
+        };
+        Ok(TreeOptions {
+            effective,
+            fallback,
+        })
+    }
+
+    /// The effective options of `source`.
+    pub fn of(&self, source: &Path) -> &ImportOptions {
+        &self.get(source).options
+    }
+
+    fn get(&self, source: &Path) -> &Effective {
+        self.effective.get(source).unwrap_or(&self.fallback)
+    }
+
+    /// The companions of `source` (read as `bytes`) under its effective options: what
+    /// `companions` lists, its configs and the files its options name.
+    pub fn companions(
+        &self,
+        source: &Path,
+        bytes: &[u8],
+        companions: impl Fn(&Path, &[u8], &ImportOptions) -> Vec<PathBuf>,
+    ) -> Vec<PathBuf> {
+        let e = self.get(source);
+        let mut all = companions(source, bytes, &e.options);
+        all.extend(e.companions());
+        all
+    }
+
+    /// What `source`'s configs add to the build's fingerprint (`None`: no config).
+    pub fn fingerprint(&self, source: &Path) -> Option<String> {
+        self.get(source).fingerprint()
+    }
+}
+
+/// [`super::plan`] with the configs of the source tree applied, as
+/// [`run_with_configs`] runs it.
+pub fn plan_with_configs<D>(
+    src: &Path,
+    out: &Path,
+    options: &BuildOptions,
+    base: &ImportOptions,
+    companions: D,
+) -> Result<super::Plan, BuildError>
+where
+    D: Fn(&Path, &[u8], &ImportOptions) -> Vec<PathBuf> + Sync,
+{
+    let tree = TreeOptions::read(src, out, base)?;
+    super::plan_with(
+        src,
+        out,
+        options,
+        |p, b| tree.companions(p, b, &companions),
+        |p| tree.fingerprint(p),
+    )
+}
+
 /// [`super::run`] with the configs of the source tree applied: each source is converted
 /// with its effective options (`convert` and `companions` receive them), its configs
 /// and the files its options name are companions of its job, and its effective options
@@ -270,32 +348,17 @@ pub fn run_with_configs<C, E, D, P>(
 where
     C: Fn(&Path, &ImportOptions) -> Result<Converted, E> + Sync,
     E: std::fmt::Display,
-    D: Fn(&Path, &ImportOptions) -> Vec<PathBuf> + Sync,
+    D: Fn(&Path, &[u8], &ImportOptions) -> Vec<PathBuf> + Sync,
     P: Fn(Progress<'_>) + Sync,
 {
-    let mut configs = Configs::default();
-    let mut effective: BTreeMap<PathBuf, Effective> = BTreeMap::new();
-    for source in find_sources(src, Some(out))? {
-        let e = configs.effective(src, &source, base)?;
-        effective.insert(source, e);
-    }
-    let fallback = Effective {
-        options: base.clone(),
-        configs: Vec::new(),
-    };
-    let of = |p: &Path| effective.get(p).unwrap_or(&fallback);
+    let tree = TreeOptions::read(src, out, base)?;
     super::run_planned(
         src,
         out,
         options,
-        |p| convert(p, &of(p).options),
-        |p| {
-            let e = of(p);
-            let mut all = companions(p, &e.options);
-            all.extend(e.companions());
-            all
-        },
-        |p| of(p).fingerprint(),
+        |p| convert(p, tree.of(p)),
+        |p, b| tree.companions(p, b, &companions),
+        |p| tree.fingerprint(p),
         cancel,
         progress,
     )

@@ -137,18 +137,39 @@ pub fn companions(path: &Path) -> Vec<std::path::PathBuf> {
     let Ok(bytes) = std::fs::read(path) else {
         return Vec::new();
     };
-    let file = path.display().to_string();
-    let Ok(container) = source::split(&bytes, &file) else {
+    let Some(root) = json_root(path, &bytes) else {
         return Vec::new();
     };
-    let Ok(root) = gltf::json::deserialize::from_slice::<gltf::json::Root>(container.json) else {
+    let uris = root.buffers.iter().filter_map(|b| b.uri.as_deref());
+    files_of_uris(path, uris)
+}
+
+/// The files beside the glTF `path` (holding `bytes`) that its buffers and images
+/// refer to by relative URI, sorted: what the import reads, and the images a glTF
+/// output embeds. URIs are resolved as the importer resolves them (percent escapes
+/// decoded); data URIs and URIs with a scheme are not files and are left out.
+pub fn external_files(path: &Path, bytes: &[u8]) -> Vec<std::path::PathBuf> {
+    let Some(root) = json_root(path, bytes) else {
         return Vec::new();
     };
+    let buffers = root.buffers.iter().filter_map(|b| b.uri.as_deref());
+    let images = root.images.iter().filter_map(|i| i.uri.as_deref());
+    let mut out = files_of_uris(path, buffers.chain(images));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The JSON document of the glTF or GLB `bytes`, if it parses.
+fn json_root(path: &Path, bytes: &[u8]) -> Option<gltf::json::Root> {
+    let container = source::split(bytes, &path.display().to_string()).ok()?;
+    gltf::json::deserialize::from_slice::<gltf::json::Root>(container.json).ok()
+}
+
+/// The files that relative `uris` of the glTF `path` name.
+fn files_of_uris<'a>(path: &Path, uris: impl Iterator<Item = &'a str>) -> Vec<std::path::PathBuf> {
     let base = path.parent().unwrap_or(Path::new("."));
-    root.buffers
-        .iter()
-        .filter_map(|b| b.uri.as_deref())
-        .filter(|u| !u.starts_with("data:"))
+    uris.filter(|u| !u.starts_with("data:"))
         .filter_map(|u| match source::resolve(u, Some(base)) {
             Ok(source::Resolved::File(p)) => Some(p),
             _ => None,
