@@ -109,6 +109,7 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
                 pal,
                 nrm: &[],
                 rigid: true,
+                packed: &palette.packed,
                 last,
             };
             let mut buf = [[0.0f32; 3]; BOUNDS_CHUNK];

@@ -78,6 +78,8 @@ pub(crate) struct Job<'a> {
     /// The normal matrices; empty when not needed (rigid palette or no normals).
     pub nrm: &'a [Mat3A],
     pub rigid: bool,
+    /// The palette's packed columns (see [`Palette`]), one entry per bone.
+    pub packed: &'a [[[f32; 16]; 2]],
     /// `pal.len() - 1`: bone indices are clamped to it (a slot past it has weight 0).
     pub last: usize,
 }
@@ -203,6 +205,7 @@ fn job<'a>(
                 pal,
                 nrm: if needs_normal { &palette.normal } else { &[] },
                 rigid: !needs_normal,
+                packed: &palette.packed,
                 last,
             }),
             _ => None,

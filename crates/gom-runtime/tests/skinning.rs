@@ -312,3 +312,36 @@ fn normals_are_unit_and_tangents_keep_w() {
         }
     }
 }
+
+#[test]
+fn a_palette_without_normal_matrices_skins_positions_and_tangents_but_refuses_normals() {
+    let asset = asset(41, 4, 11);
+    let full = palette(&asset, 0, 0.35);
+    let rows: Vec<[f32; 16]> = (0..BONES).map(|b| full.row_major(b).unwrap()).collect();
+    let mut with = Palette::new();
+    with.set_row_major(&rows);
+    let mut without = Palette::new();
+    without.set_row_major_without_normals(&rows);
+    assert!(with.has_normal_matrices() && !without.has_normal_matrices());
+    let mesh = &asset.meshes[0];
+    let n = mesh.vertex_count();
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let run = |pal: &Palette| {
+            let (mut p, mut t) = (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 4]; n]);
+            let targets = SkinTargets {
+                positions: Some(&mut p),
+                normals: None,
+                tangents: Some(&mut t),
+            };
+            skin_with(mesh, pal, targets, path).unwrap();
+            (p, t)
+        };
+        assert_eq!(run(&with), run(&without), "{path:?}");
+        let mut nr = vec![[0.0; 3]; n];
+        let asked = SkinTargets {
+            normals: Some(&mut nr),
+            ..Default::default()
+        };
+        assert!(skin_with(mesh, &without, asked, path).is_err(), "{path:?}");
+    }
+}
