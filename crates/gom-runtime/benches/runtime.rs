@@ -402,16 +402,25 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
     g.finish();
 }
 
-/// CPU time of the benchmark thread (Linux: `/proc/thread-self/schedstat`), for a
-/// machine shared with other work, where wall-clock time also counts the time the
-/// thread waited for a core. Select it with `GOM_BENCH_CPU_TIME=1`.
+/// CPU time of the benchmark thread (Linux: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`,
+/// exact to the nanosecond; the counters under `/proc` advance only at scheduler
+/// ticks, which makes short samples read zero), for a machine shared with other work,
+/// where wall-clock time also counts the time the thread waited for a core. Select it
+/// with `GOM_BENCH_CPU_TIME=1`.
 struct ThreadCpuTime;
 
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `timespec` for the call's duration, and
+    // `CLOCK_THREAD_CPUTIME_ID` is a clock every Linux kernel provides.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 impl Measurement for ThreadCpuTime {
