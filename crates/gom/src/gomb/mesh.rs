@@ -723,6 +723,8 @@ impl<'v> VertexRules<'v> {
 /// `skin_structure(..).is_none() && weights_rule(..).is_none()` without early exits,
 /// so that it compiles to straight-line code; `tests::skin_ok_is_both_rules` checks
 /// the equivalence.
+// The negated comparisons are the rules' own conditions, NaN included.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 #[inline]
 fn skin_ok(b: [u16; 4], w: [f32; 4], bone_count: u32) -> bool {
     let mut ok = true;
