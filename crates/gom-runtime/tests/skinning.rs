@@ -58,9 +58,9 @@ fn weights(k: usize, rng: &mut Rng) -> SkinWeights {
         bones: [0; 4],
         weights: [0.0; 4],
     };
-    for i in 0..k {
+    for (i, r) in raw.iter().enumerate() {
         s.bones[i] = ((first + 2 * i) % BONES) as u16;
-        s.weights[i] = raw[i] / sum;
+        s.weights[i] = r / sum;
     }
     s
 }
@@ -83,8 +83,8 @@ fn rigid_palette(rng: &mut Rng) -> Palette {
             for (row, &col) in perm.iter().enumerate() {
                 m[4 * row + col] = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
             }
-            for k in 12..15 {
-                m[k] = rng.range(-3.0, 3.0);
+            for t in &mut m[12..15] {
+                *t = rng.range(-3.0, 3.0);
             }
             m[15] = 1.0;
             m

@@ -754,9 +754,10 @@ fn skin_ok(b: [u16; 4], w: [f32; 4], bone_count: u32) -> bool {
 /// The bone indices and weights of a 24-byte skin attribute.
 #[inline]
 fn skin_at(sk: &[u8]) -> ([u16; 4], [f32; 4]) {
-    let bone = |k: usize| u16::from_le_bytes([sk[2 * k], sk[2 * k + 1]]);
-    let weight = |k: usize| lef32(&sk[8 + 4 * k..]);
-    ([0, 1, 2, 3].map(bone), [0, 1, 2, 3].map(weight))
+    // Spelled out: `[0, 1, 2, 3].map(..)` was left as a call per vertex.
+    let b = |k: usize| u16::from_le_bytes([sk[2 * k], sk[2 * k + 1]]);
+    let w = |k: usize| lef32(&sk[8 + 4 * k..]);
+    ([b(0), b(1), b(2), b(3)], [w(0), w(1), w(2), w(3)])
 }
 
 fn check_indices(data: &[u8], size: u32, vertex_count: u32, at: usize) -> Result<(), ReadError> {
