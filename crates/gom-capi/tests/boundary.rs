@@ -153,7 +153,10 @@ fn the_c_pipeline_equals_the_rust_pipeline_bit_for_bit() {
                 assert_eq!(c::gom_mesh_palette_size(a, mi as u32), pn as u32);
                 let mut c_pal = vec![0f32; 16 * pn];
                 let v = mesh.vertex_count();
-                let normals = mesh.offsets().normal.is_some();
+                let normals = mesh
+                    .layout()
+                    .offset(gom::layout::Attribute::Normal)
+                    .is_some();
                 let (mut p, mut nr) = (vec![[0f32; 3]; v], vec![[0f32; 3]; v]);
                 skin(
                     mesh,

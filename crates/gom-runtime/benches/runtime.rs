@@ -11,8 +11,8 @@ use gom::math::{bind_world, from_trs, inverse_affine};
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_demo::quat_from_axis_angle;
 use gom_runtime::{
-    local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
-    SkinTargets,
+    local_to_model, sample, skin, skin_with, Asset, LocalPose, ModelPose, Palette, Playback,
+    SamplingContext, SkinPath, SkinTargets,
 };
 
 const SIZES: [usize; 3] = [64, 128, 1023];
@@ -300,19 +300,127 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
             })
         });
         g.finish();
+        if n == SIZES[0] {
+            skinning_variants(c, &m);
+        }
     }
 }
 
-/// CPU time of the benchmark thread (Linux: `/proc/thread-self/schedstat`), for a
-/// machine shared with other work, where wall-clock time also counts the time the
-/// thread waited for a core. Select it with `GOM_BENCH_CPU_TIME=1`.
+/// `m` with `k` influences per vertex (the first `k` of the four, weights
+/// renormalised) and, when `tangents`, a unit tangent per vertex (w = 1).
+fn with_influences(m: &Model, k: usize, tangents: bool) -> Model {
+    let mut m = m.clone();
+    let v = &mut m.meshes[0].vertices;
+    for s in v.skin.iter_mut().flatten() {
+        let sum: f32 = s.weights[..k].iter().sum();
+        for j in 0..4 {
+            s.weights[j] = if j < k { s.weights[j] / sum } else { 0.0 };
+            if j >= k {
+                s.bones[j] = 0;
+            }
+        }
+    }
+    if tangents {
+        let t = v.normals.iter().flatten().map(|n| {
+            // Any unit vector across the normal.
+            let a = if n[0].abs() < 0.9 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
+            let c = [
+                n[1] * a[2] - n[2] * a[1],
+                n[2] * a[0] - n[0] * a[2],
+                n[0] * a[1] - n[1] * a[0],
+            ];
+            let l = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+            [c[0] / l, c[1] / l, c[2] / l, 1.0]
+        });
+        v.tangents = Some(t.collect());
+    }
+    m
+}
+
+/// Skinning at 64 bones: every instruction-set path (positions and normals, 4
+/// influences), then 1, 2 and 4 influences with positions only, positions and
+/// normals, and positions, normals and tangents, on the fastest path.
+fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
+    let asset = Asset::from_model(m).expect("valid generated model");
+    let (skel, clip, mesh) = (&asset.skeleton, &asset.clips[0], &asset.meshes[0]);
+    let (mut ctx, mut local, mut world) = (
+        SamplingContext::new(),
+        LocalPose::default(),
+        ModelPose::new(),
+    );
+    sample(clip, skel, 0.7, Playback::Loop, &mut ctx, &mut local).expect("sample");
+    local_to_model(skel, &local, &mut world).expect("pose");
+    let mut pal = Palette::new();
+    pal.compute(mesh, &world).expect("palette");
+    let mut p = vec![[0.0f32; 3]; VERTICES];
+    let mut nrm = vec![[0.0f32; 3]; VERTICES];
+    let mut tan = vec![[0.0f32; 4]; VERTICES];
+    let mut g = group(c, "skinning_path");
+    g.throughput(Throughput::Elements(VERTICES as u64));
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        g.bench_function(format!("{path:?}"), |b| {
+            b.iter(|| {
+                let out = SkinTargets {
+                    positions: Some(&mut p),
+                    normals: Some(&mut nrm),
+                    tangents: None,
+                };
+                skin_with(mesh, black_box(&pal), out, path).ok();
+                black_box(&p);
+            })
+        });
+    }
+    g.finish();
+    let mut g = group(c, "skinning_influences");
+    g.throughput(Throughput::Elements(VERTICES as u64));
+    for k in [1, 2, 4] {
+        let mk = with_influences(m, k, true);
+        let a = Asset::from_model(&mk).expect("valid generated model");
+        let mesh = &a.meshes[0];
+        for (name, normals, tangents) in [
+            ("p", false, false),
+            ("pn", true, false),
+            ("pnt", true, true),
+        ] {
+            g.bench_function(BenchmarkId::new(name, k), |b| {
+                b.iter(|| {
+                    let out = SkinTargets {
+                        positions: Some(&mut p),
+                        normals: normals.then_some(&mut nrm[..]),
+                        tangents: tangents.then_some(&mut tan[..]),
+                    };
+                    skin(mesh, black_box(&pal), out).ok();
+                    black_box(&p);
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+/// CPU time of the benchmark thread (Linux: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`,
+/// exact to the nanosecond; the counters under `/proc` advance only at scheduler
+/// ticks, which makes short samples read zero), for a machine shared with other work,
+/// where wall-clock time also counts the time the thread waited for a core. Select it
+/// with `GOM_BENCH_CPU_TIME=1`.
 struct ThreadCpuTime;
 
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `timespec` for the call's duration, and
+    // `CLOCK_THREAD_CPUTIME_ID` is a clock every Linux kernel provides.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 impl Measurement for ThreadCpuTime {

@@ -2,10 +2,11 @@
 //! from per-bone boxes.
 
 use glam::{Affine3A, Vec3, Vec3A};
+use gom::layout::Attribute;
 
 use crate::mesh::{skin_of, vec3a_at, Mesh};
 use crate::palette::Palette;
-use crate::skinning::blend_affine;
+use crate::skinning::{run, Job, SkinPath, SkinTargets};
 use crate::Error;
 
 /// An axis-aligned box. The empty box has `min > max`.
@@ -76,6 +77,9 @@ impl Aabb {
     }
 }
 
+/// Vertices skinned at a time by [`skinned_bounds`] (a multiple of every path's block).
+const BOUNDS_CHUNK: usize = 64;
+
 /// The exact box of `mesh` skinned with `palette` (every vertex skinned, nothing
 /// stored). Costs a skinning pass over positions.
 pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
@@ -94,12 +98,31 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
     let mut b = Aabb::EMPTY;
     let stride = mesh.stride_words();
     let pal = &palette.skin[..];
-    match (mesh.offsets().skin, pal.len().checked_sub(1)) {
+    match (mesh.word_offset(Attribute::Skin), pal.len().checked_sub(1)) {
         (Some(so), Some(last)) => {
-            for v in mesh.vertex_words().chunks_exact(stride) {
-                // The same arithmetic as `skin`, so the box is exactly its points'.
-                let m = blend_affine(v, so, pal, last);
-                b.add_point(Vec3::from(m.transform_point3a(vec3a_at(v, 0))));
+            // Through `skin`'s own path, so that the box is exactly its points'.
+            let job = Job {
+                stride,
+                so,
+                no: 0,
+                to: 0,
+                pal,
+                nrm: &[],
+                rigid: true,
+                packed: &palette.packed,
+                last,
+            };
+            let mut buf = [[0.0f32; 3]; BOUNDS_CHUNK];
+            for words in mesh.vertex_words().chunks(stride * BOUNDS_CHUNK) {
+                let out = &mut buf[..words.len() / stride];
+                let targets = SkinTargets {
+                    positions: Some(&mut *out),
+                    ..Default::default()
+                };
+                run(&job, words, targets, SkinPath::best());
+                for p in out.iter() {
+                    b.add_point(Vec3::from_array(*p));
+                }
             }
         }
         (Some(_), None) => {
@@ -135,7 +158,7 @@ impl BoneBounds {
     pub fn new(mesh: &Mesh) -> BoneBounds {
         let stride = mesh.stride_words();
         let words = mesh.vertex_words();
-        match mesh.offsets().skin {
+        match mesh.word_offset(Attribute::Skin) {
             Some(so) => {
                 let mut boxes = vec![Aabb::EMPTY; mesh.bone_count()];
                 for v in words.chunks_exact(stride) {

@@ -31,7 +31,9 @@
 //! skin(mesh, &palette, SkinTargets { positions: Some(&mut positions), ..Default::default() })?;
 //! # Ok(()) }
 //! ```
-#![forbid(unsafe_code)]
+// One module (`skinning::avx2`) allows `unsafe` to call into its AVX2 code after
+// checking the CPU; everything else is safe.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod asset;
@@ -61,5 +63,5 @@ pub use posed::{pose_at, skin_all, SkinnedMesh};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
 pub use sampling::{sample, SamplingContext};
 pub use skeleton::Skeleton;
-pub use skinning::{skin, SkinTargets};
+pub use skinning::{skin, skin_with, SkinPath, SkinTargets};
 pub use transform::{SoaTransform, Transform};

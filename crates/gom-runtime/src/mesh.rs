@@ -43,45 +43,6 @@ impl Indices<'_> {
     }
 }
 
-/// Where each attribute starts inside a vertex, in 4-byte words (every GOM attribute
-/// is a multiple of 4 bytes, D7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct AttributeOffsets {
-    /// Position, always word 0.
-    pub position: usize,
-    /// Normal (3 words).
-    pub normal: Option<usize>,
-    /// Tangent (4 words).
-    pub tangent: Option<usize>,
-    /// First UV set (2 words).
-    pub uv0: Option<usize>,
-    /// Second UV set (2 words).
-    pub uv1: Option<usize>,
-    /// RGBA8 colour (1 word).
-    pub color: Option<usize>,
-    /// Skin: 2 words of four u16 bone indices, then 4 weights.
-    pub skin: Option<usize>,
-}
-
-impl AttributeOffsets {
-    /// The offsets and the stride (in words) of a vertex format, in D7's bit order
-    /// ([`gom::layout::VertexLayout`] in words).
-    pub fn of(format: VertexFormat) -> (AttributeOffsets, usize) {
-        let l = VertexLayout::of(format);
-        let words = |a: Attribute| l.offset(a).map(|b| b / 4);
-        let o = AttributeOffsets {
-            position: 0,
-            normal: words(Attribute::Normal),
-            tangent: words(Attribute::Tangent),
-            uv0: words(Attribute::Uv0),
-            uv1: words(Attribute::Uv1),
-            color: words(Attribute::Color0),
-            skin: words(Attribute::Skin),
-        };
-        (o, l.stride() / 4)
-    }
-}
-
 /// Reads `bytes` as a slice of `T` in place when aligned, else copies it.
 pub(crate) fn cast_or_copy<T: bytemuck::Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
     match bytemuck::try_cast_slice::<u8, T>(bytes) {
@@ -106,7 +67,7 @@ pub struct Mesh<'a> {
     pub(crate) indices: Indices<'a>,
     vertex_count: usize,
     stride: usize,
-    offsets: AttributeOffsets,
+    layout: VertexLayout,
     vertices: Cow<'a, [f32]>,
     inverse_bind: Cow<'a, [[f32; 16]]>,
     gbtm: Option<[f32; 16]>,
@@ -137,14 +98,16 @@ impl<'a> Mesh<'a> {
             location: format!("mesh \"{name}\""),
             problem,
         };
-        let (offsets, stride) = AttributeOffsets::of(format);
+        let layout = VertexLayout::of(format);
+        let stride = layout.stride() / 4;
         if format.0 & !VertexFormat::KNOWN != 0 || !format.contains(VertexFormat::POSITION) {
             return Err(bad(format!("vertex format {:#x} is not valid", format.0)));
         }
         if Some(vertices.len()) != vertex_count.checked_mul(stride) {
             return Err(bad("vertex data does not match the vertex count".into()));
         }
-        let skinned = offsets.skin.is_some();
+        let skin_at = layout.offset(Attribute::Skin).map(|b| b / 4);
+        let skinned = skin_at.is_some();
         let expected_bones = if skinned { bone_count } else { 0 };
         if inverse_bind.len() != expected_bones {
             return Err(bad(format!(
@@ -159,7 +122,7 @@ impl<'a> Mesh<'a> {
                     return Err(bad(format!("index {i} is out of range")));
                 }
             }
-            if let Some(so) = offsets.skin {
+            if let Some(so) = skin_at {
                 for (v, words) in vertices.chunks_exact(stride.max(1)).enumerate() {
                     let (b, w) = skin_of(words, so);
                     for k in 0..4 {
@@ -192,7 +155,7 @@ impl<'a> Mesh<'a> {
             indices,
             vertex_count,
             stride,
-            offsets,
+            layout,
             vertices,
             inverse_bind,
             gbtm,
@@ -219,7 +182,7 @@ impl<'a> Mesh<'a> {
         same(v.uv1.as_ref().map(Vec::len), "uv1")?;
         same(v.colors.as_ref().map(Vec::len), "colour")?;
         same(v.skin.as_ref().map(Vec::len), "skin")?;
-        let (_, stride) = AttributeOffsets::of(format);
+        let stride = VertexLayout::of(format).stride() / 4;
         let mut words = Vec::with_capacity(n * stride);
         for i in 0..n {
             words.extend_from_slice(&v.positions[i]);
@@ -323,10 +286,17 @@ impl<'a> Mesh<'a> {
         self.stride
     }
 
-    /// Where each attribute starts inside a vertex, in words.
+    /// The vertex layout: where each attribute starts inside a vertex, in bytes.
     #[inline]
-    pub fn offsets(&self) -> AttributeOffsets {
-        self.offsets
+    pub fn layout(&self) -> VertexLayout {
+        self.layout
+    }
+
+    /// Where attribute `a` starts inside a vertex, in 4-byte words (every GOM
+    /// attribute is a multiple of 4 bytes, D7).
+    #[inline]
+    pub(crate) fn word_offset(&self, a: Attribute) -> Option<usize> {
+        self.layout.offset(a).map(|b| b / 4)
     }
 
     /// The interleaved vertex data as 4-byte words (colour and bone-index words hold
@@ -358,14 +328,14 @@ impl<'a> Mesh<'a> {
     /// The normal of vertex `i`, when the mesh has normals.
     pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
         let v = self.vertex(i)?;
-        let o = self.offsets.normal?;
+        let o = self.word_offset(Attribute::Normal)?;
         Some([*v.get(o)?, *v.get(o + 1)?, *v.get(o + 2)?])
     }
 
     /// The skin influences of vertex `i` (skeleton bone indices and weights).
     pub fn skin(&self, i: usize) -> Option<([u16; 4], [f32; 4])> {
         let v = self.vertex(i)?;
-        let o = self.offsets.skin?;
+        let o = self.word_offset(Attribute::Skin)?;
         if v.len() < o + 6 {
             return None;
         }
@@ -375,7 +345,7 @@ impl<'a> Mesh<'a> {
     /// Whether the mesh is skinned (vertex format bit 6).
     #[inline]
     pub fn is_skinned(&self) -> bool {
-        self.offsets.skin.is_some()
+        self.layout.offset(Attribute::Skin).is_some()
     }
 
     /// The number of bones (inverse binds): the skeleton's for a skinned mesh, 0 for a

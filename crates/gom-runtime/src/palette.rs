@@ -16,6 +16,10 @@ pub struct Palette {
     pub(crate) skin: Vec<Affine3A>,
     pub(crate) normal: Vec<Mat3A>,
     pub(crate) rigid: bool,
+    /// Per bone, the skinning matrix's columns `x, y, z, translation` (each x, y, z,
+    /// 0) and the normal matrix's `x, y, z, 0`: what the eight-lane skinning path
+    /// loads as two 256-bit halves each.
+    pub(crate) packed: Vec<[[f32; 16]; 2]>,
 }
 
 /// Two 3x3 matrices closer than this per element count as equal when deciding
@@ -34,6 +38,7 @@ impl Palette {
     pub fn compute(&mut self, mesh: &Mesh, pose: &ModelPose) -> Result<(), Error> {
         self.skin.clear();
         self.normal.clear();
+        self.packed.clear();
         if !mesh.is_skinned() {
             let g = mesh.gbtm_affine();
             self.skin.push(g);
@@ -57,6 +62,7 @@ impl Palette {
             all_rigid &= rigid;
             self.skin.push(m);
             self.normal.push(n);
+            self.packed.push(pack(&m, &n));
         }
         self.rigid = all_rigid;
         Ok(())
@@ -90,18 +96,59 @@ impl Palette {
     /// normal matrices as [`Palette::compute`] does. No allocation once the palette has
     /// held as many matrices.
     pub fn set_row_major(&mut self, matrices: &[[f32; 16]]) {
+        self.set_row_major_with(matrices, true);
+    }
+
+    /// [`Palette::set_row_major`] without the normal matrices (one inverse per bone
+    /// saved), for skinning positions and tangents only: [`crate::skin`] then refuses
+    /// normals.
+    pub fn set_row_major_without_normals(&mut self, matrices: &[[f32; 16]]) {
+        self.set_row_major_with(matrices, false);
+    }
+
+    fn set_row_major_with(&mut self, matrices: &[[f32; 16]], normals: bool) {
         self.skin.clear();
         self.normal.clear();
-        let mut all_rigid = true;
+        self.packed.clear();
+        let mut all_rigid = normals;
         for m in matrices {
             let m = crate::transform::affine_from_row_major(m);
-            let (n, rigid) = normal_matrix(&m.matrix3);
-            all_rigid &= rigid;
+            let n = if normals {
+                let (n, rigid) = normal_matrix(&m.matrix3);
+                all_rigid &= rigid;
+                self.normal.push(n);
+                n
+            } else {
+                Mat3A::ZERO
+            };
             self.skin.push(m);
-            self.normal.push(n);
+            self.packed.push(pack(&m, &n));
         }
         self.rigid = all_rigid;
     }
+
+    /// Whether the palette has normal matrices ([`Palette::set_row_major_without_normals`]
+    /// leaves them out).
+    pub fn has_normal_matrices(&self) -> bool {
+        self.normal.len() == self.skin.len()
+    }
+}
+
+/// The columns of `m` and `n` with a zero fourth lane each (see [`Palette`]).
+fn pack(m: &Affine3A, n: &Mat3A) -> [[f32; 16]; 2] {
+    let col = |v: Vec3A| [v.x, v.y, v.z, 0.0];
+    let cat = |a: [Vec3A; 4]| {
+        let mut out = [0.0; 16];
+        for (k, v) in a.into_iter().enumerate() {
+            out[4 * k..4 * k + 4].copy_from_slice(&col(v));
+        }
+        out
+    };
+    let a = m.matrix3;
+    [
+        cat([a.x_axis, a.y_axis, a.z_axis, m.translation]),
+        cat([n.x_axis, n.y_axis, n.z_axis, Vec3A::ZERO]),
+    ]
 }
 
 /// The inverse-transpose of `m`, and whether it equals `m` (within tolerance), in

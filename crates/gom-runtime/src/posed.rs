@@ -3,6 +3,8 @@
 //! `gom pose`, the converters' tests) pose a model; a game keeps its own
 //! [`SamplingContext`] and [`Palette`] per instance instead of allocating per call.
 
+use gom::layout::Attribute;
+
 use crate::clip::{Clip, Playback};
 use crate::mesh::Mesh;
 use crate::palette::Palette;
@@ -59,7 +61,10 @@ pub fn skin_all(meshes: &[Mesh<'_>], pose: &ModelPose) -> Result<Vec<SkinnedMesh
             palette.compute(mesh, pose)?;
             let n = mesh.vertex_count();
             let mut positions = vec![[0.0f32; 3]; n];
-            let mut normals = mesh.offsets().normal.map(|_| vec![[0.0f32; 3]; n]);
+            let mut normals = mesh
+                .layout()
+                .offset(Attribute::Normal)
+                .map(|_| vec![[0.0f32; 3]; n]);
             skin(
                 mesh,
                 &palette,

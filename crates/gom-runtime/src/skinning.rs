@@ -1,8 +1,19 @@
 //! CPU skinning into caller-provided buffers (D1).
+//!
+//! Three paths compute the same thing: [`SkinPath::Scalar`] (plain `f32`, the
+//! reference), [`SkinPath::Vec4`] (glam's four-lane vectors: SSE2 or NEON) and, on
+//! x86-64 CPUs with AVX2 and FMA, [`SkinPath::Avx2Fma`] (eight vertices a block).
+//! [`skin`] takes the fastest the CPU has; [`skin_with`] picks one.
 
-use glam::{Affine3A, Mat3A, Vec3A, Vec4};
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod scalar;
+mod wide4;
 
-use crate::mesh::{skin_of, vec3a_at, Mesh};
+use glam::{Affine3A, Mat3A};
+use gom::layout::Attribute;
+
+use crate::mesh::Mesh;
 use crate::palette::Palette;
 use crate::Error;
 
@@ -18,13 +29,107 @@ pub struct SkinTargets<'o> {
     pub tangents: Option<&'o mut [[f32; 4]]>,
 }
 
-/// Skins `mesh` with `palette` (computed for this mesh) into `out`.
+/// An instruction-set path of the skinning loop. Every path gives the same results
+/// within 10⁻⁶ relative (only the order of the floating-point operations differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkinPath {
+    /// One vertex at a time in plain `f32` arithmetic.
+    Scalar,
+    /// glam's four-lane vectors (SSE2 on x86-64, NEON on aarch64), four normals
+    /// renormalised together.
+    Vec4,
+    /// AVX2 and FMA, eight vertices a block (x86-64 CPUs that have both).
+    Avx2Fma,
+}
+
+impl SkinPath {
+    /// Every path, slowest first.
+    pub const ALL: [SkinPath; 3] = [SkinPath::Scalar, SkinPath::Vec4, SkinPath::Avx2Fma];
+
+    /// Whether this CPU can run the path.
+    pub fn is_supported(self) -> bool {
+        match self {
+            SkinPath::Scalar | SkinPath::Vec4 => true,
+            #[cfg(target_arch = "x86_64")]
+            SkinPath::Avx2Fma => avx2::available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            SkinPath::Avx2Fma => false,
+        }
+    }
+
+    /// The fastest path this CPU supports (what [`skin`] uses).
+    pub fn best() -> SkinPath {
+        SkinPath::ALL
+            .into_iter()
+            .rev()
+            .find(|p| p.is_supported())
+            .unwrap_or(SkinPath::Scalar)
+    }
+}
+
+/// What every path reads: the vertex layout (in words) and the palette.
+pub(crate) struct Job<'a> {
+    pub stride: usize,
+    /// Word offsets of the skin, normal and tangent (0 when absent and not asked).
+    pub so: usize,
+    pub no: usize,
+    pub to: usize,
+    pub pal: &'a [Affine3A],
+    /// The normal matrices; empty when not needed (rigid palette or no normals).
+    pub nrm: &'a [Mat3A],
+    pub rigid: bool,
+    /// The palette's packed columns (see [`Palette`]), one entry per bone.
+    pub packed: &'a [[[f32; 16]; 2]],
+    /// `pal.len() - 1`: bone indices are clamped to it (a slot past it has weight 0).
+    pub last: usize,
+}
+
+/// Splits every buffer of `out` at vertex `at`.
+pub(crate) fn split_targets(out: SkinTargets<'_>, at: usize) -> (SkinTargets<'_>, SkinTargets<'_>) {
+    fn cut<T>(b: Option<&mut [T]>, at: usize) -> (Option<&mut [T]>, Option<&mut [T]>) {
+        match b {
+            Some(b) => {
+                let (x, y) = b.split_at_mut(at.min(b.len()));
+                (Some(x), Some(y))
+            }
+            None => (None, None),
+        }
+    }
+    let (p0, p1) = cut(out.positions, at);
+    let (n0, n1) = cut(out.normals, at);
+    let (t0, t1) = cut(out.tangents, at);
+    (
+        SkinTargets {
+            positions: p0,
+            normals: n0,
+            tangents: t0,
+        },
+        SkinTargets {
+            positions: p1,
+            normals: n1,
+            tangents: t1,
+        },
+    )
+}
+
+/// Skins `mesh` with `palette` (computed for this mesh) into `out`, on the fastest
+/// path the CPU has ([`SkinPath::best`]).
 ///
 /// Skinned meshes: `p' = Σ w_k · (p * G * palette[b_k])` for up to four influences;
 /// normals use each influence's inverse-transposed 3x3 and are renormalised; tangents
 /// use the 3x3 itself, are renormalised and keep w. Static meshes are transformed by
 /// `G` (copied when there is none). Nothing is allocated.
 pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), Error> {
+    skin_with(mesh, palette, out, SkinPath::best())
+}
+
+/// [`skin`] on the given path; a path the CPU lacks falls back to [`SkinPath::best`].
+pub fn skin_with(
+    mesh: &Mesh,
+    palette: &Palette,
+    out: SkinTargets<'_>,
+    path: SkinPath,
+) -> Result<(), Error> {
     let n = mesh.vertex_count();
     let check = |buffer: &'static str, len: Option<usize>| match len {
         Some(l) if l != n => Err(Error::BufferLength {
@@ -37,276 +142,90 @@ pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), 
     check("positions", out.positions.as_ref().map(|b| b.len()))?;
     check("normals", out.normals.as_ref().map(|b| b.len()))?;
     check("tangents", out.tangents.as_ref().map(|b| b.len()))?;
-    let offsets = mesh.offsets();
     let missing = |attribute| Error::MissingAttribute {
         mesh: mesh.name.to_string(),
         attribute,
     };
-    let no = match (&out.normals, offsets.normal) {
+    let no = match (&out.normals, mesh.word_offset(Attribute::Normal)) {
         (Some(_), None) => return Err(missing("normal")),
         (_, o) => o.unwrap_or(0),
     };
-    let to = match (&out.tangents, offsets.tangent) {
+    let to = match (&out.tangents, mesh.word_offset(Attribute::Tangent)) {
         (Some(_), None) => return Err(missing("tangent")),
         (_, o) => o.unwrap_or(0),
     };
+    let job = job(mesh, palette, out.normals.is_some(), no, to)?;
+    let words = mesh.vertex_words();
+    match job {
+        Some(job) => run(&job, words, out, path),
+        None => {
+            // Static mesh (or a skinned mesh of a skeleton without bones: all weights
+            // are zero, every vertex collapses to the origin).
+            let (m, nm) = if mesh.is_skinned() {
+                (Affine3A::ZERO, Mat3A::ZERO)
+            } else {
+                let nm = palette.normal.first().copied();
+                (palette.skin[0], nm.unwrap_or(palette.skin[0].matrix3))
+            };
+            wide4::per_vertex(words, mesh.stride_words(), out, |_, _| (m, nm), no, to);
+        }
+    }
+    Ok(())
+}
+
+/// Checks the palette against the mesh; the job of a skinned mesh with bones.
+fn job<'a>(
+    mesh: &Mesh,
+    palette: &'a Palette,
+    normals: bool,
+    no: usize,
+    to: usize,
+) -> Result<Option<Job<'a>>, Error> {
     let expected = if mesh.is_skinned() {
         mesh.bone_count()
     } else {
         1
     };
-    if palette.skin.len() != expected || palette.normal.len() != expected {
+    let needs_normal = normals && !palette.rigid;
+    if palette.skin.len() != expected || (needs_normal && palette.normal.len() != expected) {
         return Err(Error::BoneCount {
             what: "skinning palette",
             expected,
-            found: palette.skin.len(),
+            found: palette.skin.len().min(palette.normal.len()),
         });
     }
-    let stride = mesh.stride_words();
-    let words = mesh.vertex_words();
-    let so = offsets.skin;
-    let skinned = so.is_some() && !palette.skin.is_empty();
-    let so = so.unwrap_or(0);
     let pal = &palette.skin[..];
-    let nrm = &palette.normal[..];
-    if !mesh.is_skinned() || !skinned {
-        // Static mesh (or a skinned mesh of a skeleton without bones: all weights are
-        // zero, every vertex collapses to the origin).
-        let (m, nm) = if mesh.is_skinned() {
-            (Affine3A::ZERO, Mat3A::ZERO)
-        } else {
-            (pal[0], nrm[0])
-        };
-        return per_vertex(words, stride, out, |_, _| (m, nm), no, to);
-    }
-    let last = pal.len() - 1;
-    match out {
-        SkinTargets {
-            positions: Some(p),
-            normals: Some(nb),
-            tangents: None,
-        } => {
-            if palette.rigid {
-                skin_pn::<true>(words, stride, so, no, pal, nrm, last, p, nb);
-            } else {
-                skin_pn::<false>(words, stride, so, no, pal, nrm, last, p, nb);
-            }
-            Ok(())
-        }
-        SkinTargets {
-            positions: Some(p),
-            normals: None,
-            tangents: None,
-        } => {
-            for (v, o) in words.chunks_exact(stride).zip(p.iter_mut()) {
-                let m = blend_affine(v, so, pal, last);
-                *o = m.transform_point3a(vec3a_at(v, 0)).to_array();
-            }
-            Ok(())
-        }
-        out => per_vertex(
-            words,
-            stride,
-            out,
-            |v, rigid_ok| {
-                let (b, w) = influences(v, so, last);
-                let m = blend_affine_at(&b, &w, pal);
-                let nm = if rigid_ok && palette.rigid {
-                    m.matrix3
-                } else {
-                    blend_normal_at(&b, &w, nrm)
-                };
-                (m, nm)
-            },
-            no,
-            to,
-        ),
-    }
-}
-
-/// `a·wa + b·wb + c·wc + d·wd`.
-#[inline(always)]
-fn wsum(a: Vec3A, b: Vec3A, c: Vec3A, d: Vec3A, w: &[Vec3A; 4]) -> Vec3A {
-    a * w[0] + b * w[1] + c * w[2] + d * w[3]
-}
-
-/// Bone indices (clamped to the palette; a slot past it has weight 0, D13) and
-/// splatted weights of vertex `v`.
-#[inline(always)]
-fn influences(v: &[f32], so: usize, last: usize) -> ([usize; 4], [Vec3A; 4]) {
-    let (b, w) = skin_of(v, so);
-    (b.map(|x| (x as usize).min(last)), w.map(Vec3A::splat))
-}
-
-/// The weighted sum of the four influences' matrices of vertex `v`.
-#[inline(always)]
-pub(crate) fn blend_affine(v: &[f32], so: usize, pal: &[Affine3A], last: usize) -> Affine3A {
-    let (b, w) = influences(v, so, last);
-    blend_affine_at(&b, &w, pal)
-}
-
-#[inline(always)]
-fn blend_affine_at(b: &[usize; 4], w: &[Vec3A; 4], pal: &[Affine3A]) -> Affine3A {
-    let (m0, m1, m2, m3) = (&pal[b[0]], &pal[b[1]], &pal[b[2]], &pal[b[3]]);
-    Affine3A::from_cols(
-        wsum(
-            m0.matrix3.x_axis,
-            m1.matrix3.x_axis,
-            m2.matrix3.x_axis,
-            m3.matrix3.x_axis,
-            w,
-        ),
-        wsum(
-            m0.matrix3.y_axis,
-            m1.matrix3.y_axis,
-            m2.matrix3.y_axis,
-            m3.matrix3.y_axis,
-            w,
-        ),
-        wsum(
-            m0.matrix3.z_axis,
-            m1.matrix3.z_axis,
-            m2.matrix3.z_axis,
-            m3.matrix3.z_axis,
-            w,
-        ),
-        wsum(
-            m0.translation,
-            m1.translation,
-            m2.translation,
-            m3.translation,
-            w,
-        ),
+    Ok(
+        match (mesh.word_offset(Attribute::Skin), pal.len().checked_sub(1)) {
+            (Some(so), Some(last)) => Some(Job {
+                stride: mesh.stride_words(),
+                so,
+                no,
+                to,
+                pal,
+                nrm: if needs_normal { &palette.normal } else { &[] },
+                rigid: !needs_normal,
+                packed: &palette.packed,
+                last,
+            }),
+            _ => None,
+        },
     )
 }
 
-/// The weighted sum of the four influences' normal matrices of vertex `v`.
-#[inline(always)]
-fn blend_normal_at(b: &[usize; 4], w: &[Vec3A; 4], nrm: &[Mat3A]) -> Mat3A {
-    let (m0, m1, m2, m3) = (&nrm[b[0]], &nrm[b[1]], &nrm[b[2]], &nrm[b[3]]);
-    Mat3A::from_cols(
-        wsum(m0.x_axis, m1.x_axis, m2.x_axis, m3.x_axis, w),
-        wsum(m0.y_axis, m1.y_axis, m2.y_axis, m3.y_axis, w),
-        wsum(m0.z_axis, m1.z_axis, m2.z_axis, m3.z_axis, w),
-    )
-}
-
-/// `v / |v|`, or zero for a zero vector.
-#[inline(always)]
-fn unit(v: Vec3A) -> Vec3A {
-    let l2 = v.dot(v);
-    if l2 > 0.0 {
-        v * (1.0 / l2.sqrt())
+/// Runs `path` (or the best supported one) over whole vertices `words`.
+pub(crate) fn run(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>, path: SkinPath) {
+    let path = if path.is_supported() {
+        path
     } else {
-        Vec3A::ZERO
-    }
-}
-
-/// One vertex: skinned position and the normal before renormalisation.
-#[inline(always)]
-fn skin_one<const RIGID: bool>(
-    v: &[f32],
-    so: usize,
-    no: usize,
-    pal: &[Affine3A],
-    nrm: &[Mat3A],
-    last: usize,
-) -> (Vec3A, Vec3A) {
-    let (b, w) = influences(v, so, last);
-    let m = blend_affine_at(&b, &w, pal);
-    let p = m.transform_point3a(vec3a_at(v, 0));
-    let nm = if RIGID {
-        m.matrix3
-    } else {
-        blend_normal_at(&b, &w, nrm)
+        SkinPath::best()
     };
-    (p, nm * vec3a_at(v, no))
-}
-
-/// The hot path: positions and normals of a skinned mesh. Vertices go four at a
-/// time so that the four normalisations (square root and division, long latency)
-/// overlap instead of waiting on each other.
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-fn skin_pn<const RIGID: bool>(
-    words: &[f32],
-    stride: usize,
-    so: usize,
-    no: usize,
-    pal: &[Affine3A],
-    nrm: &[Mat3A],
-    last: usize,
-    positions: &mut [[f32; 3]],
-    normals: &mut [[f32; 3]],
-) {
-    // Equal lengths and `last = len − 1` let the compiler drop the bounds checks
-    // after the clamp.
-    let len = pal.len().min(nrm.len()).min(last + 1);
-    if len == 0 {
-        return;
+    match path {
+        SkinPath::Scalar => scalar::skin(job, words, out),
+        SkinPath::Vec4 => wide4::skin(job, words, out),
+        #[cfg(target_arch = "x86_64")]
+        SkinPath::Avx2Fma => avx2::skin(job, words, out),
+        #[cfg(not(target_arch = "x86_64"))]
+        SkinPath::Avx2Fma => wide4::skin(job, words, out),
     }
-    let (pal, nrm, last) = (&pal[..len], &nrm[..len], len - 1);
-    let one = |v: &[f32]| skin_one::<RIGID>(v, so, no, pal, nrm, last);
-    let block = stride * 4;
-    let mut vb = words.chunks_exact(block);
-    let mut pb = positions.chunks_exact_mut(4);
-    let mut nb = normals.chunks_exact_mut(4);
-    for ((v, p), n) in (&mut vb).zip(&mut pb).zip(&mut nb) {
-        let (p0, n0) = one(&v[..stride]);
-        let (p1, n1) = one(&v[stride..2 * stride]);
-        let (p2, n2) = one(&v[2 * stride..3 * stride]);
-        let (p3, n3) = one(&v[3 * stride..]);
-        let l2 = Vec4::new(n0.dot(n0), n1.dot(n1), n2.dot(n2), n3.dot(n3));
-        let inv = Vec4::select(
-            l2.cmpgt(Vec4::ZERO),
-            Vec4::ONE / crate::sampling::sqrt4(l2),
-            Vec4::ZERO,
-        );
-        p[0] = p0.to_array();
-        p[1] = p1.to_array();
-        p[2] = p2.to_array();
-        p[3] = p3.to_array();
-        n[0] = (n0 * inv.x).to_array();
-        n[1] = (n1 * inv.y).to_array();
-        n[2] = (n2 * inv.z).to_array();
-        n[3] = (n3 * inv.w).to_array();
-    }
-    let rest = vb.remainder().chunks_exact(stride);
-    for ((v, p), n) in rest.zip(pb.into_remainder()).zip(nb.into_remainder()) {
-        let (pv, nv) = one(v);
-        *p = pv.to_array();
-        *n = unit(nv).to_array();
-    }
-}
-
-/// The general path: any combination of outputs, the matrices given per vertex by
-/// `matrices(vertex words, normal may use the 3x3)`.
-fn per_vertex(
-    words: &[f32],
-    stride: usize,
-    out: SkinTargets<'_>,
-    matrices: impl Fn(&[f32], bool) -> (Affine3A, Mat3A),
-    no: usize,
-    to: usize,
-) -> Result<(), Error> {
-    let SkinTargets {
-        mut positions,
-        mut normals,
-        mut tangents,
-    } = out;
-    for (i, v) in words.chunks_exact(stride).enumerate() {
-        let (m, nm) = matrices(v, true);
-        if let Some(p) = positions.as_deref_mut().and_then(|b| b.get_mut(i)) {
-            *p = m.transform_point3a(vec3a_at(v, 0)).to_array();
-        }
-        if let Some(n) = normals.as_deref_mut().and_then(|b| b.get_mut(i)) {
-            *n = unit(nm * vec3a_at(v, no)).to_array();
-        }
-        if let Some(t) = tangents.as_deref_mut().and_then(|b| b.get_mut(i)) {
-            let d = unit(m.matrix3 * vec3a_at(v, to));
-            let w = v.get(to + 3).copied().unwrap_or(1.0);
-            *t = [d.x, d.y, d.z, w];
-        }
-    }
-    Ok(())
 }

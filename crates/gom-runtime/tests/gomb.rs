@@ -210,7 +210,11 @@ fn skinning_matches_d1_written_out_and_all_paths_agree() {
                 }
             }
             // The general path (with tangents) gives the same bits as the fast path.
-            if mesh.offsets().tangent.is_some() {
+            if mesh
+                .layout()
+                .offset(gom::layout::Attribute::Tangent)
+                .is_some()
+            {
                 let (mut p2, mut n2, mut t2) =
                     (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![[0.0; 4]; n]);
                 skin(

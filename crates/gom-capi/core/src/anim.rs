@@ -309,7 +309,12 @@ pub unsafe extern "C" fn gom_skin(
             Some(slice_mut(out_normals, vf, "out_normals")?)
         };
         with_scratch(|sc| {
-            sc.palette.set_row_major(matrices(input));
+            // Normal matrices (one inverse per bone) only when normals are asked for.
+            if normals.is_some() {
+                sc.palette.set_row_major(matrices(input));
+            } else {
+                sc.palette.set_row_major_without_normals(matrices(input));
+            }
             let targets = SkinTargets {
                 positions: Some(bytemuck::cast_slice_mut(positions)),
                 normals: normals.map(bytemuck::cast_slice_mut),

@@ -8,7 +8,7 @@ use super::UnknownChunk;
 use crate::bounds::{to_model_space, Containment};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::layout::{Attribute, VertexLayout};
-use crate::limits::{MAX_INDICES, MAX_VERTICES};
+use crate::limits::{MAX_INDICES, MAX_VERTICES, WEIGHT_SUM_TOLERANCE};
 use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
 use crate::validate::{
     bind_pose_rule, bind_world_of, finite_bits, item, mark_used, push_findings, skin_structure,
@@ -519,32 +519,138 @@ struct VertexCheck<'a> {
     gbtm: Option<Mat4>,
 }
 
+/// Vertices checked at a time by the fast pass of [`check_vertices`].
+const BLOCK: usize = 64;
+
+/// The exponent bits of an `f32`: all set for an infinity or a NaN.
+const EXPONENT: u32 = 0x7F80_0000;
+
+/// Checks every vertex (finite floats, tangent w, bounds, skin structure, weight
+/// rules) and marks the bones the skin uses.
+///
+/// Without decoding, blocks of [`BLOCK`] vertices first go through a fast pass that
+/// only answers "all good" (one vectorised sweep for finiteness, then the rules
+/// without early exits); a block that is not all good goes through the exact
+/// per-vertex checks, which find the first error and count the findings as before.
 fn check_vertices(
     vc: VertexCheck<'_>,
     used: &mut [bool],
     weights: &mut Tally,
-    mut out: Option<(&mut Vertices, &VertexLayout)>,
+    out: Option<(&mut Vertices, &VertexLayout)>,
 ) -> Result<(), ReadError> {
-    let l = &vc.layout;
-    let stride = l.stride();
-    let vb0 = Place::Chunk(FourCc::VB0);
-    // Float attributes (position, normal, tangent, uv0, uv1) come first, contiguous.
-    let float_bytes = l.float_bytes();
-    let tangent_w = l.offset(Attribute::Tangent).map(|t| t + 12);
-    let skin_at = l.offset(Attribute::Skin);
-    let cont = Containment::new(&vc.bounds);
-    let g = vc.gbtm.as_ref();
-    for (v, vx) in vc.data.chunks_exact(stride).enumerate() {
-        let base = vc.data_at + v * stride;
-        let mut all = true;
-        for w in vx[..float_bytes].chunks_exact(4) {
-            all &= finite_bits(le32(w));
+    let rules = VertexRules::new(&vc);
+    let stride = rules.stride;
+    match out {
+        Some((o, l)) => {
+            for (v, vx) in vc.data.chunks_exact(stride).enumerate() {
+                rules.vertex(v, vx, used, weights)?;
+                push_vertex(o, l, vx);
+            }
         }
-        if !all {
-            let k = vx[..float_bytes]
-                .chunks_exact(4)
-                .position(|w| !finite_bits(le32(w)))
-                .unwrap_or(0);
+        None => {
+            let mask = rules.finite_mask(BLOCK);
+            for (k, block) in vc.data.chunks(stride * BLOCK).enumerate() {
+                if rules.block_ok(block, &mask, used) {
+                    continue;
+                }
+                for (j, vx) in block.chunks_exact(stride).enumerate() {
+                    rules.vertex(k * BLOCK + j, vx, used, weights)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the vertex checks need, derived once per mesh.
+struct VertexRules<'v> {
+    vc: &'v VertexCheck<'v>,
+    stride: usize,
+    /// Byte size of the leading float attributes (position … uv1).
+    float_bytes: usize,
+    /// Byte offset of the tangent's w.
+    tangent_w: Option<usize>,
+    /// Byte offset of the skin.
+    skin_at: Option<usize>,
+    cont: Containment,
+}
+
+impl<'v> VertexRules<'v> {
+    fn new(vc: &'v VertexCheck<'v>) -> Self {
+        let l = &vc.layout;
+        VertexRules {
+            vc,
+            stride: l.stride(),
+            float_bytes: l.float_bytes(),
+            tangent_w: l.offset(Attribute::Tangent).map(|t| t + 12),
+            skin_at: l.offset(Attribute::Skin),
+            cont: Containment::new(&vc.bounds),
+        }
+    }
+
+    /// Per word of `vertices` vertices: [`EXPONENT`] for a float word (the float
+    /// attributes and the skin weights), 0 for an integer word (colour, bone indices).
+    fn finite_mask(&self, vertices: usize) -> Vec<u32> {
+        let words = self.stride / 4;
+        let one: Vec<u32> = (0..words)
+            .map(|k| {
+                let float = 4 * k < self.float_bytes
+                    || self
+                        .skin_at
+                        .is_some_and(|s| 4 * k >= s + 8 && 4 * k < s + 24);
+                if float {
+                    EXPONENT
+                } else {
+                    0
+                }
+            })
+            .collect();
+        one.repeat(vertices)
+    }
+
+    /// Whether every vertex of `block` passes every check (marking the bones used).
+    /// False says only that the exact checks must look at the block.
+    fn block_ok(&self, block: &[u8], mask: &[u32], used: &mut [bool]) -> bool {
+        // A word is not finite when its exponent bits are all set; integer words
+        // have a zero mask and never match.
+        let not_finite = block.chunks_exact(4).zip(mask).fold(0u32, |acc, (w, &m)| {
+            acc | u32::from(le32(w) & m == EXPONENT)
+        });
+        let mut ok = not_finite == 0;
+        let g = self.vc.gbtm.as_ref();
+        for vx in block.chunks_exact(self.stride) {
+            if let Some(t) = self.tangent_w {
+                ok &= tangent_w_ok(lef32(&vx[t..]));
+            }
+            let q = to_model_space([lef32(vx), lef32(&vx[4..]), lef32(&vx[8..])], g);
+            ok &= self.cont.in_box(q) & self.cont.in_sphere(q);
+            if let Some(s) = self.skin_at {
+                let (bones, w) = skin_at(&vx[s..s + 24]);
+                ok &= skin_ok(bones, w, self.vc.bone_count);
+                mark_used(used, bones, w);
+            }
+        }
+        ok
+    }
+
+    /// The exact checks of vertex `v` (bytes `vx`): the first error, in the order
+    /// finite floats, tangent w, bounds, skin; a weight-rule finding is counted.
+    fn vertex(
+        &self,
+        v: usize,
+        vx: &[u8],
+        used: &mut [bool],
+        weights: &mut Tally,
+    ) -> Result<(), ReadError> {
+        let vc = self.vc;
+        let l = &vc.layout;
+        let vb0 = Place::Chunk(FourCc::VB0);
+        let base = vc.data_at + v * self.stride;
+        let float_bytes = self.float_bytes;
+        if let Some(k) = vx[..float_bytes]
+            .chunks_exact(4)
+            .position(|w| !finite_bits(le32(w)))
+        {
             return Err(ReadError {
                 offset: (base + 4 * k) as u64,
                 place: vb0,
@@ -552,7 +658,7 @@ fn check_vertices(
                 kind: ReadErrorKind::NotFinite,
             });
         }
-        if let Some(t) = tangent_w {
+        if let Some(t) = self.tangent_w {
             if !tangent_w_ok(lef32(&vx[t..])) {
                 return Err(ReadError {
                     offset: (base + t) as u64,
@@ -564,7 +670,11 @@ fn check_vertices(
                 });
             }
         }
-        let q = to_model_space([lef32(vx), lef32(&vx[4..]), lef32(&vx[8..])], g);
+        let q = to_model_space(
+            [lef32(vx), lef32(&vx[4..]), lef32(&vx[8..])],
+            vc.gbtm.as_ref(),
+        );
+        let cont = &self.cont;
         if !cont.in_box(q) || !cont.in_sphere(q) {
             let (off, field) = if cont.in_box(q) {
                 (36, "sphereRadius")
@@ -580,19 +690,10 @@ fn check_vertices(
                 },
             });
         }
-        if let Some(s) = skin_at {
+        if let Some(s) = self.skin_at {
             let sk = &vx[s..s + 24];
-            let bones = [
-                u16::from_le_bytes([sk[0], sk[1]]),
-                u16::from_le_bytes([sk[2], sk[3]]),
-                u16::from_le_bytes([sk[4], sk[5]]),
-                u16::from_le_bytes([sk[6], sk[7]]),
-            ];
-            let mut wb = [0u32; 4];
-            for k in 0..4 {
-                wb[k] = le32(&sk[8 + 4 * k..]);
-            }
-            if let Some(k) = wb.iter().position(|&b| !finite_bits(b)) {
+            let (bones, w) = skin_at(sk);
+            if let Some(k) = w.iter().position(|w| !finite_bits(w.to_bits())) {
                 return Err(ReadError {
                     offset: (base + s + 8 + 4 * k) as u64,
                     place: vb0,
@@ -600,7 +701,6 @@ fn check_vertices(
                     kind: ReadErrorKind::NotFinite,
                 });
             }
-            let w = wb.map(f32::from_bits);
             if let Some((k, reason)) = skin_structure(bones, w, vc.bone_count) {
                 return Err(ReadError {
                     offset: (base + s + 2 * k) as u64,
@@ -616,11 +716,48 @@ fn check_vertices(
             }
             mark_used(used, bones, w);
         }
-        if let Some((o, l)) = out.as_mut() {
-            push_vertex(o, l, vx);
+        Ok(())
+    }
+}
+
+/// `skin_structure(..).is_none() && weights_rule(..).is_none()` without early exits,
+/// so that it compiles to straight-line code; `tests::skin_ok_is_both_rules` checks
+/// the equivalence.
+// The negated comparisons are the rules' own conditions, NaN included.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+#[inline]
+fn skin_ok(b: [u16; 4], w: [f32; 4], bone_count: u32) -> bool {
+    let mut ok = true;
+    let sum = f64::from(w[0]) + f64::from(w[1]) + f64::from(w[2]) + f64::from(w[3]);
+    ok &= (sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE;
+    for k in 0..4 {
+        // Structure: no negative weight; a used slot names a bone of the skeleton.
+        ok &= !(w[k] < 0.0);
+        ok &= !(w[k] > 0.0 && u32::from(b[k]) >= bone_count);
+        // An unused slot names bone 0.
+        ok &= !(w[k] == 0.0 && b[k] != 0);
+    }
+    for k in 0..3 {
+        // Descending weights; equal used weights list their bones ascending.
+        ok &= !(w[k] < w[k + 1]);
+        ok &= !(w[k] == w[k + 1] && w[k] > 0.0 && b[k] >= b[k + 1]);
+    }
+    for i in 0..4 {
+        for j in i + 1..4 {
+            // No bone used twice.
+            ok &= !(w[i] > 0.0 && w[j] > 0.0 && b[i] == b[j]);
         }
     }
-    Ok(())
+    ok
+}
+
+/// The bone indices and weights of a 24-byte skin attribute.
+#[inline]
+fn skin_at(sk: &[u8]) -> ([u16; 4], [f32; 4]) {
+    // Spelled out: `[0, 1, 2, 3].map(..)` was left as a call per vertex.
+    let b = |k: usize| u16::from_le_bytes([sk[2 * k], sk[2 * k + 1]]);
+    let w = |k: usize| lef32(&sk[8 + 4 * k..]);
+    ([b(0), b(1), b(2), b(3)], [w(0), w(1), w(2), w(3)])
 }
 
 fn check_indices(data: &[u8], size: u32, vertex_count: u32, at: usize) -> Result<(), ReadError> {
@@ -657,4 +794,32 @@ fn check_indices(data: &[u8], size: u32, vertex_count: u32, at: usize) -> Result
         return Err(bad(k, x));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skin_ok_is_both_rules() {
+        // Every combination of these weights and bones, against a 3-bone skeleton:
+        // sums off by more and less than the tolerance, ties, zeros, negatives,
+        // bones past the skeleton and repeated bones.
+        let ws = [0.0f32, 0.1, 0.25, 0.5, 1.0, -0.1, 0.499_999_9];
+        let bs = [0u16, 1, 2, 5];
+        let mut agree = 0;
+        let mut passed = 0;
+        for i in 0..ws.len().pow(4) {
+            let w = [0, 1, 2, 3].map(|k| ws[i / ws.len().pow(k) % ws.len()]);
+            for j in 0..bs.len().pow(4) {
+                let b = [0, 1, 2, 3].map(|k| bs[j / bs.len().pow(k as u32) % bs.len()]);
+                let want = skin_structure(b, w, 3).is_none() && weights_rule(b, w).is_none();
+                assert_eq!(skin_ok(b, w, 3), want, "bones {b:?}, weights {w:?}");
+                agree += 1;
+                passed += usize::from(want);
+            }
+        }
+        // Both outcomes occur.
+        assert!(passed > 0 && passed < agree, "{passed} of {agree}");
+    }
 }

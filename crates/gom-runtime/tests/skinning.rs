@@ -1,0 +1,347 @@
+//! Every skinning path the CPU supports gives the scalar path's results within 10⁻⁶
+//! relative: random poses (with and without non-uniform scale), random weights on
+//! 1–4 influences, positions, normals and tangents, vertex counts that are not
+//! multiples of any path's block.
+
+mod common;
+
+use common::{chain_of, model, random_clip, sample_clip, Rng};
+use glam::Vec3A;
+use gom::math::{bind_world, inverse_affine};
+use gom::{MeshPart, SkinWeights, Submesh};
+use gom_runtime::{
+    skin, skin_with, Asset, LocalPose, Palette, Playback, SamplingContext, SkinPath, SkinTargets,
+};
+
+const BONES: usize = 9;
+
+/// A mesh of `n` vertices over a `BONES`-bone chain with positions, normals, tangents
+/// and `influences` random weights per vertex (descending, summing to 1).
+fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
+    let skeleton = chain_of(BONES);
+    let mut v = gom::Vertices::default();
+    let (mut normals, mut tangents, mut skin) = (vec![], vec![], vec![]);
+    for _ in 0..n {
+        v.positions.push([0, 1, 2].map(|_| rng.range(-2.0, 2.0)));
+        normals.push([0, 1, 2].map(|_| rng.range(-1.0, 1.0)));
+        let w = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
+        let t = [0, 1, 2].map(|_| rng.range(-1.0, 1.0));
+        tangents.push([t[0], t[1], t[2], w]);
+        skin.push(weights(influences, rng));
+    }
+    v.normals = Some(normals);
+    v.tangents = Some(tangents);
+    v.skin = Some(skin);
+    let inverse_bind = bind_world(&skeleton.bones)
+        .iter()
+        .map(|w| inverse_affine(w).expect("invertible bind"))
+        .collect();
+    MeshPart {
+        name: format!("m{n}"),
+        vertices: v,
+        indices: vec![],
+        submeshes: Vec::<Submesh>::new(),
+        inverse_bind,
+        mesh_bind_geo_to_model: None,
+        bounds: None,
+    }
+}
+
+/// `k` distinct bones with random weights in descending order summing to 1; the
+/// other slots weight 0 on bone 0.
+fn weights(k: usize, rng: &mut Rng) -> SkinWeights {
+    let mut raw: Vec<f32> = (0..k).map(|_| rng.range(0.05, 1.0)).collect();
+    raw.sort_by(|a, b| b.total_cmp(a));
+    let sum: f32 = raw.iter().sum();
+    let first = (rng.next_f32() * BONES as f32) as usize % BONES;
+    let mut s = SkinWeights {
+        bones: [0; 4],
+        weights: [0.0; 4],
+    };
+    for (i, r) in raw.iter().enumerate() {
+        s.bones[i] = ((first + 2 * i) % BONES) as u16;
+        s.weights[i] = r / sum;
+    }
+    s
+}
+
+/// A rigid palette set directly: per bone a signed axis permutation (a rotation or a
+/// reflection, its own inverse transpose exactly) and a random move.
+fn rigid_palette(rng: &mut Rng) -> Palette {
+    let perms = [
+        [0, 1, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [0, 2, 1],
+        [2, 1, 0],
+        [1, 0, 2],
+    ];
+    let matrices: Vec<[f32; 16]> = (0..BONES)
+        .map(|_| {
+            let perm = perms[(rng.next_f32() * 6.0) as usize % 6];
+            let mut m = [0.0f32; 16];
+            for (row, &col) in perm.iter().enumerate() {
+                m[4 * row + col] = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
+            }
+            for t in &mut m[12..15] {
+                *t = rng.range(-3.0, 3.0);
+            }
+            m[15] = 1.0;
+            m
+        })
+        .collect();
+    let mut pal = Palette::new();
+    pal.set_row_major(&matrices);
+    pal
+}
+
+/// The asset of one mesh and a scaled and a rigid clip.
+fn asset(n: usize, influences: usize, seed: u64) -> Asset<'static> {
+    let mut rng = Rng(seed);
+    let m = mesh(n, influences, &mut rng);
+    let clips = vec![random_clip(BONES, 4, 1.0, seed ^ 0x55)];
+    Asset::from_model(&model(chain_of(BONES), vec![m], clips)).expect("valid model")
+}
+
+fn palette(asset: &Asset<'_>, clip: usize, t: f32) -> Palette {
+    let (mut ctx, mut local) = (SamplingContext::new(), LocalPose::default());
+    sample_clip(asset, clip, t, Playback::Loop, &mut ctx, &mut local);
+    let world = common::model_pose_of(asset, &local);
+    let mut pal = Palette::new();
+    pal.compute(&asset.meshes[0], &world).unwrap();
+    pal
+}
+
+type Out = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>);
+
+/// Positions, normals and tangents on `path` (NaN where nothing was written).
+fn skin_all(asset: &Asset<'_>, pal: &Palette, path: SkinPath) -> Out {
+    let n = asset.meshes[0].vertex_count();
+    let mut o = (
+        vec![[f32::NAN; 3]; n],
+        vec![[f32::NAN; 3]; n],
+        vec![[f32::NAN; 4]; n],
+    );
+    let targets = SkinTargets {
+        positions: Some(&mut o.0),
+        normals: Some(&mut o.1),
+        tangents: Some(&mut o.2),
+    };
+    skin_with(&asset.meshes[0], pal, targets, path).unwrap();
+    o
+}
+
+/// The length of the sum of the absolute values of the terms of `Σ w_k · M_k · v`
+/// (the size of the numbers the sum went through, whatever cancelled), with `M_k`
+/// given as columns and `t` the weight of the fourth column.
+fn term_size(cols: &[[Vec3A; 4]], b: [u16; 4], w: [f32; 4], v: [f32; 3], t: f32) -> f32 {
+    let mut s = Vec3A::ZERO;
+    for k in 0..4 {
+        let m = &cols[usize::from(b[k])];
+        let terms = m[0].abs() * v[0].abs() + m[1].abs() * v[1].abs() + m[2].abs() * v[2].abs();
+        s += (terms + m[3].abs() * t) * w[k];
+    }
+    s.length()
+}
+
+/// `‖a − b‖ ≤ 10⁻⁶ · size`.
+fn close(a: &[f32], b: &[f32], size: f32) -> bool {
+    let d = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f32>()
+        .sqrt();
+    d <= 1e-6 * size
+}
+
+/// Compares `o` with the scalar path's `r` within 10⁻⁶ relative to the size of the
+/// sums (a unit vector's error relative to its length before normalisation).
+fn assert_close(asset: &Asset<'_>, pal: &Palette, path: SkinPath, o: &Out, r: &Out) {
+    let mesh = &asset.meshes[0];
+    let cols = |m: &glam::Affine3A| {
+        let a = m.matrix3;
+        [a.x_axis, a.y_axis, a.z_axis, m.translation]
+    };
+    let aff: Vec<[Vec3A; 4]> = pal.matrices().iter().map(cols).collect();
+    let nrm: Vec<[Vec3A; 4]> = if pal.is_rigid() {
+        aff.clone()
+    } else {
+        let c = |m: &glam::Mat3A| [m.x_axis, m.y_axis, m.z_axis, Vec3A::ZERO];
+        pal.normal_matrices().iter().map(c).collect()
+    };
+    let words = mesh.vertex_words();
+    let stride = mesh.stride_words();
+    for i in 0..mesh.vertex_count() {
+        let (b, w) = mesh.skin(i).unwrap();
+        let v = &words[i * stride..];
+        let at = |o: usize| [v[o], v[o + 1], v[o + 2]];
+        let ps = term_size(&aff, b, w, at(0), 1.0).max(f32::MIN_POSITIVE);
+        assert!(
+            close(&o.0[i], &r.0[i], ps),
+            "{path:?} position {i}: {:?} vs scalar {:?}",
+            o.0[i],
+            r.0[i]
+        );
+        // Unit vectors: the sums' error divided by the length before normalising.
+        let unit_size = |cols: &[[Vec3A; 4]], a: [f32; 3]| {
+            let raw = Vec3A::from(a);
+            let len: f32 = (0..4)
+                .map(|k| {
+                    w[k] * (cols[usize::from(b[k])][0] * raw.x
+                        + cols[usize::from(b[k])][1] * raw.y
+                        + cols[usize::from(b[k])][2] * raw.z)
+                })
+                .sum::<Vec3A>()
+                .length();
+            (term_size(cols, b, w, a, 0.0) / len).max(1.0)
+        };
+        let ns = unit_size(&nrm, at(3));
+        assert!(
+            close(&o.1[i], &r.1[i], ns),
+            "{path:?} normal {i}: {:?} vs scalar {:?}",
+            o.1[i],
+            r.1[i]
+        );
+        let ts = unit_size(&aff, at(6));
+        assert!(
+            close(&o.2[i], &r.2[i], ts),
+            "{path:?} tangent {i}: {:?} vs scalar {:?}",
+            o.2[i],
+            r.2[i]
+        );
+        assert_eq!(o.2[i][3], r.2[i][3]);
+    }
+}
+
+#[test]
+fn every_supported_path_matches_the_scalar_path() {
+    let paths: Vec<SkinPath> = SkinPath::ALL
+        .into_iter()
+        .filter(|p| p.is_supported())
+        .collect();
+    assert!(paths.contains(&SkinPath::Scalar) && paths.contains(&SkinPath::Vec4));
+    eprintln!("paths on this CPU: {paths:?}");
+    let mut seed = 1;
+    for n in [1, 7, 8, 9, 15, 17, 31, 100, 1003] {
+        for influences in 1..=4 {
+            seed += 1;
+            let asset = asset(n, influences, seed);
+            let mut rng = Rng(seed);
+            for rigid in [false, false, true] {
+                let pal = if rigid {
+                    rigid_palette(&mut rng)
+                } else {
+                    palette(&asset, 0, rng.range(0.0, 1.0))
+                };
+                assert_eq!(pal.is_rigid(), rigid);
+                let reference = skin_all(&asset, &pal, SkinPath::Scalar);
+                for &path in &paths {
+                    let o = skin_all(&asset, &pal, path);
+                    assert_close(&asset, &pal, path, &o, &reference);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn each_output_alone_equals_the_same_output_of_the_full_pass() {
+    let asset = asset(203, 4, 99);
+    let pal = palette(&asset, 0, 0.6);
+    let mesh = &asset.meshes[0];
+    let n = mesh.vertex_count();
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let full = skin_all(&asset, &pal, path);
+        let mut p = vec![[f32::NAN; 3]; n];
+        let mut nr = vec![[f32::NAN; 3]; n];
+        let mut t = vec![[f32::NAN; 4]; n];
+        let only = |targets| skin_with(mesh, &pal, targets, path).unwrap();
+        only(SkinTargets {
+            positions: Some(&mut p),
+            ..Default::default()
+        });
+        only(SkinTargets {
+            normals: Some(&mut nr),
+            ..Default::default()
+        });
+        only(SkinTargets {
+            tangents: Some(&mut t),
+            ..Default::default()
+        });
+        assert_eq!(p, full.0, "{path:?} positions");
+        assert_eq!(nr, full.1, "{path:?} normals");
+        assert_eq!(t, full.2, "{path:?} tangents");
+    }
+}
+
+#[test]
+fn skin_runs_the_best_path() {
+    let asset = asset(45, 3, 7);
+    let pal = palette(&asset, 0, 0.2);
+    let best = skin_all(&asset, &pal, SkinPath::best());
+    let n = asset.meshes[0].vertex_count();
+    let mut p = vec![[f32::NAN; 3]; n];
+    skin(
+        &asset.meshes[0],
+        &pal,
+        SkinTargets {
+            positions: Some(&mut p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(p, best.0);
+    assert!(SkinPath::best().is_supported());
+}
+
+#[test]
+fn normals_are_unit_and_tangents_keep_w() {
+    let asset = asset(77, 4, 5);
+    let pal = palette(&asset, 0, 0.45);
+    let words = asset.meshes[0].vertex_words();
+    let stride = asset.meshes[0].stride_words();
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let (_, nr, t) = skin_all(&asset, &pal, path);
+        for (i, (n, t)) in nr.iter().zip(&t).enumerate() {
+            let len = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((len(n) - 1.0).abs() < 1e-5, "{path:?} normal {i}: {n:?}");
+            assert!((len(&t[..3]) - 1.0).abs() < 1e-5, "{path:?} tangent {i}");
+            // The tangent's w is the file's (word 3 of the tangent, after the normal).
+            assert_eq!(t[3], words[i * stride + 9], "{path:?} tangent w {i}");
+        }
+    }
+}
+
+#[test]
+fn a_palette_without_normal_matrices_skins_positions_and_tangents_but_refuses_normals() {
+    let asset = asset(41, 4, 11);
+    let full = palette(&asset, 0, 0.35);
+    let rows: Vec<[f32; 16]> = (0..BONES).map(|b| full.row_major(b).unwrap()).collect();
+    let mut with = Palette::new();
+    with.set_row_major(&rows);
+    let mut without = Palette::new();
+    without.set_row_major_without_normals(&rows);
+    assert!(with.has_normal_matrices() && !without.has_normal_matrices());
+    let mesh = &asset.meshes[0];
+    let n = mesh.vertex_count();
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let run = |pal: &Palette| {
+            let (mut p, mut t) = (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 4]; n]);
+            let targets = SkinTargets {
+                positions: Some(&mut p),
+                normals: None,
+                tangents: Some(&mut t),
+            };
+            skin_with(mesh, pal, targets, path).unwrap();
+            (p, t)
+        };
+        assert_eq!(run(&with), run(&without), "{path:?}");
+        let mut nr = vec![[0.0; 3]; n];
+        let asked = SkinTargets {
+            normals: Some(&mut nr),
+            ..Default::default()
+        };
+        assert!(skin_with(mesh, &without, asked, path).is_err(), "{path:?}");
+    }
+}
