@@ -180,7 +180,7 @@ fn seek_times() -> Vec<f32> {
 }
 
 fn sampling<M: Measurement>(c: &mut Criterion<M>) {
-    let seeks = seek_times();
+    let seeks = &seek_times();
     for n in [64usize, 128, 1023] {
         let every_key = model(n, 1, VERTICES);
         for (kind, m) in [
@@ -282,21 +282,13 @@ impl Character {
         let (skel, mesh) = (&scene.asset.skeleton, &scene.asset.meshes[0]);
         self.time += FRAME;
         let times = [self.time, self.time * 1.3];
-        for k in 0..2 {
+        for (k, time) in times.into_iter().enumerate() {
             if prepared {
                 let (clip, ctx) = (&scene.prepared[k], &mut self.prepared[k]);
-                sample_prepared(clip, times[k], Playback::Loop, ctx, &mut self.clips[k]);
+                sample_prepared(clip, time, Playback::Loop, ctx, &mut self.clips[k]);
             } else {
                 let (clip, ctx) = (&scene.asset.clips[k], &mut self.in_place[k]);
-                sample(
-                    clip,
-                    skel,
-                    times[k],
-                    Playback::Loop,
-                    ctx,
-                    &mut self.clips[k],
-                )
-                .ok();
+                sample(clip, skel, time, Playback::Loop, ctx, &mut self.clips[k]).ok();
             }
         }
         let [a, b] = &self.clips;

@@ -30,7 +30,7 @@
 //! [`crate::sample`] returns (tested), so it inherits its bound, within 10⁻⁶ per
 //! rotation component of a double-precision slerp.
 
-use glam::BVec4A;
+use glam::{BVec4A, Vec4};
 use gom::Key;
 
 use crate::clip::{Clip, Playback};
@@ -53,6 +53,9 @@ struct Record {
     /// The bone holds `key` from now on.
     hold: bool,
 }
+
+/// One lane's first key, second key, pair angles (`θ`, `θ / sin θ`) and hold flag.
+type LanePair = (Key, Key, [f32; 2], bool);
 
 /// The key pairs of every bone at some time, in blocks of four bones.
 #[derive(Debug, Clone, Default)]
@@ -116,6 +119,8 @@ pub struct PreparedClip {
     records: Vec<Record>,
     /// The state before every record (each bone holding its first key).
     initial: State,
+    /// Per lane, its first key (the bind-local transform for bones without a track).
+    first: Vec<Key>,
     /// Per bone, the range of `by_bone` holding its records.
     bone_start: Vec<usize>,
     /// Stream indices of each bone's records, in order, bone after bone.
@@ -183,6 +188,7 @@ impl PreparedClip {
             bone_count: n,
             records,
             initial: initial_state(&first),
+            first,
             bone_start,
             by_bone,
             by_bone_from,
@@ -204,33 +210,74 @@ impl PreparedClip {
         self.records.len()
     }
 
-    /// Sets `state` to time `t` (every record with `from ≤ t` applied) by restoring
-    /// every bone from the initial state and its last two such records; returns the
-    /// cursor.
+    /// Sets `state` to time `t` (every record with `from ≤ t` applied): per lane, the
+    /// key pair of its last record with `from ≤ t` (binary search in the lane's list),
+    /// gathered four lanes at a time; returns the cursor.
     fn seek(&self, state: &mut State, t: f32) -> usize {
-        state.groups.clone_from(&self.initial.groups);
-        state.nexts.clone_from(&self.initial.nexts);
-        state.held.clone_from(&self.initial.held);
-        for bone in 0..self.bone_start.len().saturating_sub(1) {
-            let (Some(&lo), Some(&hi)) = (self.bone_start.get(bone), self.bone_start.get(bone + 1))
-            else {
-                continue;
+        let blocks = self.first.len() / 4;
+        state.groups.resize(blocks, Group::EMPTY);
+        state.nexts.resize(blocks, Next::EMPTY);
+        state.held.resize(blocks, 0);
+        for (b, ((g, n), h)) in state
+            .groups
+            .iter_mut()
+            .zip(state.nexts.iter_mut())
+            .zip(state.held.iter_mut())
+            .enumerate()
+        {
+            let lanes: [LanePair; 4] = std::array::from_fn(|l| self.pair_at(b * 4 + l, t));
+            let soa = |f: &dyn Fn(&LanePair) -> f32| {
+                Vec4::new(f(&lanes[0]), f(&lanes[1]), f(&lanes[2]), f(&lanes[3]))
             };
-            let (Some(from), Some(idx)) = (self.by_bone_from.get(lo..hi), self.by_bone.get(lo..hi))
-            else {
-                continue;
+            *n = Next {
+                time: soa(&|p| p.1.time),
+                tr: std::array::from_fn(|c| soa(&|p| p.1.translation[c])),
+                sc: std::array::from_fn(|c| soa(&|p| p.1.scale[c])),
+                q: std::array::from_fn(|c| soa(&|p| p.1.rotation[c])),
             };
-            let m = from.partition_point(|&f| f <= t);
-            for &r in idx.get(m.saturating_sub(2)..m).unwrap_or(&[]) {
-                if let Some(r) = self.records.get(r) {
-                    state.apply(r);
-                }
-            }
-        }
-        for b in 0..state.groups.len() {
-            state.derive(b);
+            *h = lanes
+                .iter()
+                .enumerate()
+                .fold(0, |m, (l, p)| if p.3 { m | 1 << l } else { m });
+            let held = BVec4A::new(lanes[0].3, lanes[1].3, lanes[2].3, lanes[3].3);
+            g.theta = soa(&|p| p.2[0]);
+            g.inv_sinc = soa(&|p| p.2[1]);
+            g.derive(
+                soa(&|p| p.0.time),
+                std::array::from_fn(|c| soa(&|p| p.0.translation[c])),
+                std::array::from_fn(|c| soa(&|p| p.0.scale[c])),
+                std::array::from_fn(|c| soa(&|p| p.0.rotation[c])),
+                n,
+                held,
+            );
         }
         self.records.partition_point(|r| r.from <= t)
+    }
+
+    /// Lane `lane`'s first and second key, pair angles and hold flag once every record
+    /// with `from ≤ t` is applied.
+    #[inline]
+    fn pair_at(&self, lane: usize, t: f32) -> LanePair {
+        let first = self.first.get(lane).copied().unwrap_or(IDENTITY_KEY);
+        let held = (first, first, [0.0, 1.0], true);
+        let (Some(&lo), Some(&hi)) = (self.bone_start.get(lane), self.bone_start.get(lane + 1))
+        else {
+            return held;
+        };
+        let (Some(from), Some(idx)) = (self.by_bone_from.get(lo..hi), self.by_bone.get(lo..hi))
+        else {
+            return held;
+        };
+        let m = from.partition_point(|&f| f <= t);
+        let record = |i: usize| idx.get(i).and_then(|&r| self.records.get(r));
+        let Some(last) = m.checked_sub(1).and_then(record) else {
+            return held;
+        };
+        let k0 = match m.checked_sub(2).and_then(record) {
+            Some(r) => r.key,
+            None => first,
+        };
+        (k0, last.key, last.angle, last.hold)
     }
 }
 
