@@ -57,6 +57,12 @@ struct Record {
 /// One lane's first key, second key, pair angles (`θ`, `θ / sin θ`) and hold flag.
 type LanePair = (Key, Key, [f32; 2], bool);
 
+/// One value of each of four lanes, as a vector.
+#[inline(always)]
+fn soa(lanes: &[LanePair; 4], f: impl Fn(&LanePair) -> f32) -> Vec4 {
+    Vec4::new(f(&lanes[0]), f(&lanes[1]), f(&lanes[2]), f(&lanes[3]))
+}
+
 /// The key pairs of every bone at some time, in blocks of four bones.
 #[derive(Debug, Clone, Default)]
 struct State {
@@ -226,27 +232,24 @@ impl PreparedClip {
             .enumerate()
         {
             let lanes: [LanePair; 4] = std::array::from_fn(|l| self.pair_at(b * 4 + l, t));
-            let soa = |f: &dyn Fn(&LanePair) -> f32| {
-                Vec4::new(f(&lanes[0]), f(&lanes[1]), f(&lanes[2]), f(&lanes[3]))
-            };
             *n = Next {
-                time: soa(&|p| p.1.time),
-                tr: std::array::from_fn(|c| soa(&|p| p.1.translation[c])),
-                sc: std::array::from_fn(|c| soa(&|p| p.1.scale[c])),
-                q: std::array::from_fn(|c| soa(&|p| p.1.rotation[c])),
+                time: soa(&lanes, |p: &LanePair| p.1.time),
+                tr: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.translation[c])),
+                sc: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.scale[c])),
+                q: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.rotation[c])),
             };
             *h = lanes
                 .iter()
                 .enumerate()
                 .fold(0, |m, (l, p)| if p.3 { m | 1 << l } else { m });
             let held = BVec4A::new(lanes[0].3, lanes[1].3, lanes[2].3, lanes[3].3);
-            g.theta = soa(&|p| p.2[0]);
-            g.inv_sinc = soa(&|p| p.2[1]);
+            g.theta = soa(&lanes, |p: &LanePair| p.2[0]);
+            g.inv_sinc = soa(&lanes, |p: &LanePair| p.2[1]);
             g.derive(
-                soa(&|p| p.0.time),
-                std::array::from_fn(|c| soa(&|p| p.0.translation[c])),
-                std::array::from_fn(|c| soa(&|p| p.0.scale[c])),
-                std::array::from_fn(|c| soa(&|p| p.0.rotation[c])),
+                soa(&lanes, |p: &LanePair| p.0.time),
+                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.translation[c])),
+                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.scale[c])),
+                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.rotation[c])),
                 n,
                 held,
             );
