@@ -5,6 +5,7 @@
 //! ```text
 //! bytes ──► Asset (skeleton, meshes, clips; zero-copy views)
 //! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
+//! PreparedClip + time ──sample_prepared──► LocalPose   (the same pose, bit for bit)
 //! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
 //!                                        Palette ──BoneBounds::bound──► Aabb for culling
 //! ```
