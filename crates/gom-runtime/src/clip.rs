@@ -213,30 +213,7 @@ impl<'a> Clip<'a> {
     /// 0; looping wraps with `fmod` into `[0, duration)`.
     #[inline]
     pub fn local_time(&self, time: f32, playback: Playback) -> f32 {
-        if !time.is_finite() {
-            return 0.0;
-        }
-        match playback {
-            Playback::Once => time,
-            Playback::Loop => {
-                if self.duration > 0.0 {
-                    let r = time % self.duration;
-                    if r < 0.0 {
-                        // -0.0 stays -0.0 and is equal to 0.
-                        let w = r + self.duration;
-                        if w >= self.duration {
-                            0.0
-                        } else {
-                            w
-                        }
-                    } else {
-                        r
-                    }
-                } else {
-                    0.0
-                }
-            }
-        }
+        local_time(self.duration, time, playback)
     }
 
     /// The track of `bone`, if the clip animates it.
@@ -275,6 +252,36 @@ impl<'a> Clip<'a> {
     pub(crate) fn pair_angles(&self) -> &[[f32; 2]] {
         self.angles
             .get_or_init(|| crate::sampling::pair_angles(&self.tracks))
+    }
+}
+
+/// The time sampled for `time` under `playback` in a clip of length `duration`: see
+/// [`Clip::local_time`].
+#[inline]
+pub(crate) fn local_time(duration: f32, time: f32, playback: Playback) -> f32 {
+    if !time.is_finite() {
+        return 0.0;
+    }
+    match playback {
+        Playback::Once => time,
+        Playback::Loop => {
+            if duration > 0.0 {
+                let r = time % duration;
+                if r < 0.0 {
+                    // -0.0 stays -0.0 and is equal to 0.
+                    let w = r + duration;
+                    if w >= duration {
+                        0.0
+                    } else {
+                        w
+                    }
+                } else {
+                    r
+                }
+            } else {
+                0.0
+            }
+        }
     }
 }
 

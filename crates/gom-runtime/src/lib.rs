@@ -5,6 +5,7 @@
 //! ```text
 //! bytes ──► Asset (skeleton, meshes, clips; zero-copy views)
 //! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
+//! PreparedClip + time ──sample_prepared──► LocalPose   (the same pose, bit for bit)
 //! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
 //!                                        Palette ──BoneBounds::bound──► Aabb for culling
 //! ```
@@ -45,6 +46,7 @@ pub mod mesh;
 pub mod palette;
 pub mod pose;
 pub mod posed;
+pub mod prepared;
 pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;
@@ -60,6 +62,7 @@ pub use mesh::{Indices, Mesh};
 pub use palette::Palette;
 pub use pose::{local_to_model, LocalPose, ModelPose};
 pub use posed::{pose_at, skin_all, SkinnedMesh};
+pub use prepared::{sample_prepared, PreparedClip, PreparedContext};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
 pub use sampling::{sample, SamplingContext};
 pub use skeleton::Skeleton;

@@ -129,7 +129,7 @@ struct Lane<'k> {
 }
 
 /// A key that holds the identity, for lanes past the last bone.
-const IDENTITY_KEY: Key = Key {
+pub(crate) const IDENTITY_KEY: Key = Key {
     time: 0.0,
     translation: [0.0; 3],
     rotation: [0.0, 0.0, 0.0, 1.0],
@@ -172,35 +172,35 @@ fn key_rows(keys: &[Key], k: usize) -> [Vec4; 3] {
 
 /// Cached interpolation data of four bones.
 #[derive(Debug, Clone, Copy)]
-struct Group {
+pub(crate) struct Group {
     /// The group is valid for times in `[lo, hi)`: the intersection of its lanes.
     lo: f32,
     hi: f32,
-    t0: Vec4,
+    pub(crate) t0: Vec4,
     dt: Vec4,
-    tr0: [Vec4; 3],
+    pub(crate) tr0: [Vec4; 3],
     dtr: [Vec4; 3],
-    sc0: [Vec4; 3],
+    pub(crate) sc0: [Vec4; 3],
     dsc: [Vec4; 3],
-    q0: [Vec4; 4],
+    pub(crate) q0: [Vec4; 4],
     q1: [Vec4; 4],
-    theta: Vec4,
-    inv_sinc: Vec4,
+    pub(crate) theta: Vec4,
+    pub(crate) inv_sinc: Vec4,
 }
 
 /// The second key of each lane of a group as stored (time, translation, scale,
 /// rotation before the shorter-arc sign), to become the first key when playback
 /// moves on. Kept apart from [`Group`] so that interpolation streams less memory.
 #[derive(Debug, Clone, Copy)]
-struct Next {
-    time: Vec4,
-    tr: [Vec4; 3],
-    sc: [Vec4; 3],
-    q: [Vec4; 4],
+pub(crate) struct Next {
+    pub(crate) time: Vec4,
+    pub(crate) tr: [Vec4; 3],
+    pub(crate) sc: [Vec4; 3],
+    pub(crate) q: [Vec4; 4],
 }
 
 impl Next {
-    const EMPTY: Next = Next {
+    pub(crate) const EMPTY: Next = Next {
         time: Vec4::ZERO,
         tr: [Vec4::ZERO; 3],
         sc: [Vec4::ONE; 3],
@@ -209,7 +209,7 @@ impl Next {
 }
 
 impl Group {
-    const EMPTY: Group = Group {
+    pub(crate) const EMPTY: Group = Group {
         lo: f32::INFINITY,
         hi: f32::NEG_INFINITY,
         t0: Vec4::ZERO,
@@ -284,6 +284,27 @@ impl Group {
             l2.seg.k0 == l2.seg.k1,
             l3.seg.k0 == l3.seg.k1,
         );
+        self.derive(time0, tr0, sc0, q0, next, held);
+        self.lo = l0.seg.lo.max(l1.seg.lo).max(l2.seg.lo.max(l3.seg.lo));
+        self.hi = l0.seg.hi.min(l1.seg.hi).min(l2.seg.hi.min(l3.seg.hi));
+        self.theta = Vec4::new(l0.angle[0], l1.angle[0], l2.angle[0], l3.angle[0]);
+        self.inv_sinc = Vec4::new(l0.angle[1], l1.angle[1], l2.angle[1], l3.angle[1]);
+    }
+
+    /// Sets the interpolation data of the four lanes from their first keys (`time0`,
+    /// `tr0`, `sc0`, `q0`) and second keys (`next`); `held` lanes hold their first key.
+    /// The slerp angles (`theta`, `inv_sinc`) are set by the caller.
+    #[inline(always)]
+    pub(crate) fn derive(
+        &mut self,
+        time0: Vec4,
+        tr0: [Vec4; 3],
+        sc0: [Vec4; 3],
+        q0: [Vec4; 4],
+        next: &Next,
+        held: BVec4A,
+    ) {
+        let q1 = next.q;
         self.t0 = Vec4::select(held, Vec4::ZERO, time0);
         self.dt = Vec4::select(held, Vec4::INFINITY, next.time - time0);
         self.dtr = std::array::from_fn(|c| next.tr[c] - tr0[c]);
@@ -294,15 +315,11 @@ impl Group {
         let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
         self.q0 = q0;
         self.q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
-        self.lo = l0.seg.lo.max(l1.seg.lo).max(l2.seg.lo.max(l3.seg.lo));
-        self.hi = l0.seg.hi.min(l1.seg.hi).min(l2.seg.hi.min(l3.seg.hi));
-        self.theta = Vec4::new(l0.angle[0], l1.angle[0], l2.angle[0], l3.angle[0]);
-        self.inv_sinc = Vec4::new(l0.angle[1], l1.angle[1], l2.angle[1], l3.angle[1]);
     }
 
     /// Interpolates all four lanes at time `t`.
     #[inline(always)]
-    fn eval(&self, t: f32) -> SoaTransform {
+    pub(crate) fn eval(&self, t: f32) -> SoaTransform {
         let a = (Vec4::splat(t) - self.t0) / self.dt;
         let b = Vec4::ONE - a;
         let translation = [
