@@ -10,7 +10,7 @@ use std::ptr;
 use gom_capi_core::*;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let mut err = gom_error {
         code: 0,
         offset: 0,

@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 /// The largest input converted.
 const MAX_INPUT: usize = 256 * 1024;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     if data.len() > MAX_INPUT {
         return;
     }

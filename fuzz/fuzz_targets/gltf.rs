@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let name = if data.starts_with(b"glTF") {
         "fuzz.glb"
     } else {

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let read = gom_fuzz::bounded("gomb::read", data, || gom::gomb::read(data));
     let Ok(read) = read else {
         return;

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let read = gom_fuzz::bounded("gomt::read_bytes", data, || gom::gomt::read_bytes(data));
     let Ok(model) = read else {
         return;

@@ -8,7 +8,7 @@ use arbitrary::Unstructured;
 use gom::{gomb, gomt};
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(model) = gom_fuzz::model_gen::model(&mut u) else {
         return;

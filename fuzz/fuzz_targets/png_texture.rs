@@ -14,7 +14,7 @@ use libfuzzer_sys::fuzz_target;
 const MAX_INPUT: usize = 64 * 1024;
 const MAX_PIXELS: u64 = 256 * 256;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     if data.len() > MAX_INPUT {
         return;
     }

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let read = gom_fuzz::bounded("Tkl::read", data, || jpog::Tkl::read(data));
     let Ok(tkl) = read else {
         return;
@@ -15,5 +15,5 @@ fuzz_target!(|data: &[u8]| {
         "an unmodified parse writes back"
     );
     let (tmd, _, tml) = gom_fuzz::demo_jpog();
-    gom_fuzz::convert_jpog(tmd, data, tml);
+    gom_fuzz::convert_jpog(tmd, data, tml, false);
 });

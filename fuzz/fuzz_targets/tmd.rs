@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let read = gom_fuzz::bounded("Tmd::read", data, || jpog::Tmd::read(data));
     let Ok(tmd) = read else {
         return;
@@ -22,5 +22,5 @@ fuzz_target!(|data: &[u8]| {
         "an unmodified parse writes back"
     );
     let (_, tkl, tml) = gom_fuzz::demo_jpog();
-    gom_fuzz::convert_jpog(data, tkl, tml);
+    gom_fuzz::convert_jpog(data, tkl, tml, false);
 });

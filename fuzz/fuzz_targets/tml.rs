@@ -6,7 +6,7 @@
 use jpog::texture::CodecOptions;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
     let read = gom_fuzz::bounded("Tml::read", data, || jpog::Tml::read(data));
     let Ok(tml) = read else {
         return;
@@ -23,5 +23,5 @@ fuzz_target!(|data: &[u8]| {
         "an unmodified parse writes back"
     );
     let (tmd, tkl, _) = gom_fuzz::demo_jpog();
-    gom_fuzz::convert_jpog(tmd, tkl, data);
+    gom_fuzz::convert_jpog(tmd, tkl, data, true);
 });

@@ -52,7 +52,7 @@ fn arr<const N: usize>(
     Ok(a)
 }
 
-/// Names with characters the text form must escape.
+/// Names with characters the text form must escape (any but NUL).
 fn name(u: &mut Unstructured<'_>) -> Result<String> {
     let n = u.int_in_range(0usize..=10)?;
     let mut s = String::new();
@@ -61,7 +61,8 @@ fn name(u: &mut Unstructured<'_>) -> Result<String> {
             0 => *u.choose(&[
                 '"', '\\', '\t', '\n', '\u{1}', '\u{7f}', 'é', '€', '😀', ' ',
             ])?,
-            1 => char::from_u32(u.int_in_range(0u32..=0x10FFFF)?).unwrap_or('x'),
+            // Any scalar value but NUL, which GOM strings cannot hold.
+            1 => char::from_u32(u.int_in_range(1u32..=0x10FFFF)?).unwrap_or('x'),
             _ => char::from(u.int_in_range(b'a'..=b'z')?),
         };
         s.push(c);

@@ -1,16 +1,16 @@
-//! Writes the demo model's starting inputs for every target into `OUTDIR/<target>/`:
-//! the demo as GOMB, GOMT, `.glb` and `.gltf` (its buffer as a data URI) and as the
-//! game's three files, small PNGs of every colour type, and a few byte strings for the
-//! structured target. `fuzz/run` adds the files of `../shared/data` beside them.
+//! The demo model's starting inputs for every target: the demo as GOMB, GOMT, `.glb`
+//! and `.gltf` (its buffer as a data URI) and as the game's three files, small PNGs of
+//! every colour type, and a few byte strings for the structured target. `fuzz/run`
+//! asks any target for them (see [`crate::init`]) and adds the files of
+//! `../shared/data` beside them.
 
 use std::fs;
 use std::path::Path;
 
 use gom_import::source::{export, OutputFormat};
 
-fn main() {
-    let out = std::env::args().nth(1).expect("usage: seeds OUTDIR");
-    let out = Path::new(&out);
+/// Writes every target's demo inputs into `out/<target>/`.
+pub fn write_all(out: &Path) {
     let demo = gom_demo::build();
     let gomb = gom::gomb::write(&demo).expect("the demo writes as GOMB");
     put(out, "gomb", "demo.gom", &gomb);
@@ -39,7 +39,7 @@ fn main() {
         text = text.replace(&format!("\"{name}\""), &format!("\"{uri}\""));
     }
     put(out, "gltf", "demo.gltf", text.as_bytes());
-    let (tmd, tkl, tml) = gom_fuzz::demo_jpog();
+    let (tmd, tkl, tml) = crate::demo_jpog();
     put(out, "tmd", "demo.tmd", tmd);
     put(out, "tkl", "demo.tkl", tkl);
     put(out, "tml", "demo.tml", tml);
