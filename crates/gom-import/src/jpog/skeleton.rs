@@ -169,6 +169,15 @@ pub(crate) fn build(
             }
             None => (-1, bind[ni]),
         };
+        // Finite stored matrices can still give a relative one beyond f32 (a huge
+        // translation under a parent that scales down): refused, not passed on.
+        if bind_local.iter().any(|v| !v.is_finite()) {
+            return Err(JpogImportError::Invalid {
+                file: file.to_string(),
+                record,
+                problem: "the bind matrix relative to the parent's (bind × inverse of the parent's bind) holds a value beyond f32".into(),
+            });
+        }
         let name = if n.name.is_empty() {
             format!("node{}", n.index)
         } else {

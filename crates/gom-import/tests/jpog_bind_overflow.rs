@@ -1,0 +1,97 @@
+//! A TMD whose stored bind matrices are finite but whose bind matrix relative to the
+//! parent (child bind × inverse of the parent's bind) overflows f32 is refused with an
+//! error naming the node, instead of becoming a model with an infinite bind pose that
+//! the GOM writer then refuses (found by the `tmd` fuzz target, `docs/reliability.md`).
+//!
+//! The file is the demo model exported to the game's formats, with one parent's bind
+//! matrix scaled by 0.5 and its child's translation set to 3e38: 3e38 × 2 is beyond f32.
+
+use gom_import::jpog::export::{export, ExportOptions};
+use gom_import::jpog::{convert, JpogImportError, JpogOptions};
+
+/// The demo's game files, with the bind matrices of the first node that has a parent
+/// and of that parent replaced; returns the files and the child's index and name.
+fn overflowing_demo(child_translation: f32) -> (Vec<u8>, Vec<u8>, Vec<u8>, usize, String) {
+    let options = ExportOptions {
+        name: "demo".into(),
+        ..Default::default()
+    };
+    let mut exported = export(&gom_demo::build(), &options).expect("the demo exports");
+    let nodes = &mut exported.tmd.nodes;
+    let child = nodes
+        .iter()
+        .position(|n| n.parent >= 0)
+        .expect("a node with a parent");
+    let parent = nodes[child].parent as usize;
+    let name = nodes[child].name();
+    let mut half = gom::IDENTITY;
+    for k in [0, 5, 10] {
+        half[k] = 0.5;
+    }
+    nodes[parent].bind = half;
+    let mut far = gom::IDENTITY;
+    far[12] = child_translation;
+    nodes[child].bind = far;
+    let (tmd, tkl, tml) = exported.write().expect("the edited files write");
+    (tmd, tkl, tml, child, name)
+}
+
+fn convert_files(
+    tmd: &[u8],
+    tkl: &[u8],
+    tml: &[u8],
+) -> Result<gom_import::jpog::JpogConverted, JpogImportError> {
+    convert(
+        tmd,
+        "demo.tmd",
+        Some((tkl, "demo.tkl")),
+        Some((tml, "demo.tml")),
+        &JpogOptions {
+            texture_files: false,
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn a_relative_bind_matrix_beyond_f32_is_refused_naming_the_node() {
+    let (tmd, tkl, tml, child, name) = overflowing_demo(3e38);
+    match convert_files(&tmd, &tkl, &tml) {
+        Err(JpogImportError::Invalid {
+            file,
+            record,
+            problem,
+        }) => {
+            assert_eq!(file, "demo.tmd");
+            assert_eq!(record, format!("node {child} \"{name}\""));
+            assert!(problem.contains("beyond f32"), "{problem}");
+        }
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(c) => panic!(
+            "accepted; first bone's bindLocal: {:?}",
+            c.model
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.bind_local)
+                .find(|m| m.iter().any(|v| !v.is_finite()))
+        ),
+    }
+}
+
+#[test]
+fn the_same_edit_with_a_translation_that_fits_converts() {
+    // 1e38 × 2 = 2e38 fits in f32: the same layout converts, and the child's bind
+    // matrix relative to its parent carries the doubled translation.
+    let (tmd, tkl, tml, _, name) = overflowing_demo(1e38);
+    let converted = convert_files(&tmd, &tkl, &tml).expect("converts");
+    let bone = converted
+        .model
+        .skeleton
+        .bones
+        .iter()
+        .find(|b| b.name == name)
+        .expect("the child is a bone");
+    assert_eq!(bone.bind_local[12], 2e38);
+    gom::validate::check_structure(&converted.model).expect("structurally valid");
+}
