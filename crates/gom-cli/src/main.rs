@@ -45,6 +45,8 @@ enum Command {
     /// Jurassic Park: Operation Genesis keyframe libraries (.tkl).
     #[command(subcommand)]
     Tkl(cmd::tkl::Command),
+    /// Look at models in the browser, animated and skinned on the GPU.
+    View(cmd::view::Args),
 }
 
 /// Lets a closed standard output end the program quietly, as Unix tools do
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Tml(c) => cmd::tml::run(c),
         Command::Tmd(c) => cmd::tmd::run(c),
         Command::Tkl(c) => cmd::tkl::run(c),
+        Command::View(a) => cmd::view::run(a),
     };
     match result {
         Ok(code) => code,
