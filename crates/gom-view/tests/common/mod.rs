@@ -111,3 +111,58 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
         b = &b[eol + 4 + size..];
     }
 }
+
+pub mod browser;
+
+/// One image the page read back: RGBA rows, bottom row first.
+pub struct Image {
+    pub label: String,
+    pub width: usize,
+    pub height: usize,
+    pub rgba: Vec<u8>,
+}
+
+/// The images of a render report.
+pub fn images(report: &serde_json::Value) -> Vec<Image> {
+    use base64::Engine;
+    report["images"]
+        .as_array()
+        .expect("images in the report")
+        .iter()
+        .map(|i| Image {
+            label: i["label"].as_str().unwrap().to_string(),
+            width: i["width"].as_u64().unwrap() as usize,
+            height: i["height"].as_u64().unwrap() as usize,
+            rgba: base64::engine::general_purpose::STANDARD
+                .decode(i["rgba"].as_str().unwrap())
+                .unwrap(),
+        })
+        .collect()
+}
+
+/// Pixels whose colour differs by more than `threshold` in any channel.
+pub fn changed_pixels(a: &Image, b: &Image, threshold: u8) -> Vec<(usize, usize)> {
+    assert_eq!((a.width, a.height), (b.width, b.height));
+    (0..a.width * a.height)
+        .filter(|&i| (0..3).any(|c| a.rgba[i * 4 + c].abs_diff(b.rgba[i * 4 + c]) > threshold))
+        .map(|i| (i % a.width, i / a.width))
+        .collect()
+}
+
+/// The shared test files of `sub` (`gltf`, `fbx`, `jpog`) ending in `.ext`, sorted;
+/// empty, with a message, when `../shared/data` is absent.
+pub fn shared(sub: &str, ext: &str) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(sub);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping shared files: {} is absent", dir.display());
+        return Vec::new();
+    };
+    let mut out: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    out.sort();
+    out
+}

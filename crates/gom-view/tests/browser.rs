@@ -1,0 +1,167 @@
+//! The page in headless Chromium (software WebGL2): it draws the model, scrubbing
+//! moves it, and its GPU skinning equals the CPU runtime's.
+
+mod common;
+
+use common::browser::{chromium, Browser};
+use common::{changed_pixels, images};
+use std::time::Duration;
+
+/// Runs the page's test mode `query` on `server` and returns its report.
+fn run_page(server: &gom_view::ViewServer, query: &str) -> serde_json::Value {
+    let binary = chromium().expect("checked by the caller");
+    let _browser = Browser::open(&binary, &format!("{}?{query}", server.url()));
+    let report = server
+        .next_report(Duration::from_secs(90))
+        .expect("the page reports within 90 s");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["errors"], serde_json::json!([]), "console errors");
+    report
+}
+
+fn test_config() -> gom_view::Config {
+    gom_view::Config {
+        accept_reports: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_demo_is_drawn_and_scrubbing_moves_the_tentacle() {
+    if chromium().is_none() {
+        return;
+    }
+    let (server, model) = common::demo_server(test_config());
+    let clip = &model.clips[0];
+    let report = run_page(
+        &server,
+        &format!("test=render&clip={}&times=0.2,0.7&size=320x240", clip.name),
+    );
+    let images = images(&report);
+    if let Some(dir) = std::env::var_os("GOM_VIEW_DUMP") {
+        for (k, i) in images.iter().enumerate() {
+            let mut ppm = format!("P6 {} {} 255\n", i.width, i.height).into_bytes();
+            for y in (0..i.height).rev() {
+                for x in 0..i.width {
+                    ppm.extend_from_slice(&i.rgba[(y * i.width + x) * 4..][..3]);
+                }
+            }
+            std::fs::write(std::path::Path::new(&dir).join(format!("{k}.ppm")), ppm).unwrap();
+        }
+    }
+    let [empty, early, late] = images.as_slice() else {
+        panic!("three images")
+    };
+    assert_eq!((empty.width, empty.height), (320, 240));
+    assert_eq!((early.label.as_str(), late.label.as_str()), ("0.2", "0.7"));
+    // The model covers a good part of the picture where the empty scene has only the
+    // background and the grid.
+    let drawn = changed_pixels(empty, early, 24);
+    assert!(
+        drawn.len() > 320 * 240 / 50,
+        "only {} pixels differ from the empty scene",
+        drawn.len()
+    );
+    // Scrubbing changes the picture, and only where the model is: the tentacle moves,
+    // the base stays. Pixels that change between the times lie in the drawn region of
+    // one of them.
+    let moved = changed_pixels(early, late, 24);
+    assert!(
+        moved.len() > 100,
+        "only {} pixels changed between 0.2 s and 0.7 s",
+        moved.len()
+    );
+    let late_drawn = changed_pixels(empty, late, 24);
+    let outside = moved
+        .iter()
+        .filter(|p| !drawn.contains(p) && !late_drawn.contains(p))
+        .count();
+    assert!(
+        outside * 50 < moved.len(),
+        "{outside} of {} changed pixels are outside the model",
+        moved.len()
+    );
+    // The tentacle, the upper part, moves and the base does not: the changed pixels
+    // lie higher on average than the drawn ones (rows run bottom-up).
+    let mean_row =
+        |ps: &[(usize, usize)]| ps.iter().map(|p| p.1 as f64).sum::<f64>() / ps.len() as f64;
+    let (moved_row, drawn_row) = (mean_row(&moved), mean_row(&drawn));
+    assert!(
+        moved_row > drawn_row + 10.0,
+        "changes around row {moved_row}, model around row {drawn_row}"
+    );
+}
+
+/// The positions the page captured with transform feedback, per mesh.
+fn captured(model: &serde_json::Value) -> Vec<Vec<f32>> {
+    use base64::Engine;
+    model["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            base64::engine::general_purpose::STANDARD
+                .decode(m.as_str().unwrap())
+                .unwrap()
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
+    if chromium().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo.gom");
+    std::fs::write(&demo, gom::gomb::write(&gom_demo::build()).unwrap()).unwrap();
+    let mut files = vec![demo];
+    files.extend(common::shared("gltf", "gltf"));
+    let options = gom_import::source::ImportOptions::default();
+    let loaded = files
+        .iter()
+        .map(|f| gom_view::load_path(f, &options).unwrap())
+        .collect();
+    let server = gom_view::ViewServer::start(loaded, test_config()).unwrap();
+    let t = "0.4";
+    let report = run_page(&server, &format!("test=skin&t={t}"));
+    let models = report["models"].as_array().unwrap();
+    assert_eq!(models.len(), files.len());
+    for (file, got) in files.iter().zip(models) {
+        // The CPU runtime's answer, as `gom pose` computes it.
+        let model = gom_import::source::import_path(file, &options)
+            .unwrap()
+            .model;
+        let clip = got["clip"].as_str().map(str::to_string);
+        assert_eq!(
+            clip,
+            model.clips.first().map(|c| c.name.clone()),
+            "{}",
+            file.display()
+        );
+        let at = gom_import::pose::PoseAt {
+            clip,
+            time: t.parse().unwrap(),
+            looped: false,
+        };
+        let cpu = gom_import::pose::pose_model(&model, &at).unwrap();
+        let gpu = captured(got);
+        assert_eq!(gpu.len(), cpu.len());
+        let mut worst = 0.0f32;
+        for (g, c) in gpu.iter().zip(&cpu) {
+            assert_eq!(g.len(), c.positions.len() * 3);
+            for (a, b) in g.iter().zip(c.positions.iter().flatten()) {
+                worst = worst.max((a - b).abs());
+            }
+        }
+        assert!(
+            worst <= 1e-4,
+            "{}: GPU and CPU differ by {worst}",
+            file.display()
+        );
+        eprintln!("{}: largest difference {worst:e}", file.display());
+    }
+}
