@@ -165,3 +165,69 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
         eprintln!("{}: largest difference {worst:e}", file.display());
     }
 }
+
+/// Serves one page at `/` and collects what it posts to `/api/report`: the stand-in
+/// for a person's browser opening a file, on a server that is not gom's.
+fn serve_page(page: String) -> (u16, std::sync::mpsc::Receiver<String>) {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for mut request in server.incoming_requests() {
+            let reply = if request.url().starts_with("/api/report") {
+                let mut body = String::new();
+                let _ = std::io::Read::read_to_string(request.as_reader(), &mut body);
+                let _ = tx.send(body);
+                tiny_http::Response::from_string("ok")
+            } else {
+                tiny_http::Response::from_string(page.clone()).with_header(
+                    tiny_http::Header::from_bytes("Content-Type", "text/html").unwrap(),
+                )
+            };
+            let _ = request.respond(reply);
+        }
+    });
+    (port, rx)
+}
+
+/// The largest colour difference allowed between the served page and the
+/// self-contained file for one pixel, and the share of pixels allowed past it.
+const HTML_PIXEL_TOLERANCE: u8 = 8;
+const HTML_PIXELS_BEYOND: f64 = 0.002;
+
+#[test]
+fn the_self_contained_html_draws_what_the_served_page_draws() {
+    let Some(binary) = chromium() else {
+        return;
+    };
+    let (server, model) = common::demo_server(test_config());
+    let clip = &model.clips[0];
+    // A time on a baked frame: the file shows baked frames, the server exact times.
+    let frame = 12;
+    let t = frame as f32 / clip.sample_rate;
+    let query = format!("test=render&clip={}&times={t}&size=320x240", clip.name);
+    let served = images(&run_page(&server, &query));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.gom");
+    std::fs::write(&path, gom::gomb::write(&model).unwrap()).unwrap();
+    let viewed = gom_view::load_path(&path, &Default::default()).unwrap();
+    let page = gom_view::html::self_contained(&viewed).unwrap();
+    assert!(!page.contains("src=\"viewer.js\"") && !page.contains("href=\"style.css\""));
+    let (port, reports) = serve_page(page);
+    let _browser = Browser::open(&binary, &format!("http://127.0.0.1:{port}/?{query}"));
+    let report = reports
+        .recv_timeout(Duration::from_secs(90))
+        .expect("the file reports");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["errors"], serde_json::json!([]), "console errors");
+    let file = images(&report);
+    assert_eq!(file.len(), 2);
+    // The model is there at all (not two empty scenes).
+    assert!(changed_pixels(&file[0], &file[1], 24).len() > 320 * 240 / 50);
+    let beyond = changed_pixels(&served[1], &file[1], HTML_PIXEL_TOLERANCE).len();
+    let share = beyond as f64 / (320.0 * 240.0);
+    assert!(
+        share <= HTML_PIXELS_BEYOND,
+        "{beyond} pixels differ by more than {HTML_PIXEL_TOLERANCE}"
+    );
+}
