@@ -340,7 +340,7 @@ function frameCamera(bounds) {
   const [lo, hi] = bounds;
   const c = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -(lo[2] + hi[2]) / 2];
   const r = Math.max(1e-3, Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2);
-  Object.assign(state.camera, { target: c, radius: r, dist: r * 2.6, yaw: 0.6, pitch: 0.35 });
+  Object.assign(state.camera, { target: c, radius: r, dist: r * 3.2, yaw: 0.6, pitch: 0.35 });
 }
 function eye() {
   const c = state.camera, cp = Math.cos(c.pitch);
@@ -706,6 +706,10 @@ async function start() {
   models = await source.models();
   renderLists();
   if (models.length) await selectModel(0);
+  // Link options: ?skeleton=1&wireframe=1&bone=N (N: a bone's index).
+  for (const id of ["skeleton", "wireframe"]) if (params.get(id) === "1") ui(id).checked = true;
+  if (state.manifest && params.has("bone")) { state.boneLocked = Number(params.get("bone")); setBone(state.boneLocked); }
+  buildBones();
   draw();
   firstFrameMs = performance.now();
   if (TEST) await runTest();
