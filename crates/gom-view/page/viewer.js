@@ -675,6 +675,8 @@ async function runTest() {
       const meshes = captureSkinned().map((d) => bufferToB64(d.buffer));
       report.models.push({ index: m.index, name: m.name, clip: clip >= 0 ? state.manifest.clips[clip].name : null, t, meshes });
     }
+  } else if (TEST === "first") {
+    report.firstFrameMs = firstFrameMs;
   } else if (TEST === "fps") {
     await selectModel(i);
     const clip = state.manifest.clips.length ? 0 : -1;

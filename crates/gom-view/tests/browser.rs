@@ -231,3 +231,40 @@ fn the_self_contained_html_draws_what_the_served_page_draws() {
         "{beyond} pixels differ by more than {HTML_PIXEL_TOLERANCE}"
     );
 }
+
+/// Not a check but the measurement docs/performance.md reports: frames per second of
+/// the page playing the largest shared FBX model, and the time from converting it to
+/// the page's first drawn frame. Run with `--ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_fps_and_time_to_first_frame() {
+    let Some(binary) = chromium() else {
+        return;
+    };
+    let Some(file) = common::shared("fbx", "fbx")
+        .into_iter()
+        .max_by_key(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+    else {
+        return;
+    };
+    let start = std::time::Instant::now();
+    let model = gom_view::load_path(&file, &Default::default()).unwrap();
+    let converted = start.elapsed();
+    let server = gom_view::ViewServer::start(vec![model], test_config()).unwrap();
+    let _browser = Browser::open(&binary, &format!("{}?test=first", server.url()));
+    let first = server
+        .next_report(Duration::from_secs(90))
+        .expect("a first frame");
+    let to_first = start.elapsed();
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    drop(_browser);
+    let report = run_page(&server, "test=fps&seconds=10&size=1280x720");
+    println!(
+        "{}: converted in {:.0} ms; first frame {:.0} ms after the start (page: {:.0} ms after navigation); {:.1} frames per second at 1280x720",
+        file.display(),
+        converted.as_secs_f64() * 1e3,
+        to_first.as_secs_f64() * 1e3,
+        first["firstFrameMs"].as_f64().unwrap_or(f64::NAN),
+        report["fps"].as_f64().unwrap()
+    );
+}

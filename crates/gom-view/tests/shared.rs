@@ -12,13 +12,23 @@ fn every_shared_sample_loads_and_bakes_every_clip() {
     for file in &files {
         let view = gom_view::load_path(file, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let model = gom_import::source::import_path(file, &options).unwrap().model;
+        let model = gom_import::source::import_path(file, &options)
+            .unwrap()
+            .model;
         let manifest = view.manifest();
-        assert_eq!(manifest["meshes"].as_array().unwrap().len(), model.meshes.len());
+        assert_eq!(
+            manifest["meshes"].as_array().unwrap().len(),
+            model.meshes.len()
+        );
         let record = view.pose_at(None, 0.0).unwrap().len();
         for c in 0..view.clip_count() {
             let frames = manifest["clips"][c]["frames"].as_u64().unwrap() as usize;
-            assert_eq!(view.baked(c).unwrap().len(), frames * record, "{}", file.display());
+            assert_eq!(
+                view.baked(c).unwrap().len(),
+                frames * record,
+                "{}",
+                file.display()
+            );
         }
     }
 }
