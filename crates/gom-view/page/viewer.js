@@ -210,49 +210,37 @@ function makeBuffer(target, data) {
   return b;
 }
 
-function buildMesh(m, geometry) {
+// A vertex array with the mesh's attributes (locations as in SKIN_VS) and `indices`.
+function meshVao(m, geometry, indices) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   const n = m.vertices;
-  const attr = (loc, size, offset, count) => {
-    makeBuffer(gl.ARRAY_BUFFER, new Float32Array(geometry, offset, n * count));
+  const attr = (loc, size, offset) => {
+    makeBuffer(gl.ARRAY_BUFFER, new Float32Array(geometry, offset, n * size));
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
   };
-  attr(0, 3, m.position, 3);
-  attr(1, 3, m.normal, 3);
-  attr(2, 2, m.uv, 2);
+  attr(0, 3, m.position);
+  attr(1, 3, m.normal);
+  attr(2, 2, m.uv);
   makeBuffer(gl.ARRAY_BUFFER, new Uint16Array(geometry, m.joints, n * 4));
   gl.enableVertexAttribArray(3);
   gl.vertexAttribIPointer(3, 4, gl.UNSIGNED_SHORT, 0, 0);
-  attr(4, 4, m.weights, 4);
-  const indices = new Uint32Array(geometry, m.index, m.indices);
-  const ibo = makeBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
+  attr(4, 4, m.weights);
+  makeBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
   gl.bindVertexArray(null);
+  return vao;
+}
+
+function buildMesh(m, geometry) {
+  const indices = new Uint32Array(geometry, m.index, m.indices);
   // Wireframe: each triangle's three edges.
   const edges = new Uint32Array(indices.length * 2);
   for (let t = 0; t + 2 < indices.length; t += 3) {
     const a = indices[t], b = indices[t + 1], c = indices[t + 2];
     edges.set([a, b, b, c, c, a], t * 2);
   }
-  const wireVao = gl.createVertexArray();
-  gl.bindVertexArray(wireVao);
-  // Same attributes, another index buffer.
-  const copy = (loc, size, offset, count) => {
-    makeBuffer(gl.ARRAY_BUFFER, new Float32Array(geometry, offset, n * count));
-    gl.enableVertexAttribArray(loc);
-    gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
-  };
-  copy(0, 3, m.position, 3);
-  copy(1, 3, m.normal, 3);
-  copy(2, 2, m.uv, 2);
-  makeBuffer(gl.ARRAY_BUFFER, new Uint16Array(geometry, m.joints, n * 4));
-  gl.enableVertexAttribArray(3);
-  gl.vertexAttribIPointer(3, 4, gl.UNSIGNED_SHORT, 0, 0);
-  copy(4, 4, m.weights, 4);
-  makeBuffer(gl.ELEMENT_ARRAY_BUFFER, edges);
-  gl.bindVertexArray(null);
-  return { m, vao, ibo, wireVao, edgeCount: edges.length };
+  return { m, vao: meshVao(m, geometry, indices), wireVao: meshVao(m, geometry, edges), edgeCount: edges.length };
 }
 
 function loadTexture(url) {
@@ -654,8 +642,7 @@ async function runTest() {
     await selectModel(i);
     const clip = state.manifest.clips.findIndex((c) => c.name === params.get("clip"));
     if (clip >= 0) await selectClip(clip);
-    ui("skeleton").checked = params.get("skeleton") === "1";
-    buildBones();
+    applyLinkOptions();
     state.hideModel = true; draw();
     report.images = [{ label: "empty", ...readPixels() }];
     state.hideModel = false;
@@ -695,6 +682,13 @@ async function runTest() {
   await fetch("api/report", { method: "POST", body: JSON.stringify(report) });
 }
 
+// Link options: ?skeleton=1&wireframe=1&bone=N (N: a bone's index).
+function applyLinkOptions() {
+  for (const id of ["skeleton", "wireframe"]) if (params.get(id) === "1") ui(id).checked = true;
+  if (state.manifest && params.has("bone")) { state.boneLocked = Number(params.get("bone")); setBone(state.boneLocked); }
+  buildBones();
+}
+
 // ---------- start ----------
 let firstFrameMs = null;
 async function start() {
@@ -708,10 +702,7 @@ async function start() {
   models = await source.models();
   renderLists();
   if (models.length) await selectModel(0);
-  // Link options: ?skeleton=1&wireframe=1&bone=N (N: a bone's index).
-  for (const id of ["skeleton", "wireframe"]) if (params.get(id) === "1") ui(id).checked = true;
-  if (state.manifest && params.has("bone")) { state.boneLocked = Number(params.get("bone")); setBone(state.boneLocked); }
-  buildBones();
+  applyLinkOptions();
   draw();
   firstFrameMs = performance.now();
   if (TEST) await runTest();

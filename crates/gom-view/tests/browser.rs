@@ -268,3 +268,25 @@ fn measure_fps_and_time_to_first_frame() {
         report["fps"].as_f64().unwrap()
     );
 }
+
+#[test]
+fn wireframe_skeleton_and_weights_change_the_picture_without_errors() {
+    if chromium().is_none() {
+        return;
+    }
+    let (server, model) = common::demo_server(test_config());
+    let clip = &model.clips[0].name;
+    let query = format!("test=render&clip={clip}&times=0.2&size=320x240");
+    let plain = images(&run_page(&server, &query));
+    let drawn = changed_pixels(&plain[0], &plain[1], 24).len();
+    for option in ["wireframe=1", "skeleton=1", "bone=3"] {
+        let with = images(&run_page(&server, &format!("{query}&{option}")));
+        let changed = changed_pixels(&plain[1], &with[1], 24).len();
+        // Visible, and on the model (a share of the drawn pixels, not the whole view).
+        assert!(changed > 20, "{option}: {changed} pixels changed");
+        assert!(
+            changed <= drawn + drawn / 10,
+            "{option}: {changed} pixels changed, {drawn} drawn"
+        );
+    }
+}
