@@ -662,6 +662,20 @@ async function runTest() {
       const meshes = captureSkinned().map((d) => bufferToB64(d.buffer));
       report.models.push({ index: m.index, name: m.name, clip: clip >= 0 ? state.manifest.clips[clip].name : null, t, meshes });
     }
+  } else if (TEST === "drop") {
+    // A file dropped on the page: the bytes come from the address (base64).
+    const file = new File([b64ToBuffer(params.get("file"))], params.get("name"));
+    const before = models.length, shown = errors.length;
+    const dt = new DataTransfer();
+    dt.items.add(file);
+    document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    for (let k = 0; k < 200 && models.length === before && errors.length === shown; k++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    report.models = models.map((m) => m.name);
+    report.current = state.index;
+    report.shown = ui("errors").textContent;
   } else if (TEST === "first") {
     report.firstFrameMs = firstFrameMs;
   } else if (TEST === "fps") {

@@ -290,3 +290,77 @@ fn wireframe_skeleton_and_weights_change_the_picture_without_errors() {
         );
     }
 }
+
+/// One triangle as glTF with its buffer embedded (positions, then u16 indices).
+fn triangle_gltf() -> String {
+    use base64::Engine;
+    let mut buffer = Vec::new();
+    for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0] {
+        buffer.extend(v.to_le_bytes());
+    }
+    for i in [0u16, 1, 2] {
+        buffer.extend(i.to_le_bytes());
+    }
+    let data = base64::engine::general_purpose::STANDARD.encode(&buffer);
+    serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "mesh": 0 }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 }, "indices": 1 }] }],
+        "buffers": [{ "byteLength": buffer.len(), "uri": format!("data:application/octet-stream;base64,{data}") }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 6 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR" }
+        ]
+    })
+    .to_string()
+}
+
+/// Drops `bytes` named `name` on the page and returns its report.
+fn drop_on_page(server: &gom_view::ViewServer, name: &str, bytes: &[u8]) -> serde_json::Value {
+    use base64::Engine;
+    let binary = chromium().expect("checked by the caller");
+    // The standard alphabet, percent-encoded ('+' would read as a space).
+    let file = base64::engine::general_purpose::STANDARD
+        .encode(bytes)
+        .replace('+', "%2B")
+        .replace('/', "%2F")
+        .replace('=', "%3D");
+    let _browser = Browser::open(
+        &binary,
+        &format!("{}?test=drop&name={name}&file={file}", server.url()),
+    );
+    let report = server
+        .next_report(Duration::from_secs(90))
+        .expect("the page reports within 90 s");
+    serde_json::from_str(&report).unwrap()
+}
+
+#[test]
+fn a_file_dropped_on_the_page_is_added_and_a_broken_one_is_shown_as_an_error() {
+    if chromium().is_none() {
+        return;
+    }
+    let (server, _) = common::demo_server(test_config());
+    let good = drop_on_page(&server, "triangle.gltf", triangle_gltf().as_bytes());
+    assert_eq!(good["errors"], serde_json::json!([]));
+    assert_eq!(
+        good["models"],
+        serde_json::json!(["demo.gom", "triangle.gltf"])
+    );
+    assert_eq!(good["current"], 1, "the dropped model is shown");
+    let bad = drop_on_page(&server, "broken.glb", b"glTF and then nothing");
+    let shown = bad["shown"].as_str().unwrap();
+    assert!(shown.contains("broken.glb"), "{shown}");
+    // The page and the server go on: the list still holds both models.
+    assert_eq!(
+        bad["models"],
+        serde_json::json!(["demo.gom", "triangle.gltf"])
+    );
+}
