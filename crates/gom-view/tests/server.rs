@@ -334,12 +334,3 @@ fn a_corrupt_upload_gets_a_clear_error_and_a_good_one_is_added() {
     );
     bytes.clear();
 }
-
-#[test]
-fn stop_ends_the_server() {
-    let (server, _) = demo_server(Default::default());
-    let port = server.port();
-    assert_eq!(get(port, "/api/models").status, 200);
-    server.stop();
-    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
-}
