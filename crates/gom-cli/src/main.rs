@@ -48,6 +48,8 @@ enum Command {
     /// A shared build cache: its size and age, and trimming it.
     #[command(subcommand)]
     Cache(cmd::cache::Command),
+    /// Look at models in the browser, animated and skinned on the GPU.
+    View(cmd::view::Args),
 }
 
 /// Lets a closed standard output end the program quietly, as Unix tools do
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::Tmd(c) => cmd::tmd::run(c),
         Command::Cache(c) => cmd::cache::run(c),
         Command::Tkl(c) => cmd::tkl::run(c),
+        Command::View(a) => cmd::view::run(a),
     };
     match result {
         Ok(code) => code,

@@ -14,6 +14,7 @@ pub mod tkl;
 pub mod tmd;
 pub mod tml;
 pub mod validate;
+pub mod view;
 
 use gom_import::source::ImportOptions;
 use std::path::PathBuf;
