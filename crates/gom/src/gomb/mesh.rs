@@ -536,26 +536,20 @@ fn check_vertices(
     vc: VertexCheck<'_>,
     used: &mut [bool],
     weights: &mut Tally,
-    out: Option<(&mut Vertices, &VertexLayout)>,
+    mut out: Option<(&mut Vertices, &VertexLayout)>,
 ) -> Result<(), ReadError> {
     let rules = VertexRules::new(&vc);
     let stride = rules.stride;
-    match out {
-        Some((o, l)) => {
-            for (v, vx) in vc.data.chunks_exact(stride).enumerate() {
-                rules.vertex(v, vx, used, weights)?;
-                push_vertex(o, l, vx);
+    let mask = rules.finite_mask(BLOCK);
+    for (k, block) in vc.data.chunks(stride * BLOCK).enumerate() {
+        if !rules.block_ok(block, &mask, used) {
+            for (j, vx) in block.chunks_exact(stride).enumerate() {
+                rules.vertex(k * BLOCK + j, vx, used, weights)?;
             }
         }
-        None => {
-            let mask = rules.finite_mask(BLOCK);
-            for (k, block) in vc.data.chunks(stride * BLOCK).enumerate() {
-                if rules.block_ok(block, &mask, used) {
-                    continue;
-                }
-                for (j, vx) in block.chunks_exact(stride).enumerate() {
-                    rules.vertex(k * BLOCK + j, vx, used, weights)?;
-                }
+        if let Some((o, l)) = out.as_mut() {
+            for vx in block.chunks_exact(stride) {
+                push_vertex(o, l, vx);
             }
         }
     }
