@@ -50,6 +50,29 @@ fn info_json_keeps_bone_mesh_and_clip_names() {
 }
 
 #[test]
+fn info_json_of_several_files_is_one_array_of_the_single_file_documents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.gom");
+    let b = tmp.path().join("b.gomt");
+    std::fs::write(&a, gom::gomb::write(&hostile_model()).unwrap()).unwrap();
+    std::fs::write(&b, gom::gomt::write(&gom_demo::build()).unwrap()).unwrap();
+    let one_a = parsed(&gom(&["info", s(&a), "--json"]), false);
+    let one_b = parsed(&gom(&["info", s(&b), "--json"]), false);
+    assert!(one_a.is_object() && one_b.is_object());
+    let both = parsed(&gom(&["info", s(&b), s(&a), "--json"]), false);
+    assert_eq!(both, serde_json::Value::Array(vec![one_b, one_a.clone()]));
+
+    // An unreadable file is reported on stderr (exit 2); the array holds the others.
+    let missing = tmp.path().join("missing.gom");
+    let out = gom(&["info", s(&a), s(&missing), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v, serde_json::Value::Array(vec![one_a]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.gom"));
+}
+
+#[test]
 fn convert_report_json_keeps_mesh_and_clip_names() {
     let tmp = tempfile::tempdir().unwrap();
     let glb = tmp.path().join("m.glb");

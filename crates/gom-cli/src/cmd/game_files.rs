@@ -44,8 +44,34 @@ pub fn tmd_open_fields(path: &Path) -> Result<Vec<String>, CliError> {
     Ok(open_fields_text(&tmd.open_fields()))
 }
 
-/// Describes a library: what it holds and which of its fields are open.
-pub fn info(path: &Path, kind: Library, json: bool) -> Result<(), CliError> {
+/// What a library holds and which of its fields are open, as `gom info --json` gives it.
+pub fn info_json(path: &Path, kind: Library) -> Result<serde_json::Value, CliError> {
+    let bytes = read(path)?;
+    let at = |e: jpog::Error| format!("{}: {e}", path.display());
+    Ok(match kind {
+        Library::Tml => {
+            let tml = jpog::Tml::read(&bytes).map_err(at)?;
+            serde_json::json!({
+                "kind": "tml",
+                "listing": jpog::ops::list_tml(&tml),
+                "open_fields": tml.open_fields(),
+            })
+        }
+        Library::Tkl => {
+            let tkl = jpog::Tkl::read(&bytes).map_err(at)?;
+            serde_json::json!({
+                "kind": "tkl",
+                "name": tkl.name(),
+                "locations": tkl.locations.len(),
+                "rotations": tkl.rotations.len(),
+                "open_fields": tkl.open_fields(),
+            })
+        }
+    })
+}
+
+/// Describes a library as text: what it holds and which of its fields are open.
+pub fn info(path: &Path, kind: Library) -> Result<(), CliError> {
     let bytes = read(path)?;
     let at = |e: jpog::Error| format!("{}: {e}", path.display());
     match kind {
@@ -53,15 +79,6 @@ pub fn info(path: &Path, kind: Library, json: bool) -> Result<(), CliError> {
             let tml = jpog::Tml::read(&bytes).map_err(at)?;
             let listing = jpog::ops::list_tml(&tml);
             let open = tml.open_fields();
-            if json {
-                let doc = serde_json::json!({
-                    "kind": "tml",
-                    "listing": listing,
-                    "open_fields": open,
-                });
-                println!("{doc}");
-                return Ok(());
-            }
             println!("{} (material library)", path.display());
             println!("textures: {}", listing.textures.len());
             for t in &listing.textures {
@@ -89,17 +106,6 @@ pub fn info(path: &Path, kind: Library, json: bool) -> Result<(), CliError> {
         Library::Tkl => {
             let tkl = jpog::Tkl::read(&bytes).map_err(at)?;
             let open = tkl.open_fields();
-            if json {
-                let doc = serde_json::json!({
-                    "kind": "tkl",
-                    "name": tkl.name(),
-                    "locations": tkl.locations.len(),
-                    "rotations": tkl.rotations.len(),
-                    "open_fields": open,
-                });
-                println!("{doc}");
-                return Ok(());
-            }
             println!("{} (keyframe library \"{}\")", path.display(), tkl.name());
             println!("translations: {}", tkl.locations.len());
             println!("rotations: {}", tkl.rotations.len());

@@ -20,14 +20,22 @@ pub struct Args {
 }
 
 /// Runs `gom info`: each file in turn (a blank line between them); a file that
-/// cannot be read is reported and the others are still described (exit 2).
+/// cannot be read is reported and the others are still described (exit 2). With
+/// `--json`, one JSON document: the file's, or for several files an array of them in
+/// the order given (a file that cannot be read is left out of it).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut code = ExitCode::SUCCESS;
+    let mut docs = Vec::new();
     for (i, file) in args.files.iter().enumerate() {
         if i > 0 && !args.json {
             println!();
         }
-        if let Err(e) = describe_file(file, args.json) {
+        let described = if args.json {
+            describe_json(file).map(|d| docs.push(d))
+        } else {
+            describe_text(file)
+        };
+        if let Err(e) = described {
             if args.files.len() == 1 {
                 return Err(e);
             }
@@ -35,14 +43,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             code = ExitCode::from(2);
         }
     }
+    if args.json {
+        let doc = match docs.len() {
+            1 if args.files.len() == 1 => docs.remove(0),
+            _ => Value::Array(docs),
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    }
     Ok(code)
 }
 
-/// Prints what `file` holds, as text or JSON.
-fn describe_file(file: &Path, json: bool) -> Result<(), CliError> {
-    if let Some(kind) = super::game_files::Library::of_path(file) {
-        return super::game_files::info(file, kind, json);
-    }
+/// What `file` holds, read with the warnings and findings its reading gave.
+fn read_model(file: &Path) -> Result<(input::Loaded, Vec<String>), CliError> {
     let read = input::load(file)?;
     let mut warnings = read.warnings.clone();
     let is_tmd = file
@@ -52,13 +64,26 @@ fn describe_file(file: &Path, json: bool) -> Result<(), CliError> {
         warnings.extend(super::game_files::tmd_open_fields(file)?);
     }
     warnings.extend(read.findings.iter().map(|f| f.to_string()));
-    let summary = describe(&read.model, &warnings);
-    if json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
-        print_text(&file.display().to_string(), &read.model, &warnings);
+    Ok((read, warnings))
+}
+
+/// Prints what `file` holds, as text.
+fn describe_text(file: &Path) -> Result<(), CliError> {
+    if let Some(kind) = super::game_files::Library::of_path(file) {
+        return super::game_files::info(file, kind);
     }
+    let (read, warnings) = read_model(file)?;
+    print_text(&file.display().to_string(), &read.model, &warnings);
     Ok(())
+}
+
+/// What `file` holds, as JSON.
+fn describe_json(file: &Path) -> Result<Value, CliError> {
+    if let Some(kind) = super::game_files::Library::of_path(file) {
+        return super::game_files::info_json(file, kind);
+    }
+    let (read, warnings) = read_model(file)?;
+    Ok(describe(&read.model, &warnings))
 }
 
 /// The names of the attributes in a vertex format, in layout order.
