@@ -235,7 +235,7 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
                 translation,
                 rotation,
                 scale,
-            } => (translation, rotation, scale),
+            } => (translation, unit_rest_rotation(rotation), scale),
             gltf::scene::Transform::Matrix { .. } => {
                 // Decompose the row form of the glTF matrix, in glTF space.
                 decompose(&flat)
@@ -248,6 +248,18 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
         local,
         rest,
     })
+}
+
+/// A node's rest rotation as a unit quaternion. glTF requires unit rotations; one off
+/// by more than 1e-4 is normalised (identity when it has no length), so that a track
+/// holding the rest pose passes the model's rules. Rotations within 1e-4 are kept as
+/// written, bit for bit.
+fn unit_rest_rotation(q: [f32; 4]) -> [f32; 4] {
+    let len = q.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>().sqrt();
+    if (len - 1.0).abs() <= 1e-4 {
+        return q;
+    }
+    super::convert::normalize_quat(q.map(f64::from)).unwrap_or([0.0, 0.0, 0.0, 1.0])
 }
 
 /// Which nodes draw, move and become bones.
@@ -638,5 +650,21 @@ fn material(index: usize, m: &gltf::Material<'_>, texture: Option<String>) -> go
             .unwrap_or_else(|| format!("material{index}")),
         base_color_texture: texture,
         base_color_factor: m.pbr_metallic_roughness().base_color_factor(),
+    }
+}
+
+#[cfg(test)]
+mod rest_rotation_tests {
+    use super::unit_rest_rotation;
+
+    #[test]
+    fn a_rest_rotation_off_unit_length_is_normalised_and_a_unit_one_kept_bit_for_bit() {
+        // Found by fuzzing: a node rotation of length 5 held by an animated node's
+        // track gave a clip the model's rules refuse.
+        let q = unit_rest_rotation([-5.0, 0.0, 0.0, 0.0]);
+        assert_eq!(q, [-1.0, 0.0, 0.0, 0.0]);
+        let unit = [0.5f32.sqrt(), 0.0, 0.0, 0.5f32.sqrt()];
+        assert_eq!(unit_rest_rotation(unit), unit);
+        assert_eq!(unit_rest_rotation([0.0; 4]), [0.0, 0.0, 0.0, 1.0]);
     }
 }
