@@ -314,6 +314,15 @@ fn encode(key: &str, entry: &Entry) -> Vec<u8> {
     out
 }
 
+/// Whether `name` is one plain file name (no folder, no `.` or `..`).
+fn is_plain_file_name(name: &str) -> bool {
+    let mut parts = Path::new(name).components();
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    )
+}
+
 /// The entry in `bytes`, which must be the entry for `key` and match its hash.
 fn decode(bytes: &[u8], key: &str) -> Result<Entry, String> {
     let rest = bytes
@@ -328,14 +337,20 @@ fn decode(bytes: &[u8], key: &str) -> Result<Entry, String> {
     }
     let len = u64::from_le_bytes(body[..8].try_into().map_err(|_| "truncated")?);
     let len = usize::try_from(len).map_err(|_| "header too long")?;
-    let header = body.get(8..8 + len).ok_or("truncated header")?;
+    let end = len.checked_add(8).ok_or("header too long")?;
+    let header = body.get(8..end).ok_or("truncated header")?;
     let header: Header = serde_json::from_slice(header).map_err(|e| format!("header: {e}"))?;
     if header.key != key {
         return Err(format!("holds the key {}", header.key));
     }
-    let mut data = &body[8 + len..];
+    let mut data = &body[end..];
     let mut files = Vec::new();
-    for (path, n, hash) in &header.files {
+    for (i, (path, n, hash)) in header.files.iter().enumerate() {
+        // Side files are written beside the output: a shared cache must not name a
+        // path that leaves the output's folder.
+        if i > 0 && !is_plain_file_name(path) {
+            return Err(format!("side file {path:?} is not a plain file name"));
+        }
         let n = usize::try_from(*n).map_err(|_| "file too long")?;
         if data.len() < n {
             return Err("truncated".into());
@@ -415,6 +430,26 @@ mod tests {
             assert!(decode(&good[..n], k).is_err(), "cut to {n}");
         }
         assert!(decode(&good, "other").is_err());
+    }
+
+    #[test]
+    fn a_side_file_naming_a_path_outside_the_output_folder_is_refused() {
+        for name in ["../evil.bin", "sub/m.bin", "/tmp/m.bin", ".", ".."] {
+            let mut e = entry();
+            e.side_files[0].relative_path = name.into();
+            let encoded = encode("k", &e);
+            assert!(decode(&encoded, "k").is_err(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_header_length_near_the_largest_usize_is_an_error_not_an_overflow() {
+        let mut body = u64::MAX.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0; 40]);
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&Sha256::digest(&body));
+        bytes.extend_from_slice(&body);
+        assert!(decode(&bytes, "k").is_err());
     }
 
     #[test]
