@@ -223,19 +223,20 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
     let mut local = Vec::with_capacity(n);
     let mut rest = Vec::with_capacity(n);
     for node in doc.nodes() {
-        let m = node.transform().matrix();
+        let transform = unit_rotation(node.transform());
+        let m = transform.clone().matrix();
         let flat: Mat4 = std::array::from_fn(|i| m[i / 4][i % 4]);
         if flat.iter().any(|v| !v.is_finite()) {
             return Err(ctx.invalid(format!("nodes[{}]", node.index()), "non-finite transform"));
         }
         let g = mirror_mat(&flat);
         local.push(g);
-        rest.push(match node.transform() {
+        rest.push(match transform {
             gltf::scene::Transform::Decomposed {
                 translation,
                 rotation,
                 scale,
-            } => (translation, unit_rest_rotation(rotation), scale),
+            } => (translation, rotation, scale),
             gltf::scene::Transform::Matrix { .. } => {
                 // Decompose the row form of the glTF matrix, in glTF space.
                 decompose(&flat)
@@ -250,10 +251,27 @@ fn nodes(ctx: &Ctx<'_>, doc: &gltf::Document) -> Result<Nodes, GltfError> {
     })
 }
 
-/// A node's rest rotation as a unit quaternion. glTF requires unit rotations; one off
-/// by more than 1e-4 is normalised (identity when it has no length), so that a track
-/// holding the rest pose passes the model's rules. Rotations within 1e-4 are kept as
-/// written, bit for bit.
+/// A node's transform with its rotation made a unit quaternion, so that its matrix and
+/// its rest pose (which a track holding the rest pose copies) agree and pass the
+/// model's rules.
+fn unit_rotation(t: gltf::scene::Transform) -> gltf::scene::Transform {
+    match t {
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => gltf::scene::Transform::Decomposed {
+            translation,
+            rotation: unit_rest_rotation(rotation),
+            scale,
+        },
+        matrix => matrix,
+    }
+}
+
+/// A rotation as a unit quaternion. glTF requires unit rotations; one off by more than
+/// 1e-4 is normalised (identity when it has no length). Rotations within 1e-4 are kept
+/// as written, bit for bit.
 fn unit_rest_rotation(q: [f32; 4]) -> [f32; 4] {
     let len = q.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>().sqrt();
     if (len - 1.0).abs() <= 1e-4 {
