@@ -118,6 +118,10 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
 fn gomb_read(c: &mut Criterion) {
     let bytes = gomb::write(&model(9, 260, 250)).expect("the bench model is valid");
     eprintln!("GOMB bench file: {} bytes", bytes.len());
+    // GOM_BENCH_SAVE=FILE keeps the file, for `examples/read_repeat.rs`.
+    if let Ok(path) = std::env::var("GOM_BENCH_SAVE") {
+        std::fs::write(&path, &bytes).expect("GOM_BENCH_SAVE names a writable file");
+    }
     let mut g = c.benchmark_group("gomb_read");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes.len() as u64));

@@ -160,6 +160,12 @@ pub struct Containment {
     hi: [f64; 3],
     c: [f64; 3],
     r2: f64,
+    /// The box as `f32`: the smallest `f32` not below `lo`, the largest not above `hi`.
+    lo32: [f32; 3],
+    hi32: [f32; 3],
+    c32: [f32; 3],
+    /// `r2` shrunk by 10⁻⁶ (relative) and rounded down; −1 when `r2` is below 10⁻³⁰.
+    r2_32: f32,
 }
 
 impl Containment {
@@ -177,12 +183,39 @@ impl Containment {
         }
         let r = f64::from(b.sphere_radius);
         let rr = r + BOUNDS_TOLERANCE * (r.abs() + cmax);
+        let r2 = if rr < 0.0 { -1.0 } else { rr * rr };
         Containment {
             lo,
             hi,
             c: b.sphere_center.map(f64::from),
-            r2: if rr < 0.0 { -1.0 } else { rr * rr },
+            r2,
+            lo32: lo.map(round_up),
+            hi32: hi.map(round_down),
+            c32: b.sphere_center,
+            r2_32: if r2 < 1e-30 {
+                -1.0
+            } else {
+                round_down(r2 * (1.0 - 1e-6))
+            },
         }
+    }
+
+    /// A quick test of an untransformed point in `f32` arithmetic: true only when
+    /// [`in_box`](Self::in_box) and [`in_sphere`](Self::in_sphere) both hold for it.
+    /// The box test is exact (`p ≥ lo` for an `f32` `p` is `p ≥` the smallest `f32`
+    /// not below `lo`); the sphere's squared distance in `f32` is within 6·2⁻²⁴ of
+    /// the exact one (plus 2⁻¹⁴⁷ from underflow), which the 10⁻⁶ margin of `r2_32`
+    /// covers; a point it refuses may still be inside.
+    #[inline]
+    pub fn surely_inside(&self, p: [f32; 3]) -> bool {
+        let mut ok = true;
+        let mut d = 0.0f32;
+        for (a, &x) in p.iter().enumerate() {
+            ok &= (x >= self.lo32[a]) & (x <= self.hi32[a]);
+            let e = x - self.c32[a];
+            d += e * e;
+        }
+        ok & (d <= self.r2_32)
     }
 
     /// Whether the model-space point `q` lies inside the box (within tolerance).

@@ -1,6 +1,7 @@
 //! MSH0 and its children VB0, IB0, SUB0, IBND, BND0, GBTM (D7).
 
 use super::cursor::{check_known, le32, lef32, Chunk, Chunks, Cur};
+use super::lanes::{Lanes, Offsets, BLOCK};
 use super::str0::Strings;
 use super::to_model::{decode_indices, push_vertex, streams, Decoded};
 use super::view::{mat_at, misplaced, MeshView, SkeletonView, StringBudget};
@@ -8,7 +9,7 @@ use super::UnknownChunk;
 use crate::bounds::{to_model_space, Containment};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::layout::{Attribute, VertexLayout};
-use crate::limits::{MAX_INDICES, MAX_VERTICES, WEIGHT_SUM_TOLERANCE};
+use crate::limits::{MAX_INDICES, MAX_VERTICES};
 use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
 use crate::validate::{
     bind_pose_rule, bind_world_of, finite_bits, item, mark_used, push_findings, skin_structure,
@@ -519,9 +520,6 @@ struct VertexCheck<'a> {
     gbtm: Option<Mat4>,
 }
 
-/// Vertices checked at a time by the fast pass of [`check_vertices`].
-const BLOCK: usize = 64;
-
 /// The exponent bits of an `f32`: all set for an infinity or a NaN.
 const EXPONENT: u32 = 0x7F80_0000;
 
@@ -529,9 +527,11 @@ const EXPONENT: u32 = 0x7F80_0000;
 /// rules) and marks the bones the skin uses.
 ///
 /// Without decoding, blocks of [`BLOCK`] vertices first go through a fast pass that
-/// only answers "all good" (one vectorised sweep for finiteness, then the rules
-/// without early exits); a block that is not all good goes through the exact
-/// per-vertex checks, which find the first error and count the findings as before.
+/// only answers "all good": one vectorised sweep for finiteness, then the block's
+/// positions, tangent w and skins copied into one array per field and the rules
+/// evaluated over the arrays without branches (`lanes.rs`). A block that is not all
+/// good goes through the exact per-vertex checks, which find the first error and
+/// count the findings as before.
 fn check_vertices(
     vc: VertexCheck<'_>,
     used: &mut [bool],
@@ -541,8 +541,9 @@ fn check_vertices(
     let rules = VertexRules::new(&vc);
     let stride = rules.stride;
     let mask = rules.finite_mask(BLOCK);
+    let mut lanes = Lanes::new();
     for (k, block) in vc.data.chunks(stride * BLOCK).enumerate() {
-        if !rules.block_ok(block, &mask, used) {
+        if !rules.block_ok(block, &mask, &mut lanes, used) {
             for (j, vx) in block.chunks_exact(stride).enumerate() {
                 rules.vertex(k * BLOCK + j, vx, used, weights)?;
             }
@@ -604,25 +605,35 @@ impl<'v> VertexRules<'v> {
 
     /// Whether every vertex of `block` passes every check (marking the bones used).
     /// False says only that the exact checks must look at the block.
-    fn block_ok(&self, block: &[u8], mask: &[u32], used: &mut [bool]) -> bool {
+    fn block_ok(&self, block: &[u8], mask: &[u32], lanes: &mut Lanes, used: &mut [bool]) -> bool {
         // A word is not finite when its exponent bits are all set; integer words
         // have a zero mask and never match.
         let not_finite = block.chunks_exact(4).zip(mask).fold(0u32, |acc, (w, &m)| {
             acc | u32::from(le32(w) & m == EXPONENT)
         });
-        let mut ok = not_finite == 0;
-        let g = self.vc.gbtm.as_ref();
-        for vx in block.chunks_exact(self.stride) {
-            if let Some(t) = self.tangent_w {
-                ok &= tangent_w_ok(lef32(&vx[t..]));
-            }
-            let q = to_model_space([lef32(vx), lef32(&vx[4..]), lef32(&vx[8..])], g);
-            ok &= self.cont.in_box(q) & self.cont.in_sphere(q);
-            if let Some(s) = self.skin_at {
-                let (bones, w) = skin_at(&vx[s..s + 24]);
-                ok &= skin_ok(bones, w, self.vc.bone_count);
-                mark_used(used, bones, w);
-            }
+        if not_finite != 0 {
+            return false;
+        }
+        lanes.load(
+            block,
+            &Offsets {
+                stride: self.stride,
+                tangent_w: self.tangent_w,
+                skin: self.skin_at,
+            },
+        );
+        let inside = match self.vc.gbtm.as_ref() {
+            None => lanes.inside(&self.cont),
+            Some(g) => block.chunks_exact(self.stride).all(|vx| {
+                let q = to_model_space([lef32(vx), lef32(&vx[4..]), lef32(&vx[8..])], Some(g));
+                self.cont.in_box(q) & self.cont.in_sphere(q)
+            }),
+        };
+        let tangents = self.tangent_w.is_none() || lanes.tangents_ok();
+        let skins = self.skin_at.is_none() || lanes.skins_ok(self.vc.bone_count);
+        let ok = inside & tangents & skins;
+        if ok && self.skin_at.is_some() {
+            lanes.mark_used(used);
         }
         ok
     }
@@ -714,37 +725,6 @@ impl<'v> VertexRules<'v> {
     }
 }
 
-/// `skin_structure(..).is_none() && weights_rule(..).is_none()` without early exits,
-/// so that it compiles to straight-line code; `tests::skin_ok_is_both_rules` checks
-/// the equivalence.
-// The negated comparisons are the rules' own conditions, NaN included.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
-#[inline]
-fn skin_ok(b: [u16; 4], w: [f32; 4], bone_count: u32) -> bool {
-    let mut ok = true;
-    let sum = f64::from(w[0]) + f64::from(w[1]) + f64::from(w[2]) + f64::from(w[3]);
-    ok &= (sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE;
-    for k in 0..4 {
-        // Structure: no negative weight; a used slot names a bone of the skeleton.
-        ok &= !(w[k] < 0.0);
-        ok &= !(w[k] > 0.0 && u32::from(b[k]) >= bone_count);
-        // An unused slot names bone 0.
-        ok &= !(w[k] == 0.0 && b[k] != 0);
-    }
-    for k in 0..3 {
-        // Descending weights; equal used weights list their bones ascending.
-        ok &= !(w[k] < w[k + 1]);
-        ok &= !(w[k] == w[k + 1] && w[k] > 0.0 && b[k] >= b[k + 1]);
-    }
-    for i in 0..4 {
-        for j in i + 1..4 {
-            // No bone used twice.
-            ok &= !(w[i] > 0.0 && w[j] > 0.0 && b[i] == b[j]);
-        }
-    }
-    ok
-}
-
 /// The bone indices and weights of a 24-byte skin attribute.
 #[inline]
 fn skin_at(sk: &[u8]) -> ([u16; 4], [f32; 4]) {
@@ -793,6 +773,7 @@ fn check_indices(data: &[u8], size: u32, vertex_count: u32, at: usize) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gomb::lanes;
 
     #[test]
     fn skin_ok_is_both_rules() {
@@ -808,7 +789,12 @@ mod tests {
             for j in 0..bs.len().pow(4) {
                 let b = [0, 1, 2, 3].map(|k| bs[j / bs.len().pow(k as u32) % bs.len()]);
                 let want = skin_structure(b, w, 3).is_none() && weights_rule(b, w).is_none();
-                assert_eq!(skin_ok(b, w, 3), want, "bones {b:?}, weights {w:?}");
+                let (b32, wi) = (b.map(i32::from), w.map(|x| x.to_bits() as i32));
+                assert_eq!(
+                    lanes::skin_ok(b32, wi, 3),
+                    want,
+                    "bones {b:?}, weights {w:?}"
+                );
                 agree += 1;
                 passed += usize::from(want);
             }

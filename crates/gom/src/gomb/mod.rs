@@ -11,6 +11,7 @@
 mod anim;
 mod cursor;
 mod header;
+mod lanes;
 mod mesh;
 mod skel;
 mod str0;
