@@ -365,6 +365,20 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
             })
         });
     }
+    // The same bytes moved without arithmetic: each vertex's position and normal (GOM
+    // puts the normal right after the position)
+    // copied out. Skinning slower than this by far is not bound by memory.
+    g.bench_function("copy, no arithmetic (reference)", |b| {
+        b.iter(|| {
+            let words = black_box(mesh.vertex_words());
+            let stride = mesh.stride_words();
+            for ((v, p), n) in words.chunks_exact(stride).zip(&mut p).zip(&mut nrm) {
+                *p = [v[0], v[1], v[2]];
+                *n = [v[3], v[4], v[5]];
+            }
+            black_box(&p);
+        })
+    });
     g.finish();
     let mut g = group(c, "skinning_influences");
     g.throughput(Throughput::Elements(VERTICES as u64));
