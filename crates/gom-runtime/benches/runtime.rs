@@ -365,9 +365,9 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
             })
         });
     }
-    // The same bytes moved without arithmetic: each vertex's position and normal (GOM
-    // puts the normal right after the position)
-    // copied out. Skinning slower than this by far is not bound by memory.
+    // The same bytes moved without arithmetic: each vertex's position and normal
+    // (GOM puts the normal right after the position) copied out. Skinning slower than
+    // this by far is not bound by memory.
     g.bench_function("copy, no arithmetic (reference)", |b| {
         b.iter(|| {
             let words = black_box(mesh.vertex_words());
