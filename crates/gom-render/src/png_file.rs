@@ -54,6 +54,24 @@ pub fn load_png(path: &Path) -> Result<Image, RenderError> {
 /// costs at least 2 bits, so at most 1032 bytes come from one input byte).
 const DEFLATE_MAX_RATIO: u128 = 1032;
 
+/// Checks the palette's length: three bytes an entry, at most 256 entries (PNG, PLTE).
+/// The `png` crate (0.17 and 0.18) does not, and panics expanding a palette of 769
+/// bytes (found by fuzzing; docs/reliability.md), so the check runs before it does.
+fn palette_check(info: &png::Info<'_>) -> Result<(), png::DecodingError> {
+    match info.palette.as_deref() {
+        Some(p) if p.len() % 3 != 0 || p.len() > 3 * 256 => {
+            Err(png::DecodingError::IoError(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the PLTE chunk holds {} bytes: not three an entry for at most 256 entries",
+                    p.len()
+                ),
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
     let err = |error| RenderError::PngDecode {
         source_name: name.to_string(),
@@ -67,6 +85,7 @@ fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
     let mut decoder = png::Decoder::new_with_limits(bytes, limits);
     decoder.set_transformations(png::Transformations::normalize_to_color8());
     let mut reader = decoder.read_info().map_err(err)?;
+    palette_check(reader.info()).map_err(err)?;
     let (width, height, bits_per_pixel) = {
         let info = reader.info();
         (info.width, info.height, info.bits_per_pixel())

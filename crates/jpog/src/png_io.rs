@@ -29,6 +29,19 @@ pub fn encode_png(img: &Image) -> Result<Vec<u8>> {
 /// costs at least 2 bits, so at most 1032 bytes come from one input byte).
 const DEFLATE_MAX_RATIO: u128 = 1032;
 
+/// Checks the palette's length: three bytes an entry, at most 256 entries (PNG, PLTE).
+/// The `png` crate (0.17 and 0.18) does not, and panics expanding a palette of 769
+/// bytes (found by fuzzing; docs/reliability.md), so the check runs before it does.
+pub fn palette_check(info: &png::Info<'_>) -> std::result::Result<(), String> {
+    match info.palette.as_deref() {
+        Some(p) if p.len() % 3 != 0 || p.len() > 3 * 256 => Err(format!(
+            "the PLTE chunk holds {} bytes: not three an entry for at most 256 entries",
+            p.len()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Decodes any PNG (grey, grey+alpha, RGB, RGBA, palette; 1-16 bits) to RGBA8.
 ///
 /// The header's dimensions are checked against the bytes present before any pixel
@@ -38,6 +51,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image> {
     let mut dec = png::Decoder::new(bytes);
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| png_err("decode", e))?;
+    palette_check(reader.info()).map_err(|e| png_err("decode", e))?;
     {
         let info = reader.info();
         // fewest bytes of filtered image data the header's dimensions need
