@@ -10,11 +10,11 @@ use vec3::{cross, dot, sub};
 /// A `.glb` container holding `doc` and `bin`, built by hand (GLB 2.0 layout).
 fn glb(doc: &Value, bin: &[u8]) -> Vec<u8> {
     let mut text = doc.to_string().into_bytes();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
@@ -43,7 +43,7 @@ fn u16s(v: &[u16]) -> Vec<u8> {
 
 /// Appends `bytes` (4-aligned) and returns a bufferView JSON for it.
 fn push_view(bin: &mut Vec<u8>, bytes: &[u8]) -> Value {
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let v = json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() });

@@ -4,6 +4,7 @@
 use glam::{Affine3A, Vec3, Vec3A};
 use gom::layout::Attribute;
 
+use crate::mesh::SKIN_BLOCK;
 use crate::mesh::{skin_of, vec3a_at, Mesh};
 use crate::palette::Palette;
 use crate::skinning::{run, Job, SkinPath, SkinTargets};
@@ -79,6 +80,7 @@ impl Aabb {
 
 /// Vertices skinned at a time by [`skinned_bounds`] (a multiple of every path's block).
 const BOUNDS_CHUNK: usize = 64;
+const _: () = assert!(BOUNDS_CHUNK.is_multiple_of(SKIN_BLOCK));
 
 /// The exact box of `mesh` skinned with `palette` (every vertex skinned, nothing
 /// stored). Costs a skinning pass over positions.
@@ -111,9 +113,16 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
                 rigid: true,
                 packed: &palette.packed,
                 last,
+                blocks: &[],
             };
             let mut buf = [[0.0f32; 3]; BOUNDS_CHUNK];
-            for words in mesh.vertex_words().chunks(stride * BOUNDS_CHUNK) {
+            let blocks = mesh.skin_blocks().chunks(BOUNDS_CHUNK / SKIN_BLOCK);
+            for (words, blocks) in mesh
+                .vertex_words()
+                .chunks(stride * BOUNDS_CHUNK)
+                .zip(blocks)
+            {
+                let job = Job { blocks, ..job };
                 let out = &mut buf[..words.len() / stride];
                 let targets = SkinTargets {
                     positions: Some(&mut *out),

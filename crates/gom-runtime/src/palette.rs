@@ -16,10 +16,22 @@ pub struct Palette {
     pub(crate) skin: Vec<Affine3A>,
     pub(crate) normal: Vec<Mat3A>,
     pub(crate) rigid: bool,
-    /// Per bone, the skinning matrix's columns `x, y, z, translation` (each x, y, z,
-    /// 0) and the normal matrix's `x, y, z, 0`: what the eight-lane skinning path
-    /// loads as two 256-bit halves each.
-    pub(crate) packed: Vec<[[f32; 16]; 2]>,
+    /// Per bone, the skinning and normal matrices as the vector skinning paths load
+    /// them (see [`PackedBone`]).
+    pub(crate) packed: Vec<PackedBone>,
+}
+
+/// One bone's matrices as whole columns: the skinning matrix's `x, y, z, translation`
+/// (each `x, y, z, 0`) and the normal matrix's `x, y, z, 0` (and a zero column). Each
+/// is sixteen floats on a 64-byte line of its own: one 512-bit load, or two 256-bit
+/// halves, never split across cache lines.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
+pub(crate) struct PackedBone {
+    /// The skinning matrix's columns.
+    pub m: [f32; 16],
+    /// The normal matrix's columns.
+    pub n: [f32; 16],
 }
 
 /// Two 3x3 matrices closer than this per element count as equal when deciding
@@ -135,7 +147,7 @@ impl Palette {
 }
 
 /// The columns of `m` and `n` with a zero fourth lane each (see [`Palette`]).
-fn pack(m: &Affine3A, n: &Mat3A) -> [[f32; 16]; 2] {
+fn pack(m: &Affine3A, n: &Mat3A) -> PackedBone {
     let col = |v: Vec3A| [v.x, v.y, v.z, 0.0];
     let cat = |a: [Vec3A; 4]| {
         let mut out = [0.0; 16];
@@ -145,10 +157,10 @@ fn pack(m: &Affine3A, n: &Mat3A) -> [[f32; 16]; 2] {
         out
     };
     let a = m.matrix3;
-    [
-        cat([a.x_axis, a.y_axis, a.z_axis, m.translation]),
-        cat([n.x_axis, n.y_axis, n.z_axis, Vec3A::ZERO]),
-    ]
+    PackedBone {
+        m: cat([a.x_axis, a.y_axis, a.z_axis, m.translation]),
+        n: cat([n.x_axis, n.y_axis, n.z_axis, Vec3A::ZERO]),
+    }
 }
 
 /// The inverse-transpose of `m`, and whether it equals `m` (within tolerance), in

@@ -2,19 +2,23 @@
 //!
 //! Three paths compute the same thing: [`SkinPath::Scalar`] (plain `f32`, the
 //! reference), [`SkinPath::Vec4`] (glam's four-lane vectors: SSE2 or NEON) and, on
-//! x86-64 CPUs with AVX2 and FMA, [`SkinPath::Avx2Fma`] (eight vertices a block).
-//! [`skin`] takes the fastest the CPU has; [`skin_with`] picks one.
+//! x86-64 CPUs with AVX2 and FMA, [`SkinPath::Avx2Fma`] (eight vertices a block), and
+//! with AVX-512, [`SkinPath::Avx512`] (sixteen vertices a block, transposed to a
+//! structure of arrays). [`skin`] takes the fastest the CPU has; [`skin_with`] picks
+//! one.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod scalar;
 mod wide4;
 
 use glam::{Affine3A, Mat3A};
 use gom::layout::Attribute;
 
-use crate::mesh::Mesh;
-use crate::palette::Palette;
+use crate::mesh::{Mesh, SkinBlock};
+use crate::palette::{PackedBone, Palette};
 use crate::Error;
 
 /// Where skinned attributes go. Every buffer holds one entry per vertex. Leave a
@@ -40,11 +44,19 @@ pub enum SkinPath {
     Vec4,
     /// AVX2 and FMA, eight vertices a block (x86-64 CPUs that have both).
     Avx2Fma,
+    /// AVX-512F, sixteen vertices a block as a structure of arrays (x86-64 CPUs that
+    /// have it).
+    Avx512,
 }
 
 impl SkinPath {
     /// Every path, slowest first.
-    pub const ALL: [SkinPath; 3] = [SkinPath::Scalar, SkinPath::Vec4, SkinPath::Avx2Fma];
+    pub const ALL: [SkinPath; 4] = [
+        SkinPath::Scalar,
+        SkinPath::Vec4,
+        SkinPath::Avx2Fma,
+        SkinPath::Avx512,
+    ];
 
     /// Whether this CPU can run the path.
     pub fn is_supported(self) -> bool {
@@ -52,8 +64,10 @@ impl SkinPath {
             SkinPath::Scalar | SkinPath::Vec4 => true,
             #[cfg(target_arch = "x86_64")]
             SkinPath::Avx2Fma => avx2::available(),
+            #[cfg(target_arch = "x86_64")]
+            SkinPath::Avx512 => avx512::available(),
             #[cfg(not(target_arch = "x86_64"))]
-            SkinPath::Avx2Fma => false,
+            SkinPath::Avx2Fma | SkinPath::Avx512 => false,
         }
     }
 
@@ -68,6 +82,7 @@ impl SkinPath {
 }
 
 /// What every path reads: the vertex layout (in words) and the palette.
+#[derive(Clone, Copy)]
 pub(crate) struct Job<'a> {
     pub stride: usize,
     /// Word offsets of the skin, normal and tangent (0 when absent and not asked).
@@ -79,9 +94,12 @@ pub(crate) struct Job<'a> {
     pub nrm: &'a [Mat3A],
     pub rigid: bool,
     /// The palette's packed columns (see [`Palette`]), one entry per bone.
-    pub packed: &'a [[[f32; 16]; 2]],
+    pub packed: &'a [PackedBone],
     /// `pal.len() - 1`: bone indices are clamped to it (a slot past it has weight 0).
     pub last: usize,
+    /// The mesh's [`SkinBlock`]s from the first vertex of the words skinned (empty:
+    /// every block uses four slots and clamps).
+    pub blocks: &'a [SkinBlock],
 }
 
 /// Splits every buffer of `out` at vertex `at`.
@@ -175,7 +193,7 @@ pub fn skin_with(
 
 /// Checks the palette against the mesh; the job of a skinned mesh with bones.
 fn job<'a>(
-    mesh: &Mesh,
+    mesh: &'a Mesh<'_>,
     palette: &'a Palette,
     normals: bool,
     no: usize,
@@ -207,6 +225,7 @@ fn job<'a>(
                 rigid: !needs_normal,
                 packed: &palette.packed,
                 last,
+                blocks: mesh.skin_blocks(),
             }),
             _ => None,
         },
@@ -225,7 +244,9 @@ pub(crate) fn run(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>, path: Skin
         SkinPath::Vec4 => wide4::skin(job, words, out),
         #[cfg(target_arch = "x86_64")]
         SkinPath::Avx2Fma => avx2::skin(job, words, out),
+        #[cfg(target_arch = "x86_64")]
+        SkinPath::Avx512 => avx512::skin(job, words, out),
         #[cfg(not(target_arch = "x86_64"))]
-        SkinPath::Avx2Fma => wide4::skin(job, words, out),
+        SkinPath::Avx2Fma | SkinPath::Avx512 => wide4::skin(job, words, out),
     }
 }

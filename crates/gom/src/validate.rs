@@ -455,10 +455,10 @@ pub fn skin_structure(
 /// `[0, index_count)`. Returns the field and the reason.
 #[inline]
 pub fn submesh_structure(s: &Submesh, index_count: u32) -> Option<(&'static str, &'static str)> {
-    if s.index_start % 3 != 0 {
+    if !s.index_start.is_multiple_of(3) {
         return Some(("indexStart", "the submesh start is not a multiple of 3"));
     }
-    if s.index_count % 3 != 0 {
+    if !s.index_count.is_multiple_of(3) {
         return Some(("indexCount", "the submesh count is not a multiple of 3"));
     }
     match s.index_start.checked_add(s.index_count) {
@@ -791,7 +791,7 @@ fn check_mesh(
     if ic > MAX_INDICES as usize {
         return Err(limit(it, n, "indexCount", ic, MAX_INDICES));
     }
-    if ic % 3 != 0 {
+    if !ic.is_multiple_of(3) {
         return Err(invalid(
             it,
             n,

@@ -85,7 +85,7 @@ fn a_million_random_floats_print_shortest_and_read_back_exactly() {
             "{s} is not a JSON number"
         );
         assert!(s.len() <= 15, "{s} is not compact");
-        if checked % 8 == 0 {
+        if checked.is_multiple_of(8) {
             assert!(
                 !shorter_exists(&s, v),
                 "{s} is not the shortest text for {v:e}"

@@ -101,7 +101,7 @@ struct Bin {
 
 impl Bin {
     fn view(&mut self, bytes: &[u8], target: Option<u32>, stride: Option<usize>) -> usize {
-        while self.data.len() % 4 != 0 {
+        while !self.data.len().is_multiple_of(4) {
             self.data.push(0);
         }
         let mut v = Map::new();
@@ -755,7 +755,7 @@ pub fn export_with_warnings(
                 root.insert("buffers".into(), json!([{ "byteLength": bin.data.len() }]));
             }
             let mut text = Value::Object(root).to_string().into_bytes();
-            while text.len() % 4 != 0 {
+            while !text.len().is_multiple_of(4) {
                 text.push(b' ');
             }
             let mut total = 12 + 8 + text.len();

@@ -16,6 +16,7 @@ use glam::Vec3A;
 
 use super::{split_targets, Job, SkinTargets};
 use crate::mesh::skin_of;
+use crate::palette::PackedBone;
 
 /// Vertices per block.
 const LANES: usize = 8;
@@ -122,25 +123,30 @@ fn half(m: &[f32; 16], k: usize) -> __m256 {
 /// `[x | y]`, `[z | t]` columns. Influences of weight 0 are skipped (they would add
 /// zeros).
 #[target_feature(enable = "avx2,fma")]
-fn blend(
-    packed: &[[[f32; 16]; 2]],
-    b: &[usize; 4],
-    w: &[f32; 4],
-    which: usize,
-) -> (__m256, __m256) {
-    let m = &packed[b[0]][which];
+fn blend(packed: &[PackedBone], b: &[usize; 4], w: &[f32; 4], which: usize) -> (__m256, __m256) {
+    let m = pick(&packed[b[0]], which);
     let w0 = _mm256_set1_ps(w[0]);
     let mut a = _mm256_mul_ps(w0, half(m, 0));
     let mut c = _mm256_mul_ps(w0, half(m, 1));
     for k in 1..4 {
         if w[k] != 0.0 {
-            let m = &packed[b[k]][which];
+            let m = pick(&packed[b[k]], which);
             let wk = _mm256_set1_ps(w[k]);
             a = _mm256_fmadd_ps(wk, half(m, 0), a);
             c = _mm256_fmadd_ps(wk, half(m, 1), c);
         }
     }
     (a, c)
+}
+
+/// Bone matrix `which` (0 skinning, 1 normal).
+#[inline(always)]
+fn pick(p: &PackedBone, which: usize) -> &[f32; 16] {
+    if which == 0 {
+        &p.m
+    } else {
+        &p.n
+    }
 }
 
 /// `x·c0 + y·c1 + z·c2 + t·c3` for the columns `a = [c0 | c1]`, `c = [c2 | c3]`, the

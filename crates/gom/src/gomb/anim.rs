@@ -22,7 +22,7 @@ pub(crate) fn parse_anim<'a>(
     unknown: &mut Vec<UnknownChunk>,
 ) -> Result<Vec<ClipView<'a>>, ReadError> {
     let place = c.place();
-    if c.size % 16 != 0 {
+    if !c.size.is_multiple_of(16) {
         return Err(ReadError {
             offset: c.offset as u64 + 4,
             place,

@@ -198,7 +198,7 @@ fn parse_header<'a>(
     ctx: &mut MeshCtx<'_, 'a>,
 ) -> Result<MeshHeader<'a>, ReadError> {
     let place = c.place();
-    if c.size % 16 != 0 {
+    if !c.size.is_multiple_of(16) {
         return Err(value(
             c.offset + 4,
             place,

@@ -268,7 +268,7 @@ pub fn rich_model(seed: u64) -> Model {
     for c in 0..3 {
         let keys_per = 3 + c;
         let tracks = (0..6u32)
-            .filter(|b| (b + c as u32) % 2 == 0)
+            .filter(|b| (b + c as u32).is_multiple_of(2))
             .map(|bone| Track {
                 bone,
                 keys: (0..keys_per)

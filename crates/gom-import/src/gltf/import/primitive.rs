@@ -460,7 +460,7 @@ fn triangles(
             .map(|i| [raw[i + 1], raw[i + 2], raw[0]])
             .collect(),
         _ => {
-            if raw.len() % 3 != 0 {
+            if !raw.len().is_multiple_of(3) {
                 ctx.report.report.warnings.push(format!(
                     "{object}: {} indices is not a multiple of 3; the last {} dropped",
                     raw.len(),
