@@ -102,6 +102,24 @@ pub(crate) struct Job<'a> {
     pub blocks: &'a [SkinBlock],
 }
 
+/// The whole blocks of `lanes` vertices of `words` and `out`, then the rest (which the
+/// vector paths leave to the scalar path); no blocks without a packed palette.
+pub(crate) fn split_blocks<'w, 'o>(
+    job: &Job<'_>,
+    words: &'w [f32],
+    out: SkinTargets<'o>,
+    lanes: usize,
+) -> [(&'w [f32], SkinTargets<'o>); 2] {
+    let whole = if job.packed.is_empty() {
+        0
+    } else {
+        words.len() / job.stride / lanes * lanes
+    };
+    let (head, tail) = split_targets(out, whole);
+    let (head_words, tail_words) = words.split_at(whole * job.stride);
+    [(head_words, head), (tail_words, tail)]
+}
+
 /// Splits every buffer of `out` at vertex `at`.
 pub(crate) fn split_targets(out: SkinTargets<'_>, at: usize) -> (SkinTargets<'_>, SkinTargets<'_>) {
     fn cut<T>(b: Option<&mut [T]>, at: usize) -> (Option<&mut [T]>, Option<&mut [T]>) {

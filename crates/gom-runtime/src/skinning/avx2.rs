@@ -14,7 +14,7 @@ use std::arch::x86_64::*;
 
 use glam::Vec3A;
 
-use super::{split_targets, Job, SkinTargets};
+use super::{split_blocks, Job, SkinTargets};
 use crate::mesh::skin_of;
 use crate::palette::PackedBone;
 
@@ -40,13 +40,10 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
 
 #[target_feature(enable = "avx2,fma")]
 fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
-    let whole = words.len() / job.stride / LANES * LANES;
-    let (head, tail) = split_targets(out, whole);
-    let (head_words, tail_words) = words.split_at(whole * job.stride);
-    if job.rigid {
-        blocks::<true>(job, head_words, head);
-    } else {
-        blocks::<false>(job, head_words, head);
+    let [(head_words, head), (tail_words, tail)] = split_blocks(job, words, out, LANES);
+    match job.rigid {
+        true => blocks::<true>(job, head_words, head),
+        false => blocks::<false>(job, head_words, head),
     }
     super::scalar::skin(job, tail_words, tail);
 }

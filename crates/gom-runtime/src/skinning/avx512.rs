@@ -25,7 +25,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{split_targets, Job, SkinTargets};
+use super::{split_blocks, Job, SkinTargets};
 use crate::mesh::SkinBlock;
 use crate::palette::PackedBone;
 
@@ -52,17 +52,10 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
 
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
-    let whole = if job.packed.is_empty() {
-        0
-    } else {
-        words.len() / job.stride / LANES * LANES
-    };
-    let (head, tail) = split_targets(out, whole);
-    let (head_words, tail_words) = words.split_at(whole * job.stride);
-    if job.rigid {
-        blocks::<true>(job, head_words, head);
-    } else {
-        blocks::<false>(job, head_words, head);
+    let [(head_words, head), (tail_words, tail)] = split_blocks(job, words, out, LANES);
+    match job.rigid {
+        true => blocks::<true>(job, head_words, head),
+        false => blocks::<false>(job, head_words, head),
     }
     super::scalar::skin(job, tail_words, tail);
 }
