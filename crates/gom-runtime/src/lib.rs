@@ -32,8 +32,8 @@
 //! skin(mesh, &palette, SkinTargets { positions: Some(&mut positions), ..Default::default() })?;
 //! # Ok(()) }
 //! ```
-// One module (`skinning::avx2`) allows `unsafe` to call into its AVX2 code after
-// checking the CPU; everything else is safe.
+// Two modules (`skinning::avx2`, `skinning::avx512`) allow `unsafe` to call into their
+// vector code after checking the CPU; everything else is safe.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
