@@ -5,8 +5,8 @@
 //!    one fused multiply-add.
 //! 2. The block's sixteen blended matrices are transposed (52 shuffles) so that one
 //!    register holds one matrix element of all sixteen vertices, and the block's
-//!    positions, normals and tangents likewise (four loads and eight shuffles an
-//!    attribute).
+//!    positions, normals and tangents likewise (sixteen 128-bit loads, twelve lane
+//!    inserts and eight shuffles an attribute).
 //! 3. The transforms are then sixteen-wide fused multiply-adds with no horizontal
 //!    step: `x' = x·M[0][0] + y·M[1][0] + z·M[2][0] + M[3][0]`, and so on. Normals and
 //!    tangents are renormalised with the estimated reciprocal square root and one
@@ -18,9 +18,12 @@
 //! time needs the blend plus splats and a horizontal sum for every attribute.
 //! The vertices past the last whole block go through the scalar path.
 //!
-//! Hand-written with `std::arch` for the same reason as the AVX2 path. The only
-//! `unsafe` is the call into the `#[target_feature]` functions after the CPU was
-//! checked; every load and store goes through checked slices.
+//! Hand-written with `std::arch` for the same reason as the AVX2 path. `unsafe` is
+//! used for the call into the `#[target_feature]` functions after the CPU was checked,
+//! and for a block's loads: the block's bounds (and, for the bone matrices, the bone
+//! indices) are checked once, then its sixteen vertices are read through pointers,
+//! each with its `SAFETY` argument. Stores go through checked slices.
+//! `tests/skinning.rs` runs every one of these paths against the scalar path.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::*;
