@@ -56,6 +56,9 @@ impl Palette {
             self.skin.push(g);
             let (n, rigid) = normal_matrix(&g.matrix3);
             self.normal.push(n);
+            // Every palette keeps `packed` beside `skin`, one entry a bone, whatever
+            // mesh it is later used with.
+            self.packed.push(pack(&g, &n));
             self.rigid = rigid;
             return Ok(());
         }

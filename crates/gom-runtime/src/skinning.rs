@@ -98,7 +98,9 @@ pub(crate) struct Job<'a> {
     /// `pal.len() - 1`: bone indices are clamped to it (a slot past it has weight 0).
     pub last: usize,
     /// The mesh's [`SkinBlock`]s from the first vertex of the words skinned (empty:
-    /// every block uses four slots and clamps).
+    /// every block uses four slots and clamps). Their `in_range` is against the
+    /// mesh's bone count: a caller pairs them only with a palette of that many bones
+    /// (`pal.len()`), as `job` and `skinned_bounds` check.
     pub blocks: &'a [SkinBlock],
 }
 

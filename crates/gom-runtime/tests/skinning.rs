@@ -351,3 +351,42 @@ fn a_palette_without_normal_matrices_skins_positions_and_tangents_but_refuses_no
         assert!(skin_with(mesh, &without, asked, path).is_err(), "{path:?}");
     }
 }
+
+/// A palette computed for a static mesh holds one matrix, so it fits a skinned mesh
+/// of one bone too: every path skins that mesh with it (no path may assume the
+/// palette was computed for the mesh it skins), equal to the scalar path, and moved by
+/// the static mesh's matrix.
+#[test]
+fn a_static_meshes_palette_skins_a_one_bone_mesh_on_every_path() {
+    let skeleton = chain_of(1);
+    let n = 37;
+    let positions: Vec<[f32; 3]> = (0..n).map(|i| [i as f32, 1.0, -2.0]).collect();
+    let one = common::weights([0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+    let mut skinned = common::skinned_mesh(&skeleton, positions.clone(), vec![one; n]);
+    skinned.vertices.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; n]);
+    let mut fixed = common::skinned_mesh(&gom::Skeleton { bones: vec![] }, positions, vec![]);
+    fixed.name = "static".into();
+    fixed.vertices.skin = None;
+    fixed.inverse_bind.clear();
+    fixed.mesh_bind_geo_to_model = Some(gom::math::from_trs(
+        [0.0, 0.0, 10.0],
+        [0.0, 0.0, 0.0, 1.0],
+        [2.0; 3],
+    ));
+    let asset = Asset::from_model(&model(skeleton, vec![skinned, fixed], vec![])).unwrap();
+    let mut pal = Palette::new();
+    let world = common::model_pose_of(&asset, &LocalPose::bind(&asset.skeleton));
+    pal.compute(&asset.meshes[1], &world).unwrap();
+    let reference = skin_all(&asset, &pal, SkinPath::Scalar);
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let o = skin_all(&asset, &pal, path);
+        assert_eq!(o.0, reference.0, "{path:?} positions");
+        assert_eq!(o.1, reference.1, "{path:?} normals");
+        assert_eq!(o.2, reference.2, "{path:?} tangents");
+    }
+    // The palette's one matrix is the static mesh's (scale 2, then up 10), and every
+    // vertex follows bone 0 alone: (x, 1, -2) -> (2x, 2, 6).
+    for (i, p) in reference.0.iter().enumerate() {
+        assert_eq!(*p, [2.0 * i as f32, 2.0, 6.0], "vertex {i}");
+    }
+}

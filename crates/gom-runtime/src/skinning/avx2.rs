@@ -51,8 +51,12 @@ fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
 /// Whole blocks of eight vertices. `RIGID`: normals use the skinning matrices.
 #[target_feature(enable = "avx2,fma")]
 fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
+    // No palette entry: `split_blocks` left every vertex to the scalar path.
+    let Some(top) = job.packed.len().checked_sub(1) else {
+        return;
+    };
     // `last < packed.len()` lets the compiler drop the bounds checks after the clamp.
-    let packed = &job.packed[..=job.last.min(job.packed.len().saturating_sub(1))];
+    let packed = &job.packed[..=job.last.min(top)];
     let last = packed.len() - 1;
     let SkinTargets {
         mut positions,

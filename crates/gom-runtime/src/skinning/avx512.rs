@@ -32,21 +32,26 @@ use super::{split_blocks, Job, SkinTargets};
 use crate::mesh::SkinBlock;
 use crate::palette::PackedBone;
 
-/// Vertices per block.
+/// Vertices per block: one [`SkinBlock`] describes exactly one block.
 const LANES: usize = 16;
+const _: () = assert!(LANES == crate::mesh::SKIN_BLOCK);
 
 /// Whether the CPU can run this path.
 pub(super) fn available() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma")
+    // Every feature `skin_blocks` enables, and those `avx512f` implies.
+    is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("fma")
+        && is_x86_feature_detected!("f16c")
 }
 
 /// Skins `words` into `out` on this path (on the AVX2 path when the CPU lacks
 /// AVX-512).
 pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     if available() {
-        // SAFETY: `skin_blocks` only requires the `avx512f`, `avx2` and `fma` target
-        // features; the CPU has AVX-512F and FMA (checked just above), and every CPU
-        // with AVX-512F has AVX2.
+        // SAFETY: `skin_blocks` requires the `avx512f`, `avx2` and `fma` target
+        // features (and `f16c`, which `avx512f` implies); `available` just checked
+        // that the CPU has every one.
         unsafe { skin_blocks(job, words, out) }
     } else {
         super::avx2::skin(job, words, out)
@@ -73,10 +78,16 @@ struct Flat<'o> {
 /// Whole blocks of sixteen vertices. `RIGID`: normals use the skinning matrices.
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
-    let packed = &job.packed[..=job.last.min(job.packed.len() - 1)];
-    // A block's `in_range` is against the bone count, `last + 1`: it lets the blend
-    // skip the clamp only when that is `packed`'s length too.
-    let trusted = packed.len() == job.last + 1;
+    // No palette entry: `split_blocks` left every vertex to the scalar path.
+    let Some(top) = job.packed.len().checked_sub(1) else {
+        return;
+    };
+    let packed = &job.packed[..=job.last.min(top)];
+    // A block's `in_range` says its indices are below the mesh's bone count, which
+    // the callers checked equals `job.pal.len()` = `job.last + 1` (`skinning::job`,
+    // `bounds::skinned_bounds`); it lets the blend skip the clamp only when that is
+    // `packed`'s length too.
+    let trusted = packed.len() == job.last + 1 && job.pal.len() == job.last + 1;
     let mut o = Flat {
         p: out.positions.map(bytemuck::cast_slice_mut),
         n: out.normals.map(bytemuck::cast_slice_mut),
@@ -185,9 +196,10 @@ fn blend_k<const K: usize, const CLAMP: bool>(
         };
         // SAFETY: as above, the weight words `j·stride + so + 2 + k`, k < 4, are in `v`.
         let weight = |k: usize| unsafe { _mm512_set1_ps(at.add(2 + k).read_unaligned()) };
-        // SAFETY: `bone(k) ≤ last < packed.len()`: clamped, or (without `CLAMP`) every
-        // index of the block is below the bone count (`SkinBlock::in_range`), which
-        // is the palette's length (checked by `skinning::job`). A `PackedBone` is 32
+        // SAFETY: `bone(k) ≤ last < packed.len()`: clamped, or (without `CLAMP`, which
+        // `blocks` chooses only for a block whose `SkinBlock::in_range` holds and
+        // when `trusted`) every index of the block is below the bone count, which is
+        // `packed.len()` (see `trusted` in `blocks`). A `PackedBone` is 32
         // floats on a 64-byte line, so the 16 floats at `32·b` (`+ 16` for the
         // normal matrix) are inside `packed` and aligned for a 512-bit load.
         let matrix = |k: usize| unsafe { _mm512_load_ps(m.add(32 * bone(k))) };
