@@ -1,9 +1,11 @@
 //! `gom pose FILE [--clip NAME (--time S | --frame N --fps F)] [--loop] -o OUT.obj`:
-//! every mesh skinned at one moment, in model space, as OBJ.
+//! every mesh skinned at one moment, in model space, as OBJ (`-o -`: to standard
+//! output).
 
 use crate::input::{self, CliError};
 use gom_import::pose::{pose_model, write_obj, PoseAt};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `gom pose`.
@@ -27,7 +29,7 @@ pub struct Args {
     /// Wrap times outside the clip into it instead of clamping them.
     #[arg(long = "loop")]
     looped: bool,
-    /// The OBJ file to write.
+    /// The OBJ file to write (`-`: standard output).
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -48,11 +50,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "--time and --frame need --clip (without a clip gom writes the bind pose)".into(),
         );
     }
-    super::convert::refuse_overwriting_inputs(
-        &args.file,
-        &gom_import::source::ImportOptions::default(),
-        [args.output.as_path()],
-    )?;
+    let to_stdout = args.output == Path::new("-");
+    if !to_stdout {
+        super::convert::refuse_overwriting_inputs(
+            &args.file,
+            &gom_import::source::ImportOptions::default(),
+            [args.output.as_path()],
+        )?;
+    }
     let loaded = input::load(&args.file)?;
     let time = match &args.clip {
         Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped),
@@ -68,7 +73,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     )
     .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let obj = write_obj(&meshes);
-    gom_import::build::write_atomic(&args.output, obj.as_bytes())?;
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(obj.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("<standard output>: {e}"))?;
+    } else {
+        gom_import::build::write_atomic(&args.output, obj.as_bytes())?;
+    }
     let what = match &args.clip {
         Some(c) => format!("clip \"{c}\" at {time} s"),
         None => "the bind pose".to_string(),
@@ -76,7 +88,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let vertices = meshes.iter().map(|m| m.positions.len()).sum::<usize>();
     eprintln!(
         "wrote {} ({}, {}) at {what}",
-        args.output.display(),
+        if to_stdout {
+            "<standard output>".to_string()
+        } else {
+            args.output.display().to_string()
+        },
         super::plural(meshes.len(), "mesh", "meshes"),
         super::plural(vertices, "vertex", "vertices"),
     );
