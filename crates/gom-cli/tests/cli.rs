@@ -178,23 +178,26 @@ fn pose_at_time_zero_of_every_demo_clip_is_the_bind_pose() {
 }
 
 #[test]
-fn pose_to_standard_output_writes_the_bytes_of_the_file_and_no_file_named_dash() {
+fn pose_and_render_to_standard_output_write_the_bytes_of_the_file_and_no_file_named_dash() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = demo(tmp.path());
     let model = dir.join("demo.gom");
-    let file = tmp.path().join("a.obj");
-    let args = ["pose", s(&model), "--clip", "curl", "--time", "0.5", "-o"];
-    let to_file = gom(&[&args[..], &[s(&file)]].concat());
-    assert!(to_file.status.success(), "{to_file:?}");
-    let out = Command::new(env!("CARGO_BIN_EXE_gom"))
-        .args([&args[..], &["-"]].concat())
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(out.stdout, std::fs::read(&file).unwrap());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote <standard output>"));
-    assert!(!tmp.path().join("-").exists());
+    let (obj, png) = (tmp.path().join("a.obj"), tmp.path().join("a.png"));
+    let pose = ["pose", s(&model), "--clip", "curl", "--time", "0.5", "-o"];
+    let render = ["render", s(&model), "--size", "64x48", "-o"];
+    for (args, file) in [(&pose[..], &obj), (&render[..], &png)] {
+        let to_file = gom(&[args, &[s(file)]].concat());
+        assert!(to_file.status.success(), "{to_file:?}");
+        let out = Command::new(env!("CARGO_BIN_EXE_gom"))
+            .args([args, &["-"]].concat())
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(out.stdout, std::fs::read(file).unwrap(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("wrote <standard output>"));
+        assert!(!tmp.path().join("-").exists(), "{args:?}");
+    }
 }
 
 #[test]

@@ -200,6 +200,7 @@ fn a_closed_standard_output_ends_every_command_quietly() {
         vec!["validate", s(&model)],
         vec!["build", s(tmp.path()), s(&build_out), "--report", "json"],
         vec!["pose", s(&model), "-o", "-"],
+        vec!["render", s(&model), "-o", "-"],
     ];
     for args in &commands {
         let out = gom_into_closed_pipe(args);

@@ -78,6 +78,24 @@ impl ImportArgs {
     }
 }
 
+/// Writes `bytes` to the file `path` (whole or not at all), or to standard output
+/// when `path` is `-`; returns the name to report: the path, or `<standard output>`.
+pub fn write_output(
+    path: &std::path::Path,
+    bytes: &[u8],
+) -> Result<String, crate::input::CliError> {
+    if path != std::path::Path::new("-") {
+        gom_import::build::write_atomic(path, bytes)?;
+        return Ok(path.display().to_string());
+    }
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("<standard output>: {e}"))?;
+    Ok("<standard output>".to_string())
+}
+
 /// `n` and the noun in the number it needs: `1 mesh`, `2 meshes`, `0 meshes`.
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

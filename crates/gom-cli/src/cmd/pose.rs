@@ -4,7 +4,6 @@
 
 use crate::input::{self, CliError};
 use gom_import::pose::{pose_model, write_obj, PoseAt};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -73,14 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     )
     .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let obj = write_obj(&meshes);
-    if to_stdout {
-        let mut out = std::io::stdout().lock();
-        out.write_all(obj.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("<standard output>: {e}"))?;
-    } else {
-        gom_import::build::write_atomic(&args.output, obj.as_bytes())?;
-    }
+    let shown = super::write_output(&args.output, obj.as_bytes())?;
     let what = match &args.clip {
         Some(c) => format!("clip \"{c}\" at {time} s"),
         None => "the bind pose".to_string(),
@@ -88,11 +80,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let vertices = meshes.iter().map(|m| m.positions.len()).sum::<usize>();
     eprintln!(
         "wrote {} ({}, {}) at {what}",
-        if to_stdout {
-            "<standard output>".to_string()
-        } else {
-            args.output.display().to_string()
-        },
+        shown,
         super::plural(meshes.len(), "mesh", "meshes"),
         super::plural(vertices, "vertex", "vertices"),
     );

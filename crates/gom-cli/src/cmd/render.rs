@@ -61,8 +61,8 @@ pub struct Args {
     /// rate].
     #[arg(long, allow_negative_numbers = true)]
     fps: Option<f32>,
-    /// The PNG file to write (an animation: `.png` or `.gif`; `-` writes an animated
-    /// PNG to standard output).
+    /// The PNG file to write (an animation: `.png` or `.gif`); `-` writes the PNG (an
+    /// animation: an animated PNG) to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -172,13 +172,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 fn save(image: &Image, path: &Path) -> Result<ExitCode, CliError> {
     let png = gom_render::encode_png(image)?;
-    gom_import::build::write_atomic(path, &png)?;
-    eprintln!(
-        "wrote {} ({}x{})",
-        path.display(),
-        image.width(),
-        image.height()
-    );
+    let shown = super::write_output(path, &png)?;
+    eprintln!("wrote {shown} ({}x{})", image.width(), image.height());
     Ok(ExitCode::SUCCESS)
 }
 
