@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Copies the files of SRC into DST except those holding 64 bytes in a row of any file
-under SHARED (the third-party test data, which must not be committed as seeds).
+under SHARED (the third-party test data, which must not be committed as seeds), and,
+when MAX_BYTES is given, those larger than that.
 
-usage: not_shared.py SHARED SRC DST
+usage: not_shared.py SHARED SRC DST [MAX_BYTES]
 """
 import os
 import sys
@@ -16,6 +17,7 @@ def windows(data):
 
 def main():
     shared, src, dst = sys.argv[1:4]
+    max_bytes = int(sys.argv[4]) if len(sys.argv) > 4 else None
     known = set()
     if os.path.isdir(shared):
         for base, _, files in os.walk(shared):
@@ -25,17 +27,21 @@ def main():
     else:
         print(f"note: {shared} is absent; no input is checked against it")
     os.makedirs(dst, exist_ok=True)
-    kept = dropped = 0
-    for f in sorted(os.listdir(src)):
+    kept = dropped = large = 0
+    for f in sorted(os.listdir(src)) if os.path.isdir(src) else []:
         with open(os.path.join(src, f), "rb") as fh:
             data = fh.read()
+        if max_bytes is not None and len(data) > max_bytes:
+            large += 1
+            continue
         if windows(data) & known:
             dropped += 1
             continue
         with open(os.path.join(dst, f), "wb") as fh:
             fh.write(data)
         kept += 1
-    print(f"kept {kept}, left out {dropped} holding third-party bytes")
+    print(f"{src}: kept {kept}, left out {dropped} holding third-party bytes"
+          + (f" and {large} over {max_bytes} bytes" if large else ""))
 
 
 if __name__ == "__main__":
