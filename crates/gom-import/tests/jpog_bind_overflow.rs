@@ -1,7 +1,10 @@
-//! A TMD whose stored bind matrices are finite but whose bind matrix relative to the
-//! parent (child bind × inverse of the parent's bind) overflows f32 is refused with an
-//! error naming the node, instead of becoming a model with an infinite bind pose that
-//! the GOM writer then refuses (found by the `tmd` fuzz target, `docs/reliability.md`).
+//! Finite values in a TMD whose results overflow f32 are refused with an error naming
+//! the record, instead of becoming a model that the GOM writer then refuses (both
+//! found by the `tmd` fuzz target, `docs/reliability.md`):
+//!
+//! - a bind matrix relative to the parent (child bind × inverse of the parent's bind)
+//!   beyond f32 would give an infinite bind pose;
+//! - vertex positions at (±3e38, ±3e38, 0) have a bounding sphere beyond f32.
 //!
 //! The file is the demo model exported to the game's formats, with one parent's bind
 //! matrix scaled by 0.5 and its child's translation set to 3e38: 3e38 × 2 is beyond f32.
@@ -94,4 +97,42 @@ fn the_same_edit_with_a_translation_that_fits_converts() {
         .expect("the child is a bone");
     assert_eq!(bone.bind_local[12], 2e38);
     gom::validate::check_structure(&converted.model).expect("structurally valid");
+}
+
+#[test]
+fn positions_whose_bounds_overflow_f32_are_refused_naming_the_mesh() {
+    let options = ExportOptions {
+        name: "demo".into(),
+        ..Default::default()
+    };
+    let edit = |far: f32| {
+        let mut exported = export(&gom_demo::build(), &options).expect("the demo exports");
+        let piece = &mut exported.tmd.mesh.lods[0].meshes[0].pieces[0];
+        piece.vertices[0].position = [far, far, 0.0];
+        piece.vertices[1].position = [-far, -far, 0.0];
+        exported.write().expect("the edited files write")
+    };
+    let (tmd, tkl, tml) = edit(3e38);
+    match convert_files(&tmd, &tkl, &tml) {
+        Err(JpogImportError::Invalid {
+            file,
+            record,
+            problem,
+        }) => {
+            assert_eq!(file, "demo.tmd");
+            assert!(record.starts_with("lod 0 mesh 0"), "{record}");
+            assert!(problem.contains("more than f32 can bound"), "{problem}");
+        }
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(c) => panic!(
+            "accepted; bounds {:?}",
+            gom::bounds::compute_bounds(&c.model.meshes[0])
+        ),
+    }
+    // The same edit within f32's range converts, and the box reaches the points.
+    let (tmd, tkl, tml) = edit(1e37);
+    let c = convert_files(&tmd, &tkl, &tml).expect("±1e37 converts");
+    let b = gom::bounds::compute_bounds(&c.model.meshes[0]);
+    assert!(b.is_finite(), "{b:?}");
+    assert!(b.aabb_max.iter().any(|&x| x >= 1e37), "{b:?}");
 }

@@ -228,6 +228,16 @@ pub struct Bounds {
     pub sphere_radius: f32,
 }
 
+impl Bounds {
+    /// Whether every value is finite: bounds of finite positions can still overflow
+    /// f32 (a box or sphere spanning more than `f32::MAX`), and a model needs finite
+    /// bounds to be written.
+    pub fn is_finite(&self) -> bool {
+        let all = [self.aabb_min, self.aabb_max, self.sphere_center];
+        all.as_flattened().iter().all(|x| x.is_finite()) && self.sphere_radius.is_finite()
+    }
+}
+
 /// A mesh part (MSH0 and its children).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MeshPart {

@@ -819,8 +819,7 @@ fn check_mesh(
         }
     }
     let b = crate::bounds::compute_bounds(mesh);
-    let all = [b.aabb_min, b.aabb_max, b.sphere_center];
-    if !all.as_flattened().iter().all(|x| x.is_finite()) || !b.sphere_radius.is_finite() {
+    if !b.is_finite() {
         return Err(invalid(it, n, "bounds", "the bounds overflow f32"));
     }
     Ok(b)

@@ -130,7 +130,7 @@ pub(crate) fn convert(
         submeshes: submeshes.len(),
         skinned: true,
     });
-    Ok(MeshPart {
+    let mesh = MeshPart {
         name,
         vertices: Vertices {
             positions,
@@ -144,5 +144,17 @@ pub(crate) fn convert(
         inverse_bind: skeleton.inverse_bind.clone(),
         mesh_bind_geo_to_model: None,
         bounds: None,
-    })
+    };
+    // Finite positions far apart (±3e38) have a box or sphere beyond f32, which no
+    // GOM file can hold: refused here, naming the mesh, rather than by the writer.
+    if !gom::bounds::compute_bounds(&mesh).is_finite() {
+        return Err(JpogImportError::Invalid {
+            file: file.to_string(),
+            record,
+            problem:
+                "the positions span more than f32 can bound (the mesh's box or sphere overflows)"
+                    .into(),
+        });
+    }
+    Ok(mesh)
 }
