@@ -56,30 +56,41 @@ fn convert_files(
     )
 }
 
-#[test]
-fn a_relative_bind_matrix_beyond_f32_is_refused_naming_the_node() {
-    let (tmd, tkl, tml, child, name) = overflowing_demo(3e38);
-    match convert_files(&tmd, &tkl, &tml) {
+/// The file, record and problem of an `Invalid` refusal; panics on any other result.
+fn refusal(
+    result: Result<gom_import::jpog::JpogConverted, JpogImportError>,
+) -> (String, String, String) {
+    match result {
         Err(JpogImportError::Invalid {
             file,
             record,
             problem,
-        }) => {
-            assert_eq!(file, "demo.tmd");
-            assert_eq!(record, format!("node {child} \"{name}\""));
-            assert!(problem.contains("beyond f32"), "{problem}");
-        }
+        }) => (file, record, problem),
         Err(e) => panic!("refused for another reason: {e}"),
         Ok(c) => panic!(
-            "accepted; first bone's bindLocal: {:?}",
+            "accepted; bind poses {:?}, bounds {:?}",
             c.model
                 .skeleton
                 .bones
                 .iter()
                 .map(|b| b.bind_local)
-                .find(|m| m.iter().any(|v| !v.is_finite()))
+                .find(|m| m.iter().any(|v| !v.is_finite())),
+            c.model
+                .meshes
+                .iter()
+                .map(gom::bounds::compute_bounds)
+                .collect::<Vec<_>>()
         ),
     }
+}
+
+#[test]
+fn a_relative_bind_matrix_beyond_f32_is_refused_naming_the_node() {
+    let (tmd, tkl, tml, child, name) = overflowing_demo(3e38);
+    let (file, record, problem) = refusal(convert_files(&tmd, &tkl, &tml));
+    assert_eq!(file, "demo.tmd");
+    assert_eq!(record, format!("node {child} \"{name}\""));
+    assert!(problem.contains("beyond f32"), "{problem}");
 }
 
 #[test]
@@ -113,22 +124,10 @@ fn positions_whose_bounds_overflow_f32_are_refused_naming_the_mesh() {
         exported.write().expect("the edited files write")
     };
     let (tmd, tkl, tml) = edit(3e38);
-    match convert_files(&tmd, &tkl, &tml) {
-        Err(JpogImportError::Invalid {
-            file,
-            record,
-            problem,
-        }) => {
-            assert_eq!(file, "demo.tmd");
-            assert!(record.starts_with("lod 0 mesh 0"), "{record}");
-            assert!(problem.contains("more than f32 can bound"), "{problem}");
-        }
-        Err(e) => panic!("refused for another reason: {e}"),
-        Ok(c) => panic!(
-            "accepted; bounds {:?}",
-            gom::bounds::compute_bounds(&c.model.meshes[0])
-        ),
-    }
+    let (file, record, problem) = refusal(convert_files(&tmd, &tkl, &tml));
+    assert_eq!(file, "demo.tmd");
+    assert!(record.starts_with("lod 0 mesh 0"), "{record}");
+    assert!(problem.contains("more than f32 can bound"), "{problem}");
     // The same edit within f32's range converts, and the box reaches the points.
     let (tmd, tkl, tml) = edit(1e37);
     let c = convert_files(&tmd, &tkl, &tml).expect("±1e37 converts");

@@ -104,14 +104,16 @@ pub(crate) struct Job<'a> {
     pub blocks: &'a [SkinBlock],
 }
 
-/// The whole blocks of `lanes` vertices of `words` and `out`, then the rest (which the
-/// vector paths leave to the scalar path); no blocks without a packed palette.
-pub(crate) fn split_blocks<'w, 'o>(
+/// Runs `blocks` on the whole blocks of `lanes` vertices of `words` and `out` (none
+/// without a packed palette), then the scalar path on the rest: the frame of every
+/// vector path.
+pub(crate) fn whole_blocks_then_scalar(
     job: &Job<'_>,
-    words: &'w [f32],
-    out: SkinTargets<'o>,
+    words: &[f32],
+    out: SkinTargets<'_>,
     lanes: usize,
-) -> [(&'w [f32], SkinTargets<'o>); 2] {
+    blocks: impl FnOnce(&[f32], SkinTargets<'_>),
+) {
     let whole = if job.packed.is_empty() {
         0
     } else {
@@ -119,7 +121,8 @@ pub(crate) fn split_blocks<'w, 'o>(
     };
     let (head, tail) = split_targets(out, whole);
     let (head_words, tail_words) = words.split_at(whole * job.stride);
-    [(head_words, head), (tail_words, tail)]
+    blocks(head_words, head);
+    scalar::skin(job, tail_words, tail);
 }
 
 /// Splits every buffer of `out` at vertex `at`.

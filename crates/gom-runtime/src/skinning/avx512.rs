@@ -28,7 +28,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{split_blocks, Job, SkinTargets};
+use super::{Job, SkinTargets};
 use crate::mesh::SkinBlock;
 use crate::palette::PackedBone;
 
@@ -60,12 +60,13 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
 
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
-    let [(head_words, head), (tail_words, tail)] = split_blocks(job, words, out, LANES);
-    match job.rigid {
-        true => blocks::<true>(job, head_words, head),
-        false => blocks::<false>(job, head_words, head),
-    }
-    super::scalar::skin(job, tail_words, tail);
+    super::whole_blocks_then_scalar(job, words, out, LANES, |words, head| {
+        if job.rigid {
+            blocks::<true>(job, words, head)
+        } else {
+            blocks::<false>(job, words, head)
+        }
+    });
 }
 
 /// The caller's buffers as flat floats.
@@ -78,7 +79,7 @@ struct Flat<'o> {
 /// Whole blocks of sixteen vertices. `RIGID`: normals use the skinning matrices.
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
-    // No palette entry: `split_blocks` left every vertex to the scalar path.
+    // No palette entry: `whole_blocks_then_scalar` gave this no vertex.
     let Some(top) = job.packed.len().checked_sub(1) else {
         return;
     };
