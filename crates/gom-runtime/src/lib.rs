@@ -51,6 +51,8 @@ pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;
 pub mod skinning;
+#[cfg(test)]
+mod test_rng;
 pub mod transform;
 
 pub use asset::Asset;

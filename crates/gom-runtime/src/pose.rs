@@ -6,6 +6,9 @@ use crate::skeleton::Skeleton;
 use crate::transform::{affine_to_row_major, SoaTransform, Transform};
 use crate::Error;
 
+#[cfg(target_arch = "x86_64")]
+mod avx;
+
 /// Local transforms of every bone of a skeleton, stored four bones per
 /// [`SoaTransform`]. Lanes past the last bone hold the identity.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -183,6 +186,9 @@ fn soa_to_affines(t: &SoaTransform) -> [Affine3A; 4] {
 /// `world[i] = local[i] * world[parent[i]]` (GOM row vectors; glam's
 /// `world[parent] * local`), roots `world[i] = local[i]`. `out` is resized to the
 /// bone count (allocation only the first time).
+///
+/// On a CPU with AVX, eight bones at a time; the matrices are the same,
+/// bit for bit.
 pub fn local_to_model(
     skeleton: &Skeleton,
     local: &LocalPose,
@@ -198,25 +204,39 @@ pub fn local_to_model(
     }
     out.world.resize(n, Affine3A::IDENTITY);
     let parents = skeleton.parents();
-    for (gi, g) in local.groups.iter().enumerate() {
-        let m = soa_to_affines(g);
-        let base = gi * 4;
-        let end = (base + 4).min(n);
-        for (i, m) in (base..end).zip(m) {
-            let p = parents.get(i).copied().unwrap_or(-1);
-            let w = if p >= 0 {
-                // Validated: p < i, so the parent's world matrix is already final.
-                match out.world.get(p as usize) {
-                    Some(pw) => *pw * m,
-                    None => m,
-                }
-            } else {
-                m
-            };
-            if let Some(slot) = out.world.get_mut(i) {
-                *slot = w;
-            }
+    #[cfg(target_arch = "x86_64")]
+    avx::local_to_model(parents, &local.groups, &mut out.world);
+    #[cfg(not(target_arch = "x86_64"))]
+    all_groups_to_model(parents, &local.groups, &mut out.world);
+    Ok(())
+}
+
+/// Model matrices of every bone of `groups` below `world.len()`, four at a time.
+fn all_groups_to_model(parents: &[i32], groups: &[SoaTransform], world: &mut [Affine3A]) {
+    for (gi, g) in groups.iter().enumerate() {
+        groups_to_model(parents, gi, g, world);
+    }
+}
+
+/// Model matrices of the bones of group `gi` (those below `world.len()`).
+#[inline(always)]
+fn groups_to_model(parents: &[i32], gi: usize, g: &SoaTransform, world: &mut [Affine3A]) {
+    for (l, m) in soa_to_affines(g).into_iter().enumerate() {
+        let i = gi * 4 + l;
+        let w = match parent_of(parents, i, world) {
+            Some(pw) => *pw * m,
+            None => m,
+        };
+        if let Some(slot) = world.get_mut(i) {
+            *slot = w;
         }
     }
-    Ok(())
+}
+
+/// The model matrix of bone `i`'s parent, `None` for a root. Validated skeletons
+/// have `parent < i`, so the parent's matrix is already final.
+#[inline(always)]
+fn parent_of<'w>(parents: &[i32], i: usize, world: &'w [Affine3A]) -> Option<&'w Affine3A> {
+    let p = usize::try_from(*parents.get(i)?).ok()?;
+    world.get(p)
 }

@@ -8,109 +8,50 @@
 //!
 //! ```text
 //! track of bone b, keys k₀ … kₙ₋₁ (times t₀ < … < tₙ₋₁):
-//!   record (b, kⱼ₊₁, pair)   from tⱼ    for j = 0 … n−2   (interpolate kⱼ → kⱼ₊₁)
-//!   record (b, kₙ₋₁, hold)   from tₙ₋₁                    (hold the last key)
+//!   record (b, pair(kⱼ, kⱼ₊₁))   from tⱼ    for j = 0 … n−2   (interpolate kⱼ → kⱼ₊₁)
+//!   record (b, hold(kₙ₋₁))       from tₙ₋₁                    (hold the last key)
 //!   before t₀ the bone holds k₀; bones without a track hold their bind-local transform
 //! stream = all records sorted by (from, bone)
 //! state at time t = initial state + every record with from ≤ t, applied in order
 //! ```
 //!
-//! Applying a record to a bone makes its old second key the first key and the
-//! record's key the second. A [`PreparedContext`] (one per playing instance) keeps the
-//! cursor into the stream and the key pairs of all bones in SoA blocks of four bones,
-//! the layout of [`LocalPose`]. Playing forward applies the records between the last
-//! time and the new one (amortised O(1) per bone and key, reading the stream in
-//! order) and re-derives only the blocks that changed; going back, or forward past
-//! more records than there are bones, restores each bone from the initial state and
-//! at most two records found by binary search in the bone's own list (O(bones · log
-//! keys)).
+//! A record carries its bone's interpolation data for the pair, ready for the
+//! sampler (24 floats: first key's time, translation, scale and rotation, the
+//! differences to the second key, the second rotation on the shorter arc, the slerp
+//! angles), so applying it is a copy into the bone's lane. A [`PreparedContext`] (one
+//! per playing instance) keeps the cursor into the stream and that data for all bones
+//! in blocks of eight bones whose floats are kept in pairs, so that a record is twelve
+//! 8-byte stores (storing is what a copy costs) and reading a block back into SoA form,
+//! the layout of [`LocalPose`], is two loads and two shuffles a pair of fields. Playing forward applies
+//! the records between the last time and the new one (amortised O(1) per bone and key,
+//! reading the stream in order) and interpolates every block; going back, or forward
+//! past more records than there are bones, restores each bone from the initial state or
+//! its last record with `from ≤ t`, found by binary search in the bone's own list
+//! (O(bones · log keys)).
 //!
 //! The interpolation is [`crate::sampling`]'s, on the same key pairs and with the same
 //! slerp angles, in the same operation order: the pose is bit for bit the pose
 //! [`crate::sample`] returns (tested), so it inherits its bound, within 10⁻⁶ per
 //! rotation component of a double-precision slerp.
 
-use glam::{BVec4A, Vec4};
 use gom::Key;
 
 use crate::clip::{Clip, Playback};
 use crate::pose::LocalPose;
-use crate::sampling::{Group, Next, IDENTITY_KEY};
+use crate::sampling::{Group, LaneData, Paired, IDENTITY_KEY};
 use crate::skeleton::Skeleton;
 use crate::Error;
 
-/// One key of the stream: from time `from`, bone `bone`'s second key is `key`.
+/// One key of the stream: from time `from`, bone `bone` interpolates `lane`.
 #[derive(Debug, Clone, Copy)]
 struct Record {
     /// Time from which the record applies.
     from: f32,
     /// Bone (lane) index.
     bone: u32,
-    /// The new second key.
-    key: Key,
-    /// `θ` and `θ / sin θ` of the new pair (`[0, 1]` when held).
-    angle: [f32; 2],
-    /// The bone holds `key` from now on.
-    hold: bool,
-}
-
-/// One lane's first key, second key, pair angles (`θ`, `θ / sin θ`) and hold flag.
-type LanePair = (Key, Key, [f32; 2], bool);
-
-/// One value of each of four lanes, as a vector.
-#[inline(always)]
-fn soa(lanes: &[LanePair; 4], f: impl Fn(&LanePair) -> f32) -> Vec4 {
-    Vec4::new(f(&lanes[0]), f(&lanes[1]), f(&lanes[2]), f(&lanes[3]))
-}
-
-/// The key pairs of every bone at some time, in blocks of four bones.
-#[derive(Debug, Clone, Default)]
-struct State {
-    groups: Vec<Group>,
-    nexts: Vec<Next>,
-    /// Per block, bit `l` set when lane `l` holds its first key.
-    held: Vec<u8>,
-}
-
-impl State {
-    /// Makes bone `bone`'s second key its first and `r`'s key its second.
-    #[inline(always)]
-    fn apply(&mut self, r: &Record) -> usize {
-        let (b, l) = (r.bone as usize / 4, r.bone as usize % 4);
-        if let (Some(g), Some(n), Some(h)) = (
-            self.groups.get_mut(b),
-            self.nexts.get_mut(b),
-            self.held.get_mut(b),
-        ) {
-            g.t0[l] = n.time[l];
-            n.time[l] = r.key.time;
-            for c in 0..3 {
-                g.tr0[c][l] = n.tr[c][l];
-                g.sc0[c][l] = n.sc[c][l];
-                n.tr[c][l] = r.key.translation[c];
-                n.sc[c][l] = r.key.scale[c];
-            }
-            for c in 0..4 {
-                g.q0[c][l] = n.q[c][l];
-                n.q[c][l] = r.key.rotation[c];
-            }
-            g.theta[l] = r.angle[0];
-            g.inv_sinc[l] = r.angle[1];
-            *h = if r.hold { *h | 1 << l } else { *h & !(1 << l) };
-        }
-        b
-    }
-
-    /// Re-derives the interpolation data of block `b` from its key pairs.
-    #[inline(always)]
-    fn derive(&mut self, b: usize) {
-        if let (Some(g), Some(n), Some(&h)) =
-            (self.groups.get_mut(b), self.nexts.get(b), self.held.get(b))
-        {
-            let held = BVec4A::new(h & 1 != 0, h & 2 != 0, h & 4 != 0, h & 8 != 0);
-            g.derive(g.t0, g.tr0, g.sc0, g.q0, n, held);
-        }
-    }
+    /// The bone's interpolation data from `from` on ([`Group::pair`] of the key pair
+    /// and its slerp angles).
+    lane: LaneData,
 }
 
 /// A clip laid out for forward playback on one skeleton; see the module
@@ -123,24 +64,23 @@ pub struct PreparedClip {
     bone_count: usize,
     /// Every record, sorted by (`from`, bone).
     records: Vec<Record>,
-    /// The state before every record (each bone holding its first key).
-    initial: State,
-    /// Per lane, its first key (the bind-local transform for bones without a track).
-    first: Vec<Key>,
+    /// The blocks of eight bones before every record (each bone holding its first
+    /// key).
+    initial: Vec<Paired>,
     /// Per bone, the range of `by_bone` holding its records.
     bone_start: Vec<usize>,
     /// Stream indices of each bone's records, in order, bone after bone.
-    by_bone: Vec<usize>,
+    by_bone: Vec<u32>,
     /// `from` of each entry of `by_bone`.
     by_bone_from: Vec<f32>,
 }
 
 impl PreparedClip {
-    /// Lays `clip` out for `skeleton`: O(keys · log keys) time, about 80 bytes per key.
-    /// Errors when the clip animates a bone the skeleton does not have.
+    /// Lays `clip` out for `skeleton`: O(keys · log keys) time, about 110 bytes per
+    /// key. Errors when the clip animates a bone the skeleton does not have.
     pub fn new(clip: &Clip, skeleton: &Skeleton) -> Result<Self, Error> {
         let n = skeleton.bone_count();
-        let padded = n.div_ceil(4) * 4;
+        let padded = n.div_ceil(8) * 8;
         let mut first = vec![IDENTITY_KEY; padded];
         for (k, t) in first.iter_mut().zip(skeleton.bind_local()) {
             k.translation = t.translation.to_array();
@@ -167,21 +107,18 @@ impl PreparedClip {
             }
             let pairs = clip.pair_offsets.get(ti).copied().unwrap_or(0);
             for (j, pair) in keys.windows(2).enumerate() {
+                let angle = angles.get(pairs + j).copied().unwrap_or([0.0, 1.0]);
                 records.push(Record {
                     from: pair[0].time,
                     bone,
-                    key: pair[1],
-                    angle: angles.get(pairs + j).copied().unwrap_or([0.0, 1.0]),
-                    hold: false,
+                    lane: Group::pair(&pair[0], &pair[1], angle, false),
                 });
             }
             if let (true, Some(last)) = (keys.len() >= 2, keys.last()) {
                 records.push(Record {
                     from: last.time,
                     bone,
-                    key: *last,
-                    angle: [0.0, 1.0],
-                    hold: true,
+                    lane: held(last),
                 });
             }
         }
@@ -193,8 +130,7 @@ impl PreparedClip {
             duration: clip.duration(),
             bone_count: n,
             records,
-            initial: initial_state(&first),
-            first,
+            initial: initial_blocks(&first),
             bone_start,
             by_bone,
             by_bone_from,
@@ -216,103 +152,55 @@ impl PreparedClip {
         self.records.len()
     }
 
-    /// Sets `state` to time `t` (every record with `from ≤ t` applied): per lane, the
-    /// key pair of its last record with `from ≤ t` (binary search in the lane's list),
-    /// gathered four lanes at a time; returns the cursor.
-    fn seek(&self, state: &mut State, t: f32) -> usize {
-        let blocks = self.first.len() / 4;
-        state.groups.resize(blocks, Group::EMPTY);
-        state.nexts.resize(blocks, Next::EMPTY);
-        state.held.resize(blocks, 0);
-        for (b, ((g, n), h)) in state
-            .groups
-            .iter_mut()
-            .zip(state.nexts.iter_mut())
-            .zip(state.held.iter_mut())
-            .enumerate()
-        {
-            let lanes: [LanePair; 4] = std::array::from_fn(|l| self.pair_at(b * 4 + l, t));
-            *n = Next {
-                time: soa(&lanes, |p: &LanePair| p.1.time),
-                tr: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.translation[c])),
-                sc: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.scale[c])),
-                q: std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.1.rotation[c])),
-            };
-            *h = lanes
-                .iter()
-                .enumerate()
-                .fold(0, |m, (l, p)| if p.3 { m | 1 << l } else { m });
-            let held = BVec4A::new(lanes[0].3, lanes[1].3, lanes[2].3, lanes[3].3);
-            g.theta = soa(&lanes, |p: &LanePair| p.2[0]);
-            g.inv_sinc = soa(&lanes, |p: &LanePair| p.2[1]);
-            g.derive(
-                soa(&lanes, |p: &LanePair| p.0.time),
-                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.translation[c])),
-                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.scale[c])),
-                std::array::from_fn(|c| soa(&lanes, |p: &LanePair| p.0.rotation[c])),
-                n,
-                held,
-            );
+    /// Sets `blocks` to time `t` (every record with `from ≤ t` applied): per lane, its
+    /// last record with `from ≤ t` (binary search in the lane's list) or its initial
+    /// data; returns the cursor.
+    fn seek(&self, blocks: &mut Vec<Paired>, t: f32) -> usize {
+        blocks.clone_from(&self.initial);
+        for (b, block) in blocks.iter_mut().enumerate() {
+            for l in 0..8 {
+                if let Some(r) = self.last_record(b * 8 + l, t) {
+                    block.set_lane(l, &r.lane);
+                }
+            }
         }
         self.records.partition_point(|r| r.from <= t)
     }
 
-    /// Lane `lane`'s first and second key, pair angles and hold flag once every record
-    /// with `from ≤ t` is applied.
+    /// Lane `lane`'s last record with `from ≤ t`, if any.
     #[inline]
-    fn pair_at(&self, lane: usize, t: f32) -> LanePair {
-        let first = self.first.get(lane).copied().unwrap_or(IDENTITY_KEY);
-        let held = (first, first, [0.0, 1.0], true);
-        let (Some(&lo), Some(&hi)) = (self.bone_start.get(lane), self.bone_start.get(lane + 1))
-        else {
-            return held;
-        };
-        let (Some(from), Some(idx)) = (self.by_bone_from.get(lo..hi), self.by_bone.get(lo..hi))
-        else {
-            return held;
-        };
+    fn last_record(&self, lane: usize, t: f32) -> Option<&Record> {
+        let lo = *self.bone_start.get(lane)?;
+        let hi = *self.bone_start.get(lane + 1)?;
+        let from = self.by_bone_from.get(lo..hi)?;
         let m = from.partition_point(|&f| f <= t);
-        let record = |i: usize| idx.get(i).and_then(|&r| self.records.get(r));
-        let Some(last) = m.checked_sub(1).and_then(record) else {
-            return held;
-        };
-        let k0 = match m.checked_sub(2).and_then(record) {
-            Some(r) => r.key,
-            None => first,
-        };
-        (k0, last.key, last.angle, last.hold)
+        let r = *self.by_bone.get(lo + m.checked_sub(1)?)?;
+        self.records.get(r as usize)
     }
 }
 
-/// The state in which every lane holds `first[lane]`.
-fn initial_state(first: &[Key]) -> State {
-    let blocks = first.len() / 4;
-    let mut s = State {
-        groups: vec![Group::EMPTY; blocks],
-        nexts: vec![Next::EMPTY; blocks],
-        held: vec![0xF; blocks],
-    };
-    for (b, keys) in first.chunks_exact(4).enumerate() {
-        for (l, k) in keys.iter().enumerate() {
-            // Two records with the same key: first and second key are both `k`.
-            let r = Record {
-                from: 0.0,
-                bone: (b * 4 + l) as u32,
-                key: *k,
-                angle: [0.0, 1.0],
-                hold: true,
-            };
-            s.apply(&r);
-            s.apply(&r);
-        }
-        s.derive(b);
-    }
-    s
+/// A lane holding `k` for all times.
+fn held(k: &Key) -> LaneData {
+    Group::pair(k, k, [0.0, 1.0], true)
+}
+
+/// The blocks in which every lane holds `first[lane]`.
+fn initial_blocks(first: &[Key]) -> Vec<Paired> {
+    first
+        .chunks_exact(8)
+        .map(|keys| {
+            let mut block = Paired::ZERO;
+            for (l, k) in keys.iter().enumerate() {
+                block.set_lane(l, &held(k));
+            }
+            block
+        })
+        .collect()
 }
 
 /// Per lane, where its records are in the stream: (`bone_start`, `by_bone`,
 /// `by_bone_from`), a counting sort of the stream by lane that keeps stream order.
-fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<usize>, Vec<f32>) {
+fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<u32>, Vec<f32>) {
     let mut start = vec![0usize; lanes + 1];
     for r in records {
         if let Some(c) = start.get_mut(r.bone as usize + 1) {
@@ -323,12 +211,12 @@ fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<usize>, V
         start[i] += start[i - 1];
     }
     let mut fill = start.clone();
-    let mut by_bone = vec![0usize; records.len()];
+    let mut by_bone = vec![0u32; records.len()];
     let mut from = vec![0.0f32; records.len()];
     for (i, r) in records.iter().enumerate() {
         if let Some(at) = fill.get_mut(r.bone as usize) {
             if let (Some(b), Some(f)) = (by_bone.get_mut(*at), from.get_mut(*at)) {
-                *b = i;
+                *b = i as u32;
                 *f = r.from;
             }
             *at += 1;
@@ -338,15 +226,14 @@ fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<usize>, V
 }
 
 /// The playing state of one instance of a [`PreparedClip`]: the cursor into its
-/// stream and the key pairs of every bone. It rebinds itself when given another clip.
+/// stream and the interpolation data of every bone. It rebinds itself when given
+/// another clip.
 #[derive(Debug, Clone, Default)]
 pub struct PreparedContext {
     clip_id: u64,
     /// Records before `cursor` are applied; those after are not.
     cursor: usize,
-    state: State,
-    dirty: Vec<u32>,
-    is_dirty: Vec<bool>,
+    blocks: Vec<Paired>,
 }
 
 impl PreparedContext {
@@ -359,50 +246,36 @@ impl PreparedContext {
         if self.clip_id == clip.id {
             return;
         }
-        self.state.groups.clone_from(&clip.initial.groups);
-        self.state.nexts.clone_from(&clip.initial.nexts);
-        self.state.held.clone_from(&clip.initial.held);
+        self.blocks.clone_from(&clip.initial);
         self.cursor = 0;
-        self.dirty.clear();
-        self.is_dirty.clear();
-        self.is_dirty.resize(clip.initial.groups.len(), false);
         self.clip_id = clip.id;
     }
 
     /// Applies the records from the cursor up to time `t`, at most `budget` of them;
     /// `false` when the budget ran out first.
     fn advance(&mut self, clip: &PreparedClip, t: f32, budget: usize) -> bool {
-        let mut left = budget;
-        while let Some(r) = clip.records.get(self.cursor) {
-            if r.from > t {
-                break;
-            }
-            if left == 0 {
+        let Some(ahead) = clip.records.get(self.cursor..) else {
+            return true;
+        };
+        let due = ahead.iter().take_while(|r| r.from <= t).take(budget + 1);
+        let mut applied = 0;
+        for r in due {
+            if applied == budget {
                 return false;
             }
-            left -= 1;
-            let b = self.state.apply(r);
-            if let Some(d) = self.is_dirty.get_mut(b) {
-                if !*d {
-                    *d = true;
-                    self.dirty.push(b as u32);
-                }
+            let b = r.bone as usize;
+            if let Some(block) = self.blocks.get_mut(b / 8) {
+                block.set_lane(b % 8, &r.lane);
             }
-            self.cursor += 1;
+            applied += 1;
         }
-        for &b in &self.dirty {
-            self.state.derive(b as usize);
-            if let Some(d) = self.is_dirty.get_mut(b as usize) {
-                *d = false;
-            }
-        }
-        self.dirty.clear();
+        self.cursor += applied;
         true
     }
 
     /// Moves the context to time `t` (already wrapped).
     fn move_to(&mut self, clip: &PreparedClip, t: f32) {
-        let lanes = clip.initial.groups.len() * 4;
+        let lanes = clip.initial.len() * 8;
         let behind = self
             .cursor
             .checked_sub(1)
@@ -415,12 +288,12 @@ impl PreparedContext {
                 self.clip_id = 0;
                 self.bind(clip);
             } else {
-                self.cursor = clip.seek(&mut self.state, t);
+                self.cursor = clip.seek(&mut self.blocks, t);
                 return;
             }
         }
         if !self.advance(clip, t, lanes) {
-            self.cursor = clip.seek(&mut self.state, t);
+            self.cursor = clip.seek(&mut self.blocks, t);
         }
     }
 }
@@ -440,7 +313,5 @@ pub fn sample_prepared(
     let t = crate::clip::local_time(clip.duration, time, playback);
     let t = if t.is_nan() { 0.0 } else { t };
     ctx.move_to(clip, t);
-    for (g, o) in ctx.state.groups.iter().zip(out.groups.iter_mut()) {
-        *o = g.eval(t);
-    }
+    crate::sampling::eval_paired(&ctx.blocks, t, &mut out.groups);
 }

@@ -41,6 +41,11 @@ use crate::skeleton::Skeleton;
 use crate::transform::{SoaTransform, Transform};
 use crate::Error;
 
+mod paired;
+mod wide;
+pub(crate) use paired::Paired;
+pub(crate) use wide::eval_paired;
+
 const NO_TRACK: u32 = u32::MAX;
 
 /// The key pair surrounding a time in one track.
@@ -188,6 +193,13 @@ pub(crate) struct Group {
     pub(crate) inv_sinc: Vec4,
 }
 
+/// The number of floats of one lane's interpolation data.
+pub(crate) const LANE_FLOATS: usize = 24;
+
+/// One lane's interpolation data: `t0`, `dt`, `tr0`, `dtr`, `sc0`, `dsc`, `q0`, `q1`,
+/// `θ`, `θ / sin θ` (see [`Group`]).
+pub(crate) type LaneData = [f32; LANE_FLOATS];
+
 /// The second key of each lane of a group as stored (time, translation, scale,
 /// rotation before the shorter-arc sign), to become the first key when playback
 /// moves on. Kept apart from [`Group`] so that interpolation streams less memory.
@@ -317,6 +329,96 @@ impl Group {
         self.q1 = [q1[0] * sign, q1[1] * sign, q1[2] * sign, q1[3] * sign];
     }
 
+    /// Lane `l`'s interpolation data (the fields [`Group::eval`] reads), as
+    /// [`Paired::set_lane`] takes it.
+    #[inline]
+    pub(crate) fn lane(&self, l: usize) -> LaneData {
+        let l = l & 3;
+        let mut d = [0.0; LANE_FLOATS];
+        let fields = self.fields();
+        for (x, v) in d.iter_mut().zip(fields) {
+            *x = v[l];
+        }
+        d
+    }
+
+    /// A group from the fields [`Group::eval`] reads, in [`LaneData`] order (valid for
+    /// no time: `lo`/`hi` are not set).
+    pub(crate) fn from_fields(f: [Vec4; LANE_FLOATS]) -> Group {
+        Group {
+            t0: f[0],
+            dt: f[1],
+            tr0: [f[2], f[3], f[4]],
+            dtr: [f[5], f[6], f[7]],
+            sc0: [f[8], f[9], f[10]],
+            dsc: [f[11], f[12], f[13]],
+            q0: [f[14], f[15], f[16], f[17]],
+            q1: [f[18], f[19], f[20], f[21]],
+            theta: f[22],
+            inv_sinc: f[23],
+            ..Group::EMPTY
+        }
+    }
+
+    /// The fields [`Group::eval`] reads, in [`LaneData`] order.
+    pub(crate) fn fields(&self) -> [Vec4; LANE_FLOATS] {
+        let [tr0, dtr, sc0, dsc] = [self.tr0, self.dtr, self.sc0, self.dsc];
+        let [q0, q1] = [self.q0, self.q1];
+        [
+            self.t0,
+            self.dt,
+            tr0[0],
+            tr0[1],
+            tr0[2],
+            dtr[0],
+            dtr[1],
+            dtr[2],
+            sc0[0],
+            sc0[1],
+            sc0[2],
+            dsc[0],
+            dsc[1],
+            dsc[2],
+            q0[0],
+            q0[1],
+            q0[2],
+            q0[3],
+            q1[0],
+            q1[1],
+            q1[2],
+            q1[3],
+            self.theta,
+            self.inv_sinc,
+        ]
+    }
+
+    /// The interpolation data of one lane going from key `k0` to key `k1` (holding
+    /// `k0` when `held`), with the pair's slerp angles: what [`Group::derive`] makes
+    /// of them, so a lane set from it interpolates bit for bit like a loaded group.
+    pub(crate) fn pair(k0: &Key, k1: &Key, angle: [f32; 2], held: bool) -> LaneData {
+        let v3 = |a: [f32; 3]| a.map(Vec4::splat);
+        let next = Next {
+            time: Vec4::splat(k1.time),
+            tr: v3(k1.translation),
+            sc: v3(k1.scale),
+            q: k1.rotation.map(Vec4::splat),
+        };
+        let mut g = Group::EMPTY;
+        let q0 = k0.rotation.map(Vec4::splat);
+        let (tr0, sc0) = (v3(k0.translation), v3(k0.scale));
+        g.derive(
+            Vec4::splat(k0.time),
+            tr0,
+            sc0,
+            q0,
+            &next,
+            BVec4A::splat(held),
+        );
+        g.theta = Vec4::splat(angle[0]);
+        g.inv_sinc = Vec4::splat(angle[1]);
+        g.lane(0)
+    }
+
     /// Interpolates all four lanes at time `t`.
     #[inline(always)]
     pub(crate) fn eval(&self, t: f32) -> SoaTransform {
@@ -346,19 +448,25 @@ impl Group {
     }
 }
 
+/// The coefficients of `sin(x)/x = 1 + C₁u + C₂u² + … + C₅u⁵` in `u = x²` (Taylor).
+pub(crate) const SINC: [f32; 6] = [
+    1.0,
+    -1.0 / 6.0,
+    1.0 / 120.0,
+    -1.0 / 5040.0,
+    1.0 / 362_880.0,
+    -1.0 / 39_916_800.0,
+];
+
 /// `sin(x)/x` as a polynomial in `u = x²`, for `0 <= x <= π/2`.
 #[inline(always)]
 fn sinc_sq(u: Vec4) -> Vec4 {
-    const C1: f32 = -1.0 / 6.0;
-    const C2: f32 = 1.0 / 120.0;
-    const C3: f32 = -1.0 / 5040.0;
-    const C4: f32 = 1.0 / 362_880.0;
-    const C5: f32 = -1.0 / 39_916_800.0;
+    let c = SINC.map(Vec4::splat);
     // Estrin's scheme: fewer dependent steps than Horner's.
     let u2 = u * u;
-    let a = Vec4::ONE + u * C1;
-    let b = Vec4::splat(C2) + u * C3;
-    let c = Vec4::splat(C4) + u * C5;
+    let a = c[0] + u * c[1];
+    let b = c[2] + u * c[3];
+    let c = c[4] + u * c[5];
     a + u2 * (b + u2 * c)
 }
 
@@ -526,9 +634,7 @@ pub fn sample(
             }
         }
     }
-    for (g, o) in groups.iter().zip(out.groups.iter_mut()) {
-        *o = g.eval(t);
-    }
+    wide::eval_all(groups, t, &mut out.groups);
     Ok(())
 }
 

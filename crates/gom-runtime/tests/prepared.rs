@@ -136,7 +136,7 @@ fn random_seeks_backwards_and_forwards_give_identical_poses() {
     // 41 bones, up to 20 keys each: the stream is far longer than the bone count, so
     // seeks take every path (replay from the start, seek each bone, walk forward).
     let both = Both::new(41, 8);
-    assert!(both.prepared.record_count() > 4 * 44);
+    assert!(both.prepared.record_count() > 4 * 48);
     let mut rng = Rng(77);
     let mut ctx = PreparedContext::new();
     for i in 0..600 {
