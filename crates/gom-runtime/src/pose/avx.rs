@@ -5,11 +5,11 @@
 //! the four-bone path (tested); only the data movement differs:
 //!
 //! ```text
-//! two SoA groups ──8-wide quaternion → matrix──► 12 rows × 8 bones
-//!   rows [x₀ x₁ x₂ 0 y₀ y₁ y₂ 0] ──8×8 transpose──► per bone [x axis | y axis]
-//!   rows [z₀ z₁ z₂ 0 t₀ t₁ t₂ 0] ──8×8 transpose──► per bone [z axis | translation]
+//! two SoA groups ──8-wide quaternion → matrix──► rows: element e of column c, 8 bones
+//! row pairs  [x.e of bones 0–3 | y.e of bones 0–3], [z.e | t.e]   (and bones 4–7)
+//! bone j     s_e = [x.e of j ×4 | y.e of j ×4]: one in-lane permute each, no transpose
 //! world = parent * local, two columns per 256-bit operation:
-//!   [c | d] ↦ ((P.x · [c.x | d.x] + P.y · [c.y | d.y]) + P.z · [c.z | d.z]),
+//!   [x | y] = ((P.x · s_x) + (P.y · s_y)) + P.z · s_z;  [z | t] likewise,
 //!   then + P.translation in the translation half only
 //! ```
 //!
@@ -57,10 +57,18 @@ macro_rules! eight_wide {
                 let mut chunks = groups.chunks_exact(2);
                 for (pi, pair) in (&mut chunks).enumerate() {
                     if let [g0, g1] = pair {
-                        let [xy, zt] = local_columns(g0, g1);
-                        for (j, (xy, zt)) in xy.into_iter().zip(zt).enumerate() {
-                            super::place(parents, world, pi * 8 + j, xy, zt);
-                        }
+                        let rows = local_rows(g0, g1);
+                        let base = pi * 8;
+                        let lo = row_pairs::<0x20>(&rows);
+                        super::place(parents, world, base, splats::<0x00>(&lo));
+                        super::place(parents, world, base + 1, splats::<0x55>(&lo));
+                        super::place(parents, world, base + 2, splats::<0xAA>(&lo));
+                        super::place(parents, world, base + 3, splats::<0xFF>(&lo));
+                        let hi = row_pairs::<0x31>(&rows);
+                        super::place(parents, world, base + 4, splats::<0x00>(&hi));
+                        super::place(parents, world, base + 5, splats::<0x55>(&hi));
+                        super::place(parents, world, base + 6, splats::<0xAA>(&hi));
+                        super::place(parents, world, base + 7, splats::<0xFF>(&hi));
                     }
                 }
                 let last = groups.len() - chunks.remainder().len();
@@ -76,11 +84,12 @@ macro_rules! eight_wide {
                 _mm256_set_m128(hi.into(), lo.into())
             }
 
-            /// Per bone `j` of the two groups (`g0`'s four, then `g1`'s), its local matrix as
-            /// `[x axis | y axis]` and `[z axis | translation]`, each column with w = 0.
+            /// The local matrices of the two groups' eight bones (`g0`'s four, then
+            /// `g1`'s): row `3c + e` holds element `e` of column `c` (x, y, z axis,
+            /// translation) of every bone.
             #[target_feature(enable = $features)]
             #[inline]
-            fn local_columns(g0: &SoaTransform, g1: &SoaTransform) -> [[__m256; 8]; 2] {
+            fn local_rows(g0: &SoaTransform, g1: &SoaTransform) -> [__m256; 12] {
                 let (add, sub, mul) = (
                     |a, b| _mm256_add_ps(a, b),
                     |a, b| _mm256_sub_ps(a, b),
@@ -95,69 +104,50 @@ macro_rules! eight_wide {
                 let (wx, wy, wz) = (mul(w, x), mul(w, y), mul(w, z));
                 let one = _mm256_set1_ps(1.0);
                 let two = _mm256_set1_ps(2.0);
-                let zero = _mm256_setzero_ps();
                 // As `soa_to_affines`: `(1 − 2(b + c)) · s` and `2(b ± c) · s`.
                 let diag = |b, c, s| mul(sub(one, mul(two, add(b, c))), s);
                 let plus = |b, c, s| mul(mul(two, add(b, c)), s);
                 let minus = |b, c, s| mul(mul(two, sub(b, c)), s);
-                let xy_rows = [
+                [
                     diag(yy, zz, sx),
                     plus(xy, wz, sx),
                     minus(xz, wy, sx),
-                    zero,
                     minus(xy, wz, sy),
                     diag(xx, zz, sy),
                     plus(yz, wx, sy),
-                    zero,
-                ];
-                let zt_rows = [
                     plus(xz, wy, sz),
                     minus(yz, wx, sz),
                     diag(xx, yy, sz),
-                    zero,
                     tx,
                     ty,
                     tz,
-                    zero,
-                ];
-                [transpose(xy_rows), transpose(zt_rows)]
+                ]
             }
 
-            /// 8×8 transpose with the halves paired: output `j` holds column `j` of rows 0–3 in
-            /// its low half and column `j` of rows 4–7 in its high half.
+            /// For four of the bones (`HALF` = 0x20: bones 0–3, 0x31: bones 4–7), element
+            /// e = x, y, z of the x axis beside that of the y axis, `[x.e | y.e]`, then of
+            /// the z axis beside the translation, `[z.e | t.e]`: each half holds the four
+            /// bones' element.
             #[target_feature(enable = $features)]
             #[inline]
-            fn transpose(r: [__m256; 8]) -> [__m256; 8] {
-                let lo = |a, b| _mm256_unpacklo_ps(a, b);
-                let hi = |a, b| _mm256_unpackhi_ps(a, b);
-                let t = [
-                    lo(r[0], r[1]),
-                    hi(r[0], r[1]),
-                    lo(r[2], r[3]),
-                    hi(r[2], r[3]),
-                    lo(r[4], r[5]),
-                    hi(r[4], r[5]),
-                    lo(r[6], r[7]),
-                    hi(r[6], r[7]),
-                ];
-                // s[k]: columns k and k + 4 of rows 0–3 (k < 4), of rows 4–7 (k ≥ 4).
-                let s = [
-                    _mm256_shuffle_ps::<0x44>(t[0], t[2]),
-                    _mm256_shuffle_ps::<0xEE>(t[0], t[2]),
-                    _mm256_shuffle_ps::<0x44>(t[1], t[3]),
-                    _mm256_shuffle_ps::<0xEE>(t[1], t[3]),
-                    _mm256_shuffle_ps::<0x44>(t[4], t[6]),
-                    _mm256_shuffle_ps::<0xEE>(t[4], t[6]),
-                    _mm256_shuffle_ps::<0x44>(t[5], t[7]),
-                    _mm256_shuffle_ps::<0xEE>(t[5], t[7]),
-                ];
-                std::array::from_fn(|j| {
-                    if j < 4 {
-                        _mm256_permute2f128_ps::<0x20>(s[j], s[j + 4])
-                    } else {
-                        _mm256_permute2f128_ps::<0x31>(s[j - 4], s[j])
-                    }
-                })
+            fn row_pairs<const HALF: i32>(rows: &[__m256; 12]) -> [__m256; 6] {
+                let pair = |a: usize, b: usize| _mm256_permute2f128_ps::<HALF>(rows[a], rows[b]);
+                [
+                    pair(0, 3),
+                    pair(1, 4),
+                    pair(2, 5),
+                    pair(6, 9),
+                    pair(7, 10),
+                    pair(8, 11),
+                ]
+            }
+
+            /// One bone's elements splatted over each half (`LANE` = 0x00, 0x55, 0xAA,
+            /// 0xFF: the first to the fourth of the four bones in `pairs`).
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn splats<const LANE: i32>(pairs: &[__m256; 6]) -> [__m256; 6] {
+                pairs.map(|v| _mm256_permute_ps::<LANE>(v))
             }
         }
     };
@@ -168,47 +158,54 @@ eight_wide!(with_avx, "avx");
 // the stack, the same results.
 eight_wide!(with_avx512, "avx,avx512f,avx512vl");
 
-/// Stores bone `i`'s model matrix: its local columns `xy` = `[x | y]`, `zt` =
-/// `[z | t]`, times its parent's model matrix (bit for bit glam's `parent * local`).
+/// Stores bone `i`'s model matrix: its parent's times its local one (bit for bit
+/// glam's `parent * local`), whose elements come splatted, `s = [x.x | y.x]`,
+/// `[x.y | y.y]`, `[x.z | y.z]`, `[z.x | t.x]`, `[z.y | t.y]`, `[z.z | t.z]`.
 #[target_feature(enable = "avx")]
 #[inline]
-fn place(parents: &[i32], world: &mut [Affine3A], i: usize, xy: __m256, zt: __m256) {
-    let local = |v: __m256| -> [Vec3A; 2] {
+fn place(parents: &[i32], world: &mut [Affine3A], i: usize, s: [__m256; 6]) {
+    let Some(p) = super::parent_of(parents, i, world) else {
+        if let Some(slot) = world.get_mut(i) {
+            *slot = root(s);
+        }
+        return;
+    };
+    let both = |v: Vec3A| _mm256_set_m128(v.into(), v.into());
+    let (px, py, pz) = (both(p.x_axis), both(p.y_axis), both(p.z_axis));
+    let pt = both(p.translation);
+    // glam's `Mat3A * Vec3A`: ((x · c.x) + (y · c.y)) + (z · c.z).
+    let m3 = |cx, cy, cz| {
+        _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(px, cx), _mm256_mul_ps(py, cy)),
+            _mm256_mul_ps(pz, cz),
+        )
+    };
+    let xy = m3(s[0], s[1], s[2]);
+    let zt = m3(s[3], s[4], s[5]);
+    // `+ translation` in the high half only (the low half stays bit for bit).
+    let zt = _mm256_blend_ps::<0xF0>(zt, _mm256_add_ps(zt, pt));
+    let half = |v: __m256| -> [Vec3A; 2] {
         [
             _mm256_castps256_ps128(v).into(),
             _mm256_extractf128_ps::<1>(v).into(),
         ]
     };
-    let w = match super::parent_of(parents, i, world) {
-        Some(p) => {
-            let both = |v: Vec3A| _mm256_set_m128(v.into(), v.into());
-            let (px, py, pz) = (both(p.x_axis), both(p.y_axis), both(p.z_axis));
-            let pt = both(p.translation);
-            // glam's `Mat3A * Vec3A`: ((x · c.x) + (y · c.y)) + (z · c.z).
-            let m3 = |c| {
-                let cx = _mm256_permute_ps::<0x00>(c);
-                let cy = _mm256_permute_ps::<0x55>(c);
-                let cz = _mm256_permute_ps::<0xAA>(c);
-                _mm256_add_ps(
-                    _mm256_add_ps(_mm256_mul_ps(px, cx), _mm256_mul_ps(py, cy)),
-                    _mm256_mul_ps(pz, cz),
-                )
-            };
-            let xy = m3(xy);
-            let zt = m3(zt);
-            // `+ translation` in the high half only (the low half stays bit for bit).
-            let zt = _mm256_blend_ps::<0xF0>(zt, _mm256_add_ps(zt, pt));
-            let ([x, y], [z, t]) = (local(xy), local(zt));
-            Affine3A::from_cols(x, y, z, t)
-        }
-        None => {
-            let ([x, y], [z, t]) = (local(xy), local(zt));
-            Affine3A::from_cols(x, y, z, t)
-        }
-    };
+    let ([x, y], [z, t]) = (half(xy), half(zt));
     if let Some(slot) = world.get_mut(i) {
-        *slot = w;
+        *slot = Affine3A::from_cols(x, y, z, t);
     }
+}
+
+/// A root's model matrix: its local matrix, read back from its splatted elements
+/// (see [`place`]; columns with w = 0).
+#[cold]
+fn root(s: [__m256; 6]) -> Affine3A {
+    let e: [[f32; 8]; 6] = s.map(bytemuck::cast);
+    let column = |a: usize, half: usize| {
+        let at = 4 * half;
+        Vec3A::from_vec4(glam::Vec4::new(e[a][at], e[a + 1][at], e[a + 2][at], 0.0))
+    };
+    Affine3A::from_cols(column(0, 0), column(0, 1), column(3, 0), column(3, 1))
 }
 
 #[cfg(test)]
