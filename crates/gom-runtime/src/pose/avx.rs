@@ -198,14 +198,21 @@ fn place(parents: &[i32], world: &mut [Affine3A], i: usize, s: [__m256; 6]) {
 
 /// A root's model matrix: its local matrix, read back from its splatted elements
 /// (see [`place`]; columns with w = 0).
-#[cold]
+#[target_feature(enable = "avx")]
+#[inline]
 fn root(s: [__m256; 6]) -> Affine3A {
-    let e: [[f32; 8]; 6] = s.map(bytemuck::cast);
-    let column = |a: usize, half: usize| {
-        let at = 4 * half;
-        Vec3A::from_vec4(glam::Vec4::new(e[a][at], e[a + 1][at], e[a + 2][at], 0.0))
+    // [x, y, z, 0] from three splats: two unpacks and a move, no arithmetic.
+    let column = |x, y, z| -> Vec3A {
+        _mm_movelh_ps(_mm_unpacklo_ps(x, y), _mm_unpacklo_ps(z, _mm_setzero_ps())).into()
     };
-    Affine3A::from_cols(column(0, 0), column(0, 1), column(3, 0), column(3, 1))
+    let lo = |v| _mm256_castps256_ps128(v);
+    let hi = |v| _mm256_extractf128_ps::<1>(v);
+    Affine3A::from_cols(
+        column(lo(s[0]), lo(s[1]), lo(s[2])),
+        column(hi(s[0]), hi(s[1]), hi(s[2])),
+        column(lo(s[3]), lo(s[4]), lo(s[5])),
+        column(hi(s[3]), hi(s[4]), hi(s[5])),
+    )
 }
 
 #[cfg(test)]
