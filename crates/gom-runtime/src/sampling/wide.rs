@@ -3,7 +3,9 @@
 //! [`Group::eval`] is the definition: four bones per 128-bit vector. With AVX, two
 //! groups go through the same operations as one 256-bit vector (group `2i` in the low
 //! half, `2i + 1` in the high half); the odd group left over, and every group on a CPU
-//! without AVX, take [`Group::eval`].
+//! without AVX, take [`Group::eval`]. A prepared clip's blocks of eight
+//! ([`Paired`]) are unpaired into the same eight-lane fields, or on a CPU without AVX
+//! into two [`Group`]s.
 //!
 //! Both paths perform the same IEEE operations on the same operands in the same
 //! order (no fused multiply-add: Rust never contracts `a * b + c`, and the AVX path
