@@ -42,6 +42,8 @@ pub mod blend;
 pub mod bounds;
 pub mod clip;
 pub mod error;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 pub mod mesh;
 pub mod palette;
 pub mod pose;

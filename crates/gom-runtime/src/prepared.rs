@@ -22,12 +22,12 @@
 //! per playing instance) keeps the cursor into the stream and that data for all bones
 //! in blocks of eight bones whose floats are kept in pairs, so that a record is twelve
 //! 8-byte stores (storing is what a copy costs) and reading a block back into SoA form,
-//! the layout of [`LocalPose`], is two loads and two shuffles a pair of fields. Playing forward applies
-//! the records between the last time and the new one (amortised O(1) per bone and key,
-//! reading the stream in order) and interpolates every block; going back, or forward
-//! past more records than there are bones, restores each bone from the initial state or
-//! its last record with `from ≤ t`, found by binary search in the bone's own list
-//! (O(bones · log keys)).
+//! the layout of [`LocalPose`], is two loads and two shuffles a pair of fields.
+//! Playing forward applies the records between the last time and the new one
+//! (amortised O(1) per bone and key, reading the stream in order) and interpolates
+//! every block; going back, or forward past more records than there are bones,
+//! restores each bone from the initial state or its last record with `from ≤ t`,
+//! found by binary search in the bone's own list (O(bones · log keys)).
 //!
 //! The interpolation is [`crate::sampling`]'s, on the same key pairs and with the same
 //! slerp angles, in the same operation order: the pose is bit for bit the pose
@@ -70,13 +70,13 @@ pub struct PreparedClip {
     /// Per bone, the range of `by_bone` holding its records.
     bone_start: Vec<usize>,
     /// Stream indices of each bone's records, in order, bone after bone.
-    by_bone: Vec<u32>,
+    by_bone: Vec<usize>,
     /// `from` of each entry of `by_bone`.
     by_bone_from: Vec<f32>,
 }
 
 impl PreparedClip {
-    /// Lays `clip` out for `skeleton`: O(keys · log keys) time, about 110 bytes per
+    /// Lays `clip` out for `skeleton`: O(keys · log keys) time, about 115 bytes per
     /// key. Errors when the clip animates a bone the skeleton does not have.
     pub fn new(clip: &Clip, skeleton: &Skeleton) -> Result<Self, Error> {
         let n = skeleton.bone_count();
@@ -175,7 +175,7 @@ impl PreparedClip {
         let from = self.by_bone_from.get(lo..hi)?;
         let m = from.partition_point(|&f| f <= t);
         let r = *self.by_bone.get(lo + m.checked_sub(1)?)?;
-        self.records.get(r as usize)
+        self.records.get(r)
     }
 }
 
@@ -200,7 +200,7 @@ fn initial_blocks(first: &[Key]) -> Vec<Paired> {
 
 /// Per lane, where its records are in the stream: (`bone_start`, `by_bone`,
 /// `by_bone_from`), a counting sort of the stream by lane that keeps stream order.
-fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<u32>, Vec<f32>) {
+fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<usize>, Vec<f32>) {
     let mut start = vec![0usize; lanes + 1];
     for r in records {
         if let Some(c) = start.get_mut(r.bone as usize + 1) {
@@ -211,12 +211,12 @@ fn index_by_bone(records: &[Record], lanes: usize) -> (Vec<usize>, Vec<u32>, Vec
         start[i] += start[i - 1];
     }
     let mut fill = start.clone();
-    let mut by_bone = vec![0u32; records.len()];
+    let mut by_bone = vec![0usize; records.len()];
     let mut from = vec![0.0f32; records.len()];
     for (i, r) in records.iter().enumerate() {
         if let Some(at) = fill.get_mut(r.bone as usize) {
             if let (Some(b), Some(f)) = (by_bone.get_mut(*at), from.get_mut(*at)) {
-                *b = i as u32;
+                *b = i;
                 *f = r.from;
             }
             *at += 1;

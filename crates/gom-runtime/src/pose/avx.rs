@@ -22,6 +22,7 @@ use std::arch::x86_64::*;
 
 use glam::{Affine3A, Vec3A};
 
+use crate::lanes::halves;
 use crate::transform::SoaTransform;
 
 /// `world[i] = world[parent[i]] * local[i]` for every bone of `groups` below
@@ -47,8 +48,9 @@ macro_rules! eight_wide {
         mod $module {
             use std::arch::x86_64::*;
 
-            use glam::{Affine3A, Vec4};
+            use glam::Affine3A;
 
+            use crate::lanes::join;
             use crate::transform::SoaTransform;
 
             /// Two groups at a time, then the group left over four at a time.
@@ -75,13 +77,6 @@ macro_rules! eight_wide {
                 for (k, g) in chunks.remainder().iter().enumerate() {
                     super::super::groups_to_model(parents, last + k, g, world);
                 }
-            }
-
-            /// Lanes 0–3 from `lo`, 4–7 from `hi`.
-            #[target_feature(enable = $features)]
-            #[inline]
-            fn join(lo: Vec4, hi: Vec4) -> __m256 {
-                _mm256_set_m128(hi.into(), lo.into())
             }
 
             /// The local matrices of the two groups' eight bones (`g0`'s four, then
@@ -184,12 +179,7 @@ fn place(parents: &[i32], world: &mut [Affine3A], i: usize, s: [__m256; 6]) {
     let zt = m3(s[3], s[4], s[5]);
     // `+ translation` in the high half only (the low half stays bit for bit).
     let zt = _mm256_blend_ps::<0xF0>(zt, _mm256_add_ps(zt, pt));
-    let half = |v: __m256| -> [Vec3A; 2] {
-        [
-            _mm256_castps256_ps128(v).into(),
-            _mm256_extractf128_ps::<1>(v).into(),
-        ]
-    };
+    let half = |v| halves(v).map(Vec3A::from_vec4);
     let ([x, y], [z, t]) = (half(xy), half(zt));
     if let Some(slot) = world.get_mut(i) {
         *slot = Affine3A::from_cols(x, y, z, t);

@@ -64,9 +64,8 @@ fn eval_paired_baseline(blocks: &[Paired], t: f32, out: &mut [SoaTransform]) {
 mod avx {
     use std::arch::x86_64::*;
 
-    use glam::Vec4;
-
     use super::{Group, Paired, SoaTransform};
+    use crate::lanes::{halves, join};
     use crate::sampling::{LANE_FLOATS, SINC};
 
     #[target_feature(enable = "avx")]
@@ -131,23 +130,6 @@ mod avx {
     #[inline]
     fn mul(a: __m256, b: __m256) -> __m256 {
         _mm256_mul_ps(a, b)
-    }
-
-    /// Lanes 0–3 from `lo`, 4–7 from `hi`.
-    #[target_feature(enable = "avx")]
-    #[inline]
-    fn join(lo: Vec4, hi: Vec4) -> __m256 {
-        _mm256_set_m128(hi.into(), lo.into())
-    }
-
-    /// The two halves of `v`.
-    #[target_feature(enable = "avx")]
-    #[inline]
-    fn halves(v: __m256) -> [Vec4; 2] {
-        [
-            _mm256_castps256_ps128(v).into(),
-            _mm256_extractf128_ps::<1>(v).into(),
-        ]
     }
 
     /// [`crate::sampling`]'s `sinc_sq`, eight lanes.
