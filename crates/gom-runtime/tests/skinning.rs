@@ -390,3 +390,57 @@ fn a_static_meshes_palette_skins_a_one_bone_mesh_on_every_path() {
         assert_eq!(*p, [2.0 * i as f32, 2.0, 6.0], "vertex {i}");
     }
 }
+
+/// No path does arithmetic on the word after an attribute. In a mesh without tangents
+/// the word after the normal (without normals, after the position) is the skin's
+/// first: two bone indices as bits. An unused slot may name a bone past the skeleton
+/// (weight 0, D13), which makes those bits a NaN; small indices make a subnormal
+/// (slow on some CPUs). Every path still gives the scalar path's finite results.
+#[test]
+fn the_word_after_an_attribute_never_enters_the_arithmetic() {
+    for with_normals in [true, false] {
+        let mut rng = Rng(404);
+        let mut m = mesh(203, 1, &mut rng);
+        m.vertices.tangents = None;
+        if !with_normals {
+            m.vertices.normals = None;
+        }
+        for (i, s) in m.vertices.skin.iter_mut().flatten().enumerate() {
+            // Slot 1 is unused: NaN bits on even vertices, a subnormal on odd ones.
+            s.bones[1] = if i % 2 == 0 { 0xFFC0 } else { 0 };
+        }
+        let clips = vec![random_clip(BONES, 4, 1.0, 17)];
+        let asset = Asset::from_model(&model(chain_of(BONES), vec![m], clips)).unwrap();
+        let mesh = &asset.meshes[0];
+        let (b, _) = mesh.skin(0).unwrap();
+        assert!(f32::from_bits(u32::from(b[0]) | u32::from(b[1]) << 16).is_nan());
+        let pal = palette(&asset, 0, 0.3);
+        let run = |path: SkinPath| {
+            let n = mesh.vertex_count();
+            let (mut p, mut nrm) = (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 3]; n]);
+            let targets = SkinTargets {
+                positions: Some(&mut p),
+                normals: with_normals.then_some(&mut nrm[..]),
+                tangents: None,
+            };
+            skin_with(mesh, &pal, targets, path).unwrap();
+            (p, nrm)
+        };
+        let reference = run(SkinPath::Scalar);
+        for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+            let (p, nrm) = run(path);
+            let outputs = [(&p, &reference.0)]
+                .into_iter()
+                .chain(with_normals.then_some((&nrm, &reference.1)));
+            for (o, r) in outputs {
+                for (i, (a, b)) in o.iter().zip(r).enumerate() {
+                    let near = a
+                        .iter()
+                        .zip(b)
+                        .all(|(x, y)| x.is_finite() && (x - y).abs() <= 1e-5 * (1.0 + y.abs()));
+                    assert!(near, "{path:?} vertex {i}: {a:?} vs scalar {b:?}");
+                }
+            }
+        }
+    }
+}
