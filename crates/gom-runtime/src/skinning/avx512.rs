@@ -6,7 +6,8 @@
 //! 2. The block's sixteen blended matrices are transposed (52 shuffles) so that one
 //!    register holds one matrix element of all sixteen vertices, and the block's
 //!    positions, normals and tangents likewise (sixteen 128-bit loads, twelve lane
-//!    inserts and eight shuffles an attribute).
+//!    inserts and eight shuffles an attribute; a normal right after its position
+//!    comes with it, eight words a vertex in one transposition).
 //! 3. The transforms are then sixteen-wide fused multiply-adds with no horizontal
 //!    step: `x' = x·M[0][0] + y·M[1][0] + z·M[2][0] + M[3][0]`, and so on. Normals and
 //!    tangents are renormalised with the estimated reciprocal square root and one
@@ -114,8 +115,17 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             blend(v, stride, job.so, packed, true, b, &mut accn);
         }
         let m = transpose(&acc);
+        // A normal right after the position (GOM's order) comes with it: one
+        // transposition of eight words a vertex instead of two of four.
+        let (pos, nrm) = if o.p.is_some() && o.n.is_some() && job.no == 3 {
+            let [px, py, pz, nx, ny, nz] = soa6(v, stride);
+            ([px, py, pz], [nx, ny, nz])
+        } else {
+            let [x, y, z, _] = soa(v, stride, if o.p.is_some() { 0 } else { job.no });
+            ([x, y, z], [x, y, z])
+        };
         if let Some(p) = o.p.as_deref_mut() {
-            let [x, y, z, _] = soa(v, stride, 0);
+            let [x, y, z] = pos;
             let r = [
                 point(&m, x, y, z, 0),
                 point(&m, x, y, z, 1),
@@ -125,7 +135,12 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
         }
         if let Some(n) = o.n.as_deref_mut() {
             let nm = if RIGID { m } else { transpose(&accn) };
-            let [x, y, z, _] = soa(v, stride, job.no);
+            let [x, y, z] = if o.p.is_some() && job.no != 3 {
+                let [x, y, z, _] = soa(v, stride, job.no);
+                [x, y, z]
+            } else {
+                nrm
+            };
             store3(n, k, &unit(direction(&nm, x, y, z)));
         }
         if let Some(t) = o.t.as_deref_mut() {
@@ -291,6 +306,53 @@ fn soa(v: &[f32], stride: usize, o: usize) -> [__m512; 4] {
     let (t0, t1) = (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
     let (t2, t3) = (_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
     [lo_pd(t0, t2), hi_pd(t0, t2), lo_pd(t1, t3), hi_pd(t1, t3)]
+}
+
+/// Words 0–5 of every vertex of the block (position and normal) as six registers of
+/// sixteen. Each vertex's first eight words are loaded as one 256-bit half; eight
+/// registers of two vertices each then go through an 8×8 transpose within each
+/// 256-bit half (unpacks of 32 and 64 bits), and a last step of 128-bit lane shuffles
+/// puts the vertices in order: 8 loads, 8 inserts and 22 shuffles where two
+/// four-word transpositions take 16 loads, 24 inserts and 16 shuffles.
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[inline]
+fn soa6(v: &[f32], stride: usize) -> [__m512; 6] {
+    // One check for the block's sixteen loads instead of one each.
+    assert!(8 <= stride && v.len() >= LANES * stride);
+    let p = v.as_ptr();
+    // SAFETY: every load reads the eight words at `j·stride` for j < 16, and
+    // `15·stride + 8 ≤ 16·stride ≤ v.len()` (asserted above).
+    let y = |j: usize| unsafe { _mm256_castps_pd(_mm256_loadu_ps(p.add(j * stride))) };
+    // Register `r` holds vertices a and a + 4, so that the last step below leaves
+    // the vertices in order.
+    let z = |a: usize| {
+        let lo = _mm512_castpd256_pd512(y(a));
+        _mm512_castpd_ps(_mm512_insertf64x4::<1>(lo, y(a + 4)))
+    };
+    let zs = [z(0), z(1), z(2), z(3), z(8), z(9), z(10), z(11)];
+    let t = |a: usize, hi: bool| {
+        if hi {
+            _mm512_unpackhi_ps(zs[a], zs[a + 1])
+        } else {
+            _mm512_unpacklo_ps(zs[a], zs[a + 1])
+        }
+    };
+    let (t0, t1, t2, t3) = (t(0, false), t(0, true), t(2, false), t(2, true));
+    let (t4, t5, t6, t7) = (t(4, false), t(4, true), t(6, false), t(6, true));
+    // Lane l of u_w: word w (l even) or w + 4 (l odd) of four vertices.
+    let u = [
+        lo_pd(t0, t2),
+        hi_pd(t0, t2),
+        lo_pd(t1, t3),
+        hi_pd(t1, t3),
+        lo_pd(t4, t6),
+        hi_pd(t4, t6),
+        lo_pd(t5, t7),
+        hi_pd(t5, t7),
+    ];
+    let low = |w: usize| _mm512_shuffle_f32x4::<0b10_00_10_00>(u[w], u[w + 4]);
+    let high = |w: usize| _mm512_shuffle_f32x4::<0b11_01_11_01>(u[w], u[w + 4]);
+    [low(0), low(1), low(2), low(3), high(0), high(1)]
 }
 
 /// The low 64-bit halves of each pair of `a` and `b`, interleaved.
