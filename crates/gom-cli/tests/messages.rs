@@ -167,17 +167,13 @@ fn two_sources_for_one_output_are_both_reported_and_a_rerun_settles() {
     assert_eq!(second["failed"], 3, "{second:#}");
 }
 
-/// Runs gom with its standard output a pipe whose reading end is already closed
-/// (`std::io::pipe` is newer than the crate's minimum Rust version).
+/// Runs gom with its standard output a pipe whose reading end is already closed.
+/// `std::io::pipe` opens both ends close-on-exec: tests run in parallel threads, and a
+/// child another test spawns meanwhile must not inherit the reading end (it would keep
+/// the pipe open, and the command would write without SIGPIPE and exit 0).
 #[cfg(unix)]
-#[allow(unsafe_code)]
 fn gom_into_closed_pipe(args: &[&str]) -> Output {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `pipe` writes two new descriptors into the two-element array it is given.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    // SAFETY: both descriptors were just opened by `pipe` and are owned by nothing else.
-    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     Command::new(env!("CARGO_BIN_EXE_gom"))
         .args(args)
