@@ -243,9 +243,13 @@ impl PreparedContext {
     }
 
     fn bind(&mut self, clip: &PreparedClip) {
-        if self.clip_id == clip.id {
-            return;
+        if self.clip_id != clip.id {
+            self.restart(clip);
         }
+    }
+
+    /// Every bone back to its state before the first record of `clip`.
+    fn restart(&mut self, clip: &PreparedClip) {
         self.blocks.clone_from(&clip.initial);
         self.cursor = 0;
         self.clip_id = clip.id;
@@ -285,8 +289,7 @@ impl PreparedContext {
             let target = clip.records.partition_point(|r| r.from <= t);
             if target <= lanes {
                 // Replaying from the start is cheaper than seeking every bone.
-                self.clip_id = 0;
-                self.bind(clip);
+                self.restart(clip);
             } else {
                 self.cursor = clip.seek(&mut self.blocks, t);
                 return;

@@ -115,14 +115,24 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             blend(v, stride, job.so, packed, true, b, &mut accn);
         }
         let m = transpose(&acc);
-        // A normal right after the position (GOM's order) comes with it: one
-        // transposition of eight words a vertex instead of two of four.
-        let (pos, nrm) = if o.p.is_some() && o.n.is_some() && job.no == 3 {
-            let [px, py, pz, nx, ny, nz] = soa6(v, stride);
-            ([px, py, pz], [nx, ny, nz])
-        } else {
-            let [x, y, z, _] = soa(v, stride, if o.p.is_some() { 0 } else { job.no });
-            ([x, y, z], [x, y, z])
+        // Each wanted (zeros if not). A normal right after the position (GOM's order)
+        // comes with it: one transposition of eight words a vertex instead of two of
+        // four. (Inline: as a function this is not inlined, and the call would save and
+        // restore every vector register.)
+        let xyz = |want: bool, o: usize| {
+            let [x, y, z, _] = if want {
+                soa(v, stride, o)
+            } else {
+                [_mm512_setzero_ps(); 4]
+            };
+            [x, y, z]
+        };
+        let (pos, nrm) = match (o.p.is_some(), o.n.is_some()) {
+            (true, true) if job.no == 3 => {
+                let [px, py, pz, nx, ny, nz] = soa6(v, stride);
+                ([px, py, pz], [nx, ny, nz])
+            }
+            (p, n) => (xyz(p, 0), xyz(n, job.no)),
         };
         if let Some(p) = o.p.as_deref_mut() {
             let [x, y, z] = pos;
@@ -134,13 +144,8 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             store3(p, k, &r);
         }
         if let Some(n) = o.n.as_deref_mut() {
+            let [x, y, z] = nrm;
             let nm = if RIGID { m } else { transpose(&accn) };
-            let [x, y, z] = if o.p.is_some() && job.no != 3 {
-                let [x, y, z, _] = soa(v, stride, job.no);
-                [x, y, z]
-            } else {
-                nrm
-            };
             store3(n, k, &unit(direction(&nm, x, y, z)));
         }
         if let Some(t) = o.t.as_deref_mut() {
