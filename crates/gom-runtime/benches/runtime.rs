@@ -332,6 +332,27 @@ fn with_influences(m: &Model, k: usize, tangents: bool) -> Model {
     m
 }
 
+/// `m` with each block of 16 vertices bound to `d` of the bones (neighbouring
+/// vertices following neighbouring bones when `d` is small, none when `d` is the
+/// bone count): every vertex takes four distinct bones of its block's `d`, with random
+/// weights, so that no two vertices blend alike.
+fn with_block_bones(m: &Model, d: usize, bones: usize) -> Model {
+    let mut m = m.clone();
+    let mut rng = Rng(0x5EED ^ d as u64);
+    for (i, s) in m.meshes[0].vertices.skin.iter_mut().flatten().enumerate() {
+        let block = i / 16;
+        let start = (rng.f() * d as f32) as usize;
+        let mut w = [0.0; 4].map(|_: f32| rng.range(0.05, 1.0));
+        w.sort_by(|a, b| b.total_cmp(a));
+        let sum: f32 = w.iter().sum();
+        for (k, w) in w.iter().enumerate() {
+            s.bones[k] = ((block * 5 + (start + k) % d) % bones) as u16;
+            s.weights[k] = w / sum;
+        }
+    }
+    m
+}
+
 /// Skinning at 64 bones: every instruction-set path (positions and normals, 4
 /// influences), then 1, 2 and 4 influences with positions only, positions and
 /// normals, and positions, normals and tangents, on the fastest path.
@@ -403,6 +424,26 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
                 })
             });
         }
+    }
+    g.finish();
+    // How the vertex order matters: a block of 16 vertices that names few bones is
+    // blended bone by bone (see docs/performance.md); 64 is every bone, no locality.
+    let mut g = group(c, "skinning_block_bones");
+    g.throughput(Throughput::Elements(VERTICES as u64));
+    for d in [4, 6, 8, 12, 16, 64] {
+        let a = Asset::from_model(&with_block_bones(m, d, SIZES[0])).expect("valid model");
+        let mesh = &a.meshes[0];
+        g.bench_function(BenchmarkId::from_parameter(d), |b| {
+            b.iter(|| {
+                let out = SkinTargets {
+                    positions: Some(&mut p),
+                    normals: Some(&mut nrm),
+                    tangents: None,
+                };
+                skin(mesh, black_box(&pal), out).ok();
+                black_box(&p);
+            })
+        });
     }
     g.finish();
 }

@@ -4,9 +4,9 @@
 use glam::{Affine3A, Vec3, Vec3A};
 use gom::layout::Attribute;
 
-use crate::mesh::SKIN_BLOCK;
 use crate::mesh::{skin_of, vec3a_at, Mesh};
 use crate::palette::Palette;
+use crate::skin_blocks::SKIN_BLOCK;
 use crate::skinning::{run, Job, SkinPath, SkinTargets};
 use crate::Error;
 
@@ -114,9 +114,10 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
                 packed: &palette.packed,
                 last,
                 blocks: &[],
+                by_bone: mesh.skin_blocks(),
             };
             let mut buf = [[0.0f32; 3]; BOUNDS_CHUNK];
-            let blocks = mesh.skin_blocks().chunks(BOUNDS_CHUNK / SKIN_BLOCK);
+            let blocks = mesh.skin_blocks().blocks.chunks(BOUNDS_CHUNK / SKIN_BLOCK);
             for (words, blocks) in mesh
                 .vertex_words()
                 .chunks(stride * BOUNDS_CHUNK)

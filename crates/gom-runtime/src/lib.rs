@@ -52,6 +52,7 @@ pub mod prepared;
 pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;
+mod skin_blocks;
 pub mod skinning;
 #[cfg(test)]
 mod test_rng;

@@ -9,6 +9,7 @@ use gom::layout::{Attribute, VertexLayout};
 use gom::limits::MAX_U16_INDEXED_VERTICES;
 use gom::{Bounds, Submesh, VertexFormat};
 
+use crate::skin_blocks::SkinBlocks;
 use crate::transform::affine_from_row_major;
 use crate::Error;
 
@@ -74,24 +75,8 @@ pub struct Mesh<'a> {
     gbtm: Option<[f32; 16]>,
     /// Per bone, GOM's `G * inverseBind[b]` in glam form.
     bind_to_bone: Vec<Affine3A>,
-    /// Per block of [`SKIN_BLOCK`] vertices, a [`SkinBlock`]; made on first use.
-    skin_blocks: OnceLock<Vec<SkinBlock>>,
-}
-
-/// Vertices per entry of [`Mesh::skin_blocks`].
-pub(crate) const SKIN_BLOCK: usize = 16;
-
-/// What the vector skinning paths need to know of a block of [`SKIN_BLOCK`]
-/// vertices before they blend: how many influence slots any vertex of the block uses
-/// (1–4: the slots after the last with a weight in some vertex are skipped, as a
-/// runtime that groups vertices by influence count does), and whether every slot
-/// names a bone of the skeleton (then no index needs clamping).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SkinBlock {
-    /// Influence slots used, 1 to 4.
-    pub slots: u8,
-    /// Every bone index of the block is below the bone count.
-    pub in_range: bool,
+    /// The skin block by block (see [`SkinBlocks`]); made on first use.
+    skin_blocks: OnceLock<SkinBlocks>,
 }
 
 impl<'a> Mesh<'a> {
@@ -183,32 +168,15 @@ impl<'a> Mesh<'a> {
         })
     }
 
-    /// Per block of [`SKIN_BLOCK`] vertices (the last one may be partial), its
-    /// [`SkinBlock`]; empty for a static mesh. Made by the first call, one pass over
+    /// The skin block by block of [`SKIN_BLOCK`](crate::skin_blocks::SKIN_BLOCK)
+    /// vertices (no block for a static mesh). Made by the first call, one pass over
     /// the skins, and kept with the mesh.
-    pub(crate) fn skin_blocks(&self) -> &[SkinBlock] {
-        self.skin_blocks.get_or_init(|| {
-            let Some(so) = self.word_offset(Attribute::Skin) else {
-                return Vec::new();
-            };
-            let bones = self.bone_count();
-            self.vertices
-                .chunks(self.stride.max(1) * SKIN_BLOCK)
-                .map(|block| {
-                    let mut b = SkinBlock {
-                        slots: 1,
-                        in_range: true,
-                    };
-                    for v in block.chunks_exact(self.stride.max(1)) {
-                        let (i, w) = skin_of(v, so);
-                        let used = (1..4).rev().find(|&k| w[k] != 0.0).map_or(1, |k| k + 1);
-                        b.slots = b.slots.max(used as u8);
-                        b.in_range &= i.iter().all(|&i| usize::from(i) < bones);
-                    }
-                    b
-                })
-                .collect()
-        })
+    pub(crate) fn skin_blocks(&self) -> &SkinBlocks {
+        self.skin_blocks
+            .get_or_init(|| match self.word_offset(Attribute::Skin) {
+                Some(so) => SkinBlocks::new(&self.vertices, self.stride, so, self.bone_count()),
+                None => SkinBlocks::default(),
+            })
     }
 
     /// Copies a [`gom::MeshPart`], interleaving its streams in D7's layout.

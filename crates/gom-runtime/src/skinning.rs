@@ -17,8 +17,9 @@ mod wide4;
 use glam::{Affine3A, Mat3A};
 use gom::layout::Attribute;
 
-use crate::mesh::{Mesh, SkinBlock};
+use crate::mesh::Mesh;
 use crate::palette::{PackedBone, Palette};
+use crate::skin_blocks::{SkinBlock, SkinBlocks};
 use crate::Error;
 
 /// Where skinned attributes go. Every buffer holds one entry per vertex. Leave a
@@ -102,6 +103,8 @@ pub(crate) struct Job<'a> {
     /// mesh's bone count: a caller pairs them only with a palette of that many bones
     /// (`pal.len()`), as `job` and `skinned_bounds` check.
     pub blocks: &'a [SkinBlock],
+    /// The by-bone weights that `blocks` point into (all of the mesh's).
+    pub by_bone: &'a SkinBlocks,
 }
 
 /// Runs `blocks` on the whole blocks of `lanes` vertices of `words` and `out` (none
@@ -248,7 +251,8 @@ fn job<'a>(
                 rigid: !needs_normal,
                 packed: &palette.packed,
                 last,
-                blocks: mesh.skin_blocks(),
+                blocks: &mesh.skin_blocks().blocks,
+                by_bone: mesh.skin_blocks(),
             }),
             _ => None,
         },

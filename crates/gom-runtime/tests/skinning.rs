@@ -1,7 +1,9 @@
 //! Every skinning path the CPU supports gives the scalar path's results within 10⁻⁶
 //! relative: random poses (with and without non-uniform scale), random weights on
 //! 1–4 influences (the same count on every vertex, or mixed), positions, normals and
-//! tangents, vertex counts that are not multiples of any path's block.
+//! tangents, vertex counts that are not multiples of any path's block, blocks of
+//! sixteen vertices that name few bones (blended bone by bone) and blocks that name
+//! many.
 
 mod common;
 
@@ -13,16 +15,18 @@ use gom_runtime::{
     skin, skin_with, Asset, LocalPose, Palette, Playback, SamplingContext, SkinPath, SkinTargets,
 };
 
-const BONES: usize = 9;
+const BONES: usize = 40;
 
 /// A mesh of `n` vertices over a `BONES`-bone chain with positions, normals, tangents
 /// and `influences` random weights per vertex (descending, summing to 1); 0 draws
-/// 1–4 influences for each vertex, so that blocks mix influence counts.
+/// 1–4 influences for each vertex, so that blocks mix influence counts. The vertices
+/// of even blocks of sixteen follow neighbouring bones (at most nine a block, some
+/// vertices naming one bone in two slots); those of odd blocks any bones.
 fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
     let skeleton = chain_of(BONES);
     let mut v = gom::Vertices::default();
     let (mut normals, mut tangents, mut skin) = (vec![], vec![], vec![]);
-    for _ in 0..n {
+    for i in 0..n {
         v.positions.push([0, 1, 2].map(|_| rng.range(-2.0, 2.0)));
         normals.push([0, 1, 2].map(|_| rng.range(-1.0, 1.0)));
         let w = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
@@ -33,7 +37,11 @@ fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
         } else {
             influences
         };
-        skin.push(weights(k, rng));
+        skin.push(weights(
+            k,
+            (i / 16).is_multiple_of(2).then_some(i / 16),
+            rng,
+        ));
     }
     v.normals = Some(normals);
     v.tangents = Some(tangents);
@@ -53,19 +61,26 @@ fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
     }
 }
 
-/// `k` distinct bones with random weights in descending order summing to 1; the
-/// other slots weight 0 on bone 0.
-fn weights(k: usize, rng: &mut Rng) -> SkinWeights {
+/// `k` bones with random weights in descending order summing to 1; the other slots
+/// weight 0 on bone 0. The bones are every other one from a first, which is near
+/// `3·block` for a `block` (and then one time in four the second slot repeats the
+/// first's bone), else anywhere.
+fn weights(k: usize, block: Option<usize>, rng: &mut Rng) -> SkinWeights {
     let mut raw: Vec<f32> = (0..k).map(|_| rng.range(0.05, 1.0)).collect();
     raw.sort_by(|a, b| b.total_cmp(a));
     let sum: f32 = raw.iter().sum();
-    let first = (rng.next_f32() * BONES as f32) as usize % BONES;
+    let first = match block {
+        Some(b) => 3 * b + (rng.next_f32() * 3.0) as usize % 3,
+        None => (rng.next_f32() * BONES as f32) as usize,
+    } % BONES;
+    let repeat = block.is_some() && rng.next_f32() < 0.25;
     let mut s = SkinWeights {
         bones: [0; 4],
         weights: [0.0; 4],
     };
     for (i, r) in raw.iter().enumerate() {
-        s.bones[i] = ((first + 2 * i) % BONES) as u16;
+        let step = if repeat && i == 1 { 0 } else { 2 * i };
+        s.bones[i] = ((first + step) % BONES) as u16;
         s.weights[i] = r / sum;
     }
     s

@@ -1,13 +1,17 @@
 //! The AVX-512 path: sixteen vertices a block, as a structure of arrays.
 //!
-//! 1. Each vertex blends its influences' packed matrices, `M = Σ w_k · P[b_k]`: the
-//!    four columns of a bone's matrix are one 512-bit register, so an influence is
-//!    one fused multiply-add.
-//! 2. The block's sixteen blended matrices are transposed (52 shuffles) so that one
-//!    register holds one matrix element of all sixteen vertices, and the block's
-//!    positions, normals and tangents likewise (sixteen 128-bit loads, twelve lane
-//!    inserts and eight shuffles an attribute; a normal right after its position
-//!    comes with it, eight words a vertex in one transposition).
+//! 1. The block's sixteen blended matrices, `M = Σ w_k · P[b_k]` per vertex, are
+//!    needed with one matrix element of all sixteen vertices per register. A block
+//!    that names at most sixteen bones (see [`crate::skin_blocks`]) gets them bone
+//!    by bone: `M[e] = Σ_b W_b · P[b][e]`, the sixteen vertices'
+//!    weights of bone `b` times its element `e` broadcast, twelve multiply-adds a
+//!    bone. Any other block blends per vertex, the four columns of a bone's matrix
+//!    one 512-bit register (one multiply-add an influence), and transposes the
+//!    sixteen results (52 shuffles).
+//! 2. The block's positions, normals and tangents are transposed likewise (sixteen
+//!    128-bit loads, twelve lane inserts and eight shuffles an attribute; a normal
+//!    right after its position comes with it, eight words a vertex in one
+//!    transposition).
 //! 3. The transforms are then sixteen-wide fused multiply-adds with no horizontal
 //!    step: `x' = x·M[0][0] + y·M[1][0] + z·M[2][0] + M[3][0]`, and so on. Normals and
 //!    tangents are renormalised with the estimated reciprocal square root and one
@@ -15,8 +19,9 @@
 //! 4. The results are interleaved back into the caller's arrays, sixteen floats a
 //!    store.
 //!
-//! Per vertex and influence that is one multiply-add (the blend) where a vertex at a
-//! time needs the blend plus splats and a horizontal sum for every attribute.
+//! Per vertex and influence that is at most one multiply-add (the blend) where a
+//! vertex at a time needs the blend plus splats and a horizontal sum for every
+//! attribute.
 //! The vertices past the last whole block go through the scalar path.
 //!
 //! Hand-written with `std::arch` for the same reason as the AVX2 path. `unsafe` is
@@ -30,12 +35,12 @@
 use std::arch::x86_64::*;
 
 use super::{Job, SkinTargets};
-use crate::mesh::SkinBlock;
 use crate::palette::PackedBone;
+use crate::skin_blocks::{SkinBlock, Weights16};
 
 /// Vertices per block: one [`SkinBlock`] describes exactly one block.
 const LANES: usize = 16;
-const _: () = assert!(LANES == crate::mesh::SKIN_BLOCK);
+const _: () = assert!(LANES == crate::skin_blocks::SKIN_BLOCK);
 
 /// Whether the CPU can run this path.
 pub(super) fn available() -> bool {
@@ -102,19 +107,25 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
     let mut acc = [_mm512_setzero_ps(); LANES];
     let mut accn = [_mm512_setzero_ps(); LANES];
     for (k, v) in words.chunks_exact(LANES * stride).enumerate() {
-        let b = job.blocks.get(k).copied().unwrap_or(SkinBlock {
-            slots: 4,
-            in_range: false,
-        });
+        let b = job.blocks.get(k).copied().unwrap_or(SkinBlock::UNKNOWN);
         let b = SkinBlock {
             in_range: b.in_range && trusted,
             ..b
         };
-        blend(v, stride, job.so, packed, false, b, &mut acc);
-        if normal_matrices {
-            blend(v, stride, job.so, packed, true, b, &mut accn);
-        }
-        let m = transpose(&acc);
+        let columns = by_bone(job, b);
+        let matrices = |normal: bool, acc: &mut [__m512; LANES]| match columns {
+            Some((bones, weights)) => blend_by_bone(packed, bones, weights, normal),
+            None => {
+                blend(v, stride, job.so, packed, normal, b, acc);
+                transpose(acc)
+            }
+        };
+        let m = matrices(false, &mut acc);
+        let nm = if normal_matrices {
+            matrices(true, &mut accn)
+        } else {
+            m
+        };
         // Each wanted (zeros if not). A normal right after the position (GOM's order)
         // comes with it: one transposition of eight words a vertex instead of two of
         // four. (Inline: as a function this is not inlined, and the call would save and
@@ -145,7 +156,6 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
         }
         if let Some(n) = o.n.as_deref_mut() {
             let [x, y, z] = nrm;
-            let nm = if RIGID { m } else { transpose(&accn) };
             store3(n, k, &unit(direction(&nm, x, y, z)));
         }
         if let Some(t) = o.t.as_deref_mut() {
@@ -154,6 +164,46 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             store4(t, k, &[x, y, z, w]);
         }
     }
+}
+
+/// Block `b`'s distinct bones and their weights when it is kept by bone.
+fn by_bone<'j>(job: &Job<'j>, b: SkinBlock) -> Option<(&'j [u16], &'j [Weights16])> {
+    if b.bones == 0 {
+        return None;
+    }
+    let range = b.first as usize..b.first as usize + usize::from(b.bones);
+    Some((
+        job.by_bone.bones.get(range.clone())?,
+        job.by_bone.weights.get(range)?,
+    ))
+}
+
+/// The block's blended matrices (`normal`: the normal matrices) from its distinct
+/// bones, already one element of all sixteen vertices a register (`3·column + row`):
+/// `M[e] = Σ_b W_b · P[b][e]`, each `P[b][e]` broadcast. Bone indices past the
+/// palette are clamped to its last bone, as in [`blend_k`].
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[inline]
+fn blend_by_bone(
+    packed: &[PackedBone],
+    bones: &[u16],
+    weights: &[Weights16],
+    normal: bool,
+) -> [__m512; 12] {
+    let last = packed.len() - 1;
+    let mut m = [_mm512_setzero_ps(); 12];
+    for (&bone, w) in bones.iter().zip(weights) {
+        let w: __m512 = bytemuck::cast(w.0);
+        let p = &packed[usize::from(bone).min(last)];
+        let p = if normal { &p.n } else { &p.m };
+        for column in 0..4 {
+            for row in 0..3 {
+                let e = 3 * column + row;
+                m[e] = _mm512_fmadd_ps(w, _mm512_set1_ps(p[4 * column + row]), m[e]);
+            }
+        }
+    }
+    m
 }
 
 /// The blended matrices of block `v`'s vertices (`normal`: the normal matrices),
