@@ -277,3 +277,77 @@ fn threads_sharing_one_asset_get_identical_results() {
         assert!(r == reference);
     }
 }
+
+/// `gom_skin` uses the palette `gom_palette` just made when given its floats
+/// unchanged, and derives it again from floats changed after that: every result
+/// equals the Rust path's `set_row_major` of the floats given, bit for bit, and the
+/// unchanged palette given again gives the first result.
+#[test]
+fn a_palette_changed_after_gom_palette_skins_as_changed() {
+    let bytes = demo_bytes();
+    let asset = Asset::parse(&bytes).expect("demo");
+    let opened = Opened::new(&bytes).expect("demo");
+    let a = opened.0;
+    let (mi, mesh) = asset
+        .meshes
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.is_skinned())
+        .expect("a skinned mesh in the demo");
+    let n = asset.skeleton.bone_count();
+    let (mut ctx, mut local, mut model) = (
+        SamplingContext::new(),
+        LocalPose::default(),
+        ModelPose::new(),
+    );
+    sample(
+        &asset.clips[0],
+        &asset.skeleton,
+        0.3,
+        Playback::Loop,
+        &mut ctx,
+        &mut local,
+    )
+    .unwrap();
+    local_to_model(&asset.skeleton, &local, &mut model).unwrap();
+    let c_model: Vec<f32> = (0..n).flat_map(|i| model.row_major(i).unwrap()).collect();
+    let (m, pn, v) = (mi as u32, n as u32, mesh.vertex_count());
+    let rust = |floats: &[f32]| {
+        let mut palette = Palette::new();
+        let matrices: Vec<[f32; 16]> = floats
+            .chunks_exact(16)
+            .map(|c| c.try_into().unwrap())
+            .collect();
+        palette.set_row_major(&matrices);
+        let (mut p, mut nr) = (vec![[0f32; 3]; v], vec![[0f32; 3]; v]);
+        let targets = SkinTargets {
+            positions: Some(&mut p),
+            normals: Some(&mut nr),
+            tangents: None,
+        };
+        skin(mesh, &palette, targets).unwrap();
+        (p.concat(), nr.concat())
+    };
+    let c_skin = |floats: &[f32]| {
+        let (mut p, mut nr) = (vec![0f32; 3 * v], vec![0f32; 3 * v]);
+        let (pp, np) = (p.as_mut_ptr(), nr.as_mut_ptr());
+        // SAFETY: a live asset; buffers of the stated sizes.
+        let r = unsafe { c::gom_skin(a, m, floats.as_ptr(), pn, pp, np, v as u32) };
+        assert_eq!(r, 0);
+        (p, nr)
+    };
+    let mut made = vec![0f32; 16 * n];
+    // SAFETY: a live asset; buffers of the stated sizes.
+    let r = unsafe { c::gom_palette(a, m, c_model.as_ptr(), made.as_mut_ptr(), pn) };
+    assert_eq!(r, 0);
+    let first = c_skin(&made);
+    assert!(first == rust(&made));
+    // Every bone moved along x: every vertex moves.
+    let mut moved = made.clone();
+    for b in 0..n {
+        moved[16 * b + 12] += 0.5;
+    }
+    assert!(c_skin(&moved) == rust(&moved));
+    assert!(c_skin(&moved) != first);
+    assert!(c_skin(&made) == first);
+}

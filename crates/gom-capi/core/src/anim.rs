@@ -26,6 +26,30 @@ struct Scratch {
     local: LocalPose,
     model: ModelPose,
     palette: Palette,
+    /// The bits of the row-major floats that `palette` was last made from or written
+    /// to: `gom_skin` given the same bits (the palette `gom_palette` just wrote) uses
+    /// `palette` as it is instead of deriving it again, one inverse a bone.
+    palette_bits: Vec<u32>,
+}
+
+impl Scratch {
+    /// Whether `palette` is what [`Palette::set_row_major`] (or, without `normals`,
+    /// `set_row_major_without_normals`) of `floats` would make.
+    fn palette_is(&self, floats: &[f32], normals: bool) -> bool {
+        let same = self.palette_bits.len() == floats.len()
+            && self
+                .palette_bits
+                .iter()
+                .zip(floats)
+                .all(|(b, f)| *b == f.to_bits());
+        same && (!normals || self.palette.has_normal_matrices())
+    }
+
+    /// Records the floats `palette` now stands for.
+    fn remember_palette(&mut self, floats: &[f32]) {
+        self.palette_bits.clear();
+        self.palette_bits.extend(floats.iter().map(|f| f.to_bits()));
+    }
 }
 
 thread_local! {
@@ -256,12 +280,18 @@ pub unsafe extern "C" fn gom_palette(
         let out = slice_mut(out_palette, floats, "out_palette")?;
         with_scratch(|sc| {
             sc.model.set_row_major(matrices(input));
+            // Forgotten first: a failed `compute` leaves `palette` half made.
+            sc.palette_bits.clear();
             sc.palette.compute(m, &sc.model)?;
             for (i, o) in matrices_mut(out).iter_mut().enumerate() {
                 if let Some(p) = sc.palette.row_major(i) {
                     *o = p;
                 }
             }
+            // `set_row_major` of these floats gives `palette` bit for bit: they are its
+            // matrices' own floats, rearranged, and the normal matrices are derived
+            // from them by the same function.
+            sc.remember_palette(out);
             Ok(())
         })
     })
@@ -309,11 +339,15 @@ pub unsafe extern "C" fn gom_skin(
             Some(slice_mut(out_normals, vf, "out_normals")?)
         };
         with_scratch(|sc| {
-            // Normal matrices (one inverse per bone) only when normals are asked for.
-            if normals.is_some() {
-                sc.palette.set_row_major(matrices(input));
-            } else {
-                sc.palette.set_row_major_without_normals(matrices(input));
+            // Normal matrices (one inverse per bone) only when normals are asked for,
+            // and nothing derived again for the palette `gom_palette` just wrote.
+            if !sc.palette_is(input, normals.is_some()) {
+                if normals.is_some() {
+                    sc.palette.set_row_major(matrices(input));
+                } else {
+                    sc.palette.set_row_major_without_normals(matrices(input));
+                }
+                sc.remember_palette(input);
             }
             let targets = SkinTargets {
                 positions: Some(bytemuck::cast_slice_mut(positions)),
