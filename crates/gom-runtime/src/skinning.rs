@@ -19,7 +19,7 @@ use gom::layout::Attribute;
 
 use crate::mesh::Mesh;
 use crate::palette::{PackedBone, Palette};
-use crate::skin_blocks::{SkinBlock, SkinBlocks};
+use crate::skin_blocks::{SkinBlock, SkinBlocks, Weights16};
 use crate::Error;
 
 /// Where skinned attributes go. Every buffer holds one entry per vertex. Leave a
@@ -105,6 +105,21 @@ pub(crate) struct Job<'a> {
     pub blocks: &'a [SkinBlock],
     /// The by-bone weights that `blocks` point into (all of the mesh's).
     pub by_bone: &'a SkinBlocks,
+}
+
+impl<'j> Job<'j> {
+    /// Block `b`'s distinct bones and their weights when it is kept by bone (see
+    /// [`crate::skin_blocks`]).
+    pub fn by_bone_of(&self, b: SkinBlock) -> Option<(&'j [u16], &'j [Weights16])> {
+        if b.bones == 0 {
+            return None;
+        }
+        let range = b.first as usize..b.first as usize + usize::from(b.bones);
+        Some((
+            self.by_bone.bones.get(range.clone())?,
+            self.by_bone.weights.get(range)?,
+        ))
+    }
 }
 
 /// Runs `blocks` on the whole blocks of `lanes` vertices of `words` and `out` (none

@@ -1,13 +1,27 @@
-//! The AVX2 + FMA path: eight vertices a block. Each vertex blends its influences'
-//! matrices as two 256-bit halves (`[x axis | y axis]`, `[z axis | translation]`,
-//! one fused multiply-add each per influence) and transforms its attributes with
-//! them; the block's eight normals (and tangents) are then renormalised together, one
-//! 8-wide square root and division. The vertices past the last whole block go
-//! through the scalar path.
+//! The AVX2 + FMA path: eight vertices a block, in one of two forms.
+//!
+//! - **By bone**, when the block of sixteen the eight are half of names at most
+//!   sixteen bones (see [`crate::skin_blocks`]): the attributes are transposed to one
+//!   register per coordinate of eight vertices; then row by row, the row's four
+//!   blended elements `M[e] = Σ_b W_b · P[b][e]` (the eight vertices' weights of bone
+//!   `b` times its element `e` broadcast) and that row of every output, `x'_c =
+//!   x·M[c] + y·M[3 + c] + z·M[6 + c] + M[9 + c]`; then the directions are
+//!   renormalised eight at a time (the estimated reciprocal square root and one
+//!   Newton step, `r' = r·(3/2 − ½·l²·r²)`) and the outputs interleaved back.
+//! - **Per vertex** otherwise: each vertex blends its influences' matrices as two
+//!   256-bit halves (`[x axis | y axis]`, `[z axis | translation]`, one fused
+//!   multiply-add each per influence) and transforms its attributes with them; the
+//!   block's eight normals (and tangents) are then renormalised together, one 8-wide
+//!   square root and division.
+//!
+//! The vertices past the last whole block go through the scalar path.
 //!
 //! Hand-written with `std::arch` because the blend reads whole matrix columns per
-//! vertex, which the compiler does not vectorise from scalar code. The only `unsafe`
-//! is the call into the `#[target_feature]` function after the CPU was checked.
+//! vertex, which the compiler does not vectorise from scalar code. `unsafe` is used
+//! for the call into the `#[target_feature]` function after the CPU was checked, and
+//! for a by-bone block's attribute loads: the block's bounds are checked once, then
+//! its eight vertices are read through pointers (checked slices here cost a fifth of
+//! the path's speed: the transposition is then not inlined).
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::*;
@@ -17,6 +31,7 @@ use glam::Vec3A;
 use super::{Job, SkinTargets};
 use crate::mesh::skin_of;
 use crate::palette::PackedBone;
+use crate::skin_blocks::Weights16;
 
 /// Vertices per block.
 const LANES: usize = 8;
@@ -49,7 +64,16 @@ fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     });
 }
 
-/// Whole blocks of eight vertices. `RIGID`: normals use the skinning matrices.
+/// The caller's buffers as flat floats.
+struct Flat<'o> {
+    p: Option<&'o mut [f32]>,
+    n: Option<&'o mut [f32]>,
+    t: Option<&'o mut [f32]>,
+}
+
+/// Whole blocks of eight vertices: bone by bone when the block of sixteen they are
+/// half of is kept so, else one vertex at a time. `RIGID`: normals use the skinning
+/// matrices.
 #[target_feature(enable = "avx2,fma")]
 fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     // No palette entry: `whole_blocks_then_scalar` gave this no vertex.
@@ -58,51 +82,291 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
     };
     // `last < packed.len()` lets the compiler drop the bounds checks after the clamp.
     let packed = &job.packed[..=job.last.min(top)];
+    let mut o = Flat {
+        p: out.positions.map(bytemuck::cast_slice_mut),
+        n: out.normals.map(bytemuck::cast_slice_mut),
+        t: out.tangents.map(bytemuck::cast_slice_mut),
+    };
+    for (q, v) in words.chunks_exact(LANES * job.stride).enumerate() {
+        let block = job.blocks.get(q / 2).copied();
+        match block.and_then(|b| job.by_bone_of(b)) {
+            Some((bones, weights)) => {
+                let half = q % 2;
+                by_bone::<RIGID>(job, packed, v, (bones, weights, half), q, &mut o);
+            }
+            None => per_vertex::<RIGID>(job, packed, v, q, &mut o),
+        }
+    }
+}
+
+/// Block `q`'s eight vertices `v` one at a time: each blends its influences' matrices
+/// and transforms its attributes; the normals and tangents are renormalised together.
+#[target_feature(enable = "avx2,fma")]
+fn per_vertex<const RIGID: bool>(
+    job: &Job<'_>,
+    packed: &[PackedBone],
+    v: &[f32],
+    q: usize,
+    o: &mut Flat<'_>,
+) {
     let last = packed.len() - 1;
-    let SkinTargets {
-        mut positions,
-        mut normals,
-        mut tangents,
-    } = out;
     let mut n = [_mm_setzero_ps(); LANES];
     let mut t = [_mm_setzero_ps(); LANES];
     let mut tw = [0.0f32; LANES];
-    for (i, v) in words.chunks_exact(job.stride).enumerate() {
-        let j = i % LANES;
+    for (j, v) in v.chunks_exact(job.stride).enumerate() {
+        let i = q * LANES + j;
         let (b, w) = skin_of(v, job.so);
         let b = b.map(|x| usize::from(x).min(last));
         let (a, c) = blend(packed, &b, &w, 0);
-        if let Some(p) = positions.as_deref_mut() {
-            p[i] = xyz(apply(a, c, quad(v, 0), 1.0));
+        if let Some(p) = o.p.as_deref_mut() {
+            put(p, 3 * i, &xyz(apply(a, c, quad(v, 0), 1.0)));
         }
-        if normals.is_some() {
+        if o.n.is_some() {
             let (e, f) = if RIGID {
                 (a, c)
             } else {
                 blend(packed, &b, &w, 1)
             };
-            n[j] = apply(e, f, quad(v, job.no), 0.0);
+            n[j % LANES] = apply(e, f, quad(v, job.no), 0.0);
         }
-        if tangents.is_some() {
-            t[j] = apply(a, c, quad(v, job.to), 0.0);
-            tw[j] = v[job.to + 3];
+        if o.t.is_some() {
+            t[j % LANES] = apply(a, c, quad(v, job.to), 0.0);
+            tw[j % LANES] = v[job.to + 3];
         }
-        if j == LANES - 1 {
-            let at = i + 1 - LANES;
-            if let Some(o) = normals.as_deref_mut() {
-                let inv = inverse_lengths(&n);
-                for j in 0..LANES {
-                    o[at + j] = xyz(_mm_mul_ps(n[j], _mm_set1_ps(inv[j])));
-                }
-            }
-            if let Some(o) = tangents.as_deref_mut() {
-                let inv = inverse_lengths(&t);
-                for j in 0..LANES {
-                    let [x, y, z] = xyz(_mm_mul_ps(t[j], _mm_set1_ps(inv[j])));
-                    o[at + j] = [x, y, z, tw[j]];
-                }
-            }
+    }
+    let at = q * LANES;
+    if let Some(out) = o.n.as_deref_mut() {
+        let inv = inverse_lengths(&n);
+        for j in 0..LANES {
+            put(
+                out,
+                3 * (at + j),
+                &xyz(_mm_mul_ps(n[j], _mm_set1_ps(inv[j]))),
+            );
         }
+    }
+    if let Some(out) = o.t.as_deref_mut() {
+        let inv = inverse_lengths(&t);
+        for j in 0..LANES {
+            let [x, y, z] = xyz(_mm_mul_ps(t[j], _mm_set1_ps(inv[j])));
+            put(out, 4 * (at + j), &[x, y, z, tw[j]]);
+        }
+    }
+}
+
+/// Writes `v` at `o[at..]` (nothing past the end: the caller's buffers hold every
+/// vertex of a whole block).
+fn put(o: &mut [f32], at: usize, v: &[f32]) {
+    if let Some(d) = o.get_mut(at..at + v.len()) {
+        d.copy_from_slice(v);
+    }
+}
+
+/// Block `q`'s eight vertices `v`, half `half` of a block of sixteen kept by bone
+/// (`bones`, `weights`), as a structure of arrays: the attributes are transposed to
+/// one register per coordinate; then row by row, the row's four blended elements
+/// `M[e] = Σ_b W_b · P[b][e]` eight vertices a register (see `skin_blocks`) and that
+/// row of every output; then the directions are renormalised and the outputs
+/// interleaved back. (Row by row, a row's four elements stay in registers: the
+/// twelve of a whole matrix and the attributes do not fit AVX2's sixteen.)
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn by_bone<const RIGID: bool>(
+    job: &Job<'_>,
+    packed: &[PackedBone],
+    v: &[f32],
+    (bones, weights, half): (&[u16], &[Weights16], usize),
+    q: usize,
+    o: &mut Flat<'_>,
+) {
+    let z = _mm256_setzero_ps();
+    let zero = [z; 4];
+    let want = |o: &Option<&mut [f32]>, at: usize| {
+        if o.is_some() {
+            soa(v, job.stride, at)
+        } else {
+            zero
+        }
+    };
+    let (pi, ni, ti) = (want(&o.p, 0), want(&o.n, job.no), want(&o.t, job.to));
+    let (mut po, mut no, mut to) = ([z; 3], [z; 3], [z; 3]);
+    for c in 0..3 {
+        let r = blend_row(packed, bones, weights, half, false, c);
+        if o.p.is_some() {
+            po[c] = _mm256_fmadd_ps(
+                pi[0],
+                r[0],
+                _mm256_fmadd_ps(pi[1], r[1], _mm256_fmadd_ps(pi[2], r[2], r[3])),
+            );
+        }
+        if o.n.is_some() {
+            let rn = if RIGID {
+                r
+            } else {
+                blend_row(packed, bones, weights, half, true, c)
+            };
+            no[c] = dir_row(&rn, &ni);
+        }
+        if o.t.is_some() {
+            to[c] = dir_row(&r, &ti);
+        }
+    }
+    if let Some(p) = o.p.as_deref_mut() {
+        store3(p, q, &po);
+    }
+    if let Some(n) = o.n.as_deref_mut() {
+        store3(n, q, &unit(no));
+    }
+    if let Some(t) = o.t.as_deref_mut() {
+        let [x, y, z] = unit(to);
+        store4(t, q, &[x, y, z, ti[3]]);
+    }
+}
+
+/// Row `c` of half `half` of a block's blended matrices (`normal`: the normal
+/// matrices) from its distinct bones, eight vertices a register: the elements
+/// `M[c]`, `M[3 + c]`, `M[6 + c]`, `M[9 + c]` (column by column). Bone indices past
+/// the palette are clamped to its last bone.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn blend_row(
+    packed: &[PackedBone],
+    bones: &[u16],
+    weights: &[Weights16],
+    half: usize,
+    normal: bool,
+    c: usize,
+) -> [__m256; 4] {
+    let last = packed.len() - 1;
+    let mut m = [_mm256_setzero_ps(); 4];
+    for (&bone, w) in bones.iter().zip(weights) {
+        let w: [f32; LANES] = w.0[LANES * half..][..LANES].try_into().unwrap_or_default();
+        let w: __m256 = bytemuck::cast(w);
+        let p = &packed[usize::from(bone).min(last)];
+        let p = if normal { &p.n } else { &p.m };
+        for (column, m) in m.iter_mut().enumerate() {
+            *m = _mm256_fmadd_ps(w, _mm256_set1_ps(p[4 * column + c]), *m);
+        }
+    }
+    m
+}
+
+/// One row of a 3x3 (`r`'s first three elements) times the direction `d`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn dir_row(r: &[__m256; 4], d: &[__m256; 4]) -> __m256 {
+    let e = _mm256_mul_ps(d[2], r[2]);
+    _mm256_fmadd_ps(d[0], r[0], _mm256_fmadd_ps(d[1], r[1], e))
+}
+
+/// `v / |v|` eight at once (zero for a zero length).
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn unit(v: [__m256; 3]) -> [__m256; 3] {
+    let [x, y, z] = v;
+    let l2 = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z)));
+    let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(l2, _mm256_setzero_ps());
+    // The estimate (within 1.5·2⁻¹² relative) and one Newton step,
+    // r' = r·(3/2 − ½·l²·r²): within 3·10⁻⁷ of 1/√l².
+    let r = _mm256_rsqrt_ps(l2);
+    let hr = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5), l2), r);
+    let r = _mm256_mul_ps(r, _mm256_fnmadd_ps(hr, r, _mm256_set1_ps(1.5)));
+    let inv = _mm256_and_ps(positive, r);
+    [
+        _mm256_mul_ps(x, inv),
+        _mm256_mul_ps(y, inv),
+        _mm256_mul_ps(z, inv),
+    ]
+}
+
+/// Four words at word `o` of each of the block's eight vertices as four registers of
+/// eight (`x` of vertices 0–7, then `y`, `z`, `w`).
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn soa(v: &[f32], stride: usize, o: usize) -> [__m256; 4] {
+    // One check for the block's eight loads instead of one each.
+    assert!(o + 4 <= stride && v.len() >= LANES * stride);
+    let p = v.as_ptr().wrapping_add(o);
+    // SAFETY: every load reads the four words at `j·stride + o` for j < 8, and
+    // `7·stride + o + 4 ≤ 8·stride ≤ v.len()` (asserted above).
+    let q = |j: usize| unsafe { _mm_loadu_ps(p.add(j * stride)) };
+    // Vertices j and j + 4 in the two 128-bit lanes, so that the in-lane transpose
+    // below leaves the vertices in order.
+    let pair = |j: usize| _mm256_set_m128(q(j + 4), q(j));
+    let (a, b, c, d) = (pair(0), pair(1), pair(2), pair(3));
+    let (t0, t1) = (_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
+    let (t2, t3) = (_mm256_unpacklo_ps(c, d), _mm256_unpackhi_ps(c, d));
+    [lo_pd(t0, t2), hi_pd(t0, t2), lo_pd(t1, t3), hi_pd(t1, t3)]
+}
+
+/// The low 64-bit halves of each pair of `a` and `b`, interleaved.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn lo_pd(a: __m256, b: __m256) -> __m256 {
+    _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(a), _mm256_castps_pd(b)))
+}
+
+/// The high 64-bit halves of each pair of `a` and `b`, interleaved.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn hi_pd(a: __m256, b: __m256) -> __m256 {
+    _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a), _mm256_castps_pd(b)))
+}
+
+/// Writes `x, y, z` of block `q` into `o` as eight `[f32; 3]`: output register `r`
+/// takes float `8r + p` from vertex `(8r + p) / 3`, coordinate `(8r + p) % 3`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn store3(o: &mut [f32], q: usize, v: &[__m256; 3]) {
+    let Some(dst) = o.get_mut(24 * q..24 * q + 24) else {
+        return;
+    };
+    let idx = [
+        _mm256_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2),
+        _mm256_setr_epi32(2, 3, 3, 3, 4, 4, 4, 5),
+        _mm256_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7),
+    ];
+    let [x, y, z] = *v;
+    let pick = |r: usize| {
+        let (px, py, pz) = (
+            _mm256_permutevar8x32_ps(x, idx[r]),
+            _mm256_permutevar8x32_ps(y, idx[r]),
+            _mm256_permutevar8x32_ps(z, idx[r]),
+        );
+        // Coordinate of float p: r = 0 → 0 1 2 0 1 2 0 1, r = 1 → 2 0 1 …, r = 2 → 1 2 0 ….
+        match r {
+            0 => _mm256_blend_ps::<0x24>(_mm256_blend_ps::<0x92>(px, py), pz),
+            1 => _mm256_blend_ps::<0x49>(_mm256_blend_ps::<0x24>(px, py), pz),
+            _ => _mm256_blend_ps::<0x92>(_mm256_blend_ps::<0x49>(px, py), pz),
+        }
+    };
+    for (r, d) in dst.chunks_exact_mut(LANES).enumerate() {
+        let a: [f32; LANES] = bytemuck::cast(pick(r));
+        d.copy_from_slice(&a);
+    }
+}
+
+/// Writes `x, y, z, w` of block `q` into `o` as eight `[f32; 4]`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn store4(o: &mut [f32], q: usize, v: &[__m256; 4]) {
+    let Some(dst) = o.get_mut(32 * q..32 * q + 32) else {
+        return;
+    };
+    let [x, y, z, w] = *v;
+    let (t0, t1) = (_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y));
+    let (t2, t3) = (_mm256_unpacklo_ps(z, w), _mm256_unpackhi_ps(z, w));
+    // Vertex j in lane 0 and j + 4 in lane 1 of register j.
+    let r = [lo_pd(t0, t2), hi_pd(t0, t2), lo_pd(t1, t3), hi_pd(t1, t3)];
+    let ordered = [
+        _mm256_permute2f128_ps::<0x20>(r[0], r[1]),
+        _mm256_permute2f128_ps::<0x20>(r[2], r[3]),
+        _mm256_permute2f128_ps::<0x31>(r[0], r[1]),
+        _mm256_permute2f128_ps::<0x31>(r[2], r[3]),
+    ];
+    for (d, r) in dst.chunks_exact_mut(LANES).zip(ordered) {
+        let a: [f32; LANES] = bytemuck::cast(r);
+        d.copy_from_slice(&a);
     }
 }
 

@@ -112,7 +112,7 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             in_range: b.in_range && trusted,
             ..b
         };
-        let columns = by_bone(job, b);
+        let columns = job.by_bone_of(b);
         let matrices = |normal: bool, acc: &mut [__m512; LANES]| match columns {
             Some((bones, weights)) => blend_by_bone(packed, bones, weights, normal),
             None => {
@@ -164,18 +164,6 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
             store4(t, k, &[x, y, z, w]);
         }
     }
-}
-
-/// Block `b`'s distinct bones and their weights when it is kept by bone.
-fn by_bone<'j>(job: &Job<'j>, b: SkinBlock) -> Option<(&'j [u16], &'j [Weights16])> {
-    if b.bones == 0 {
-        return None;
-    }
-    let range = b.first as usize..b.first as usize + usize::from(b.bones);
-    Some((
-        job.by_bone.bones.get(range.clone())?,
-        job.by_bone.weights.get(range)?,
-    ))
 }
 
 /// The block's blended matrices (`normal`: the normal matrices) from its distinct
