@@ -115,6 +115,7 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
                 last,
                 blocks: &[],
                 by_bone: mesh.skin_blocks(),
+                finite: palette.finite,
             };
             let mut buf = [[0.0f32; 3]; BOUNDS_CHUNK];
             let blocks = mesh.skin_blocks().blocks.chunks(BOUNDS_CHUNK / SKIN_BLOCK);

@@ -19,6 +19,10 @@ pub struct Palette {
     /// Per bone, the skinning and normal matrices as the vector skinning paths load
     /// them (see [`PackedBone`]).
     pub(crate) packed: Vec<PackedBone>,
+    /// Every float of `packed` is finite: the vector paths may then blend a block of
+    /// vertices bone by bone (a weight of 0 times an infinite element would give NaN
+    /// in vertices that do not use that bone).
+    pub(crate) finite: bool,
 }
 
 /// One bone's matrices as whole columns: the skinning matrix's `x, y, z, translation`
@@ -60,6 +64,7 @@ impl Palette {
             // mesh it is later used with.
             self.packed.push(pack(&g, &n));
             self.rigid = rigid;
+            self.finite = all_finite(&self.packed);
             return Ok(());
         }
         let world = pose.matrices();
@@ -80,6 +85,7 @@ impl Palette {
             self.packed.push(pack(&m, &n));
         }
         self.rigid = all_rigid;
+        self.finite = all_finite(&self.packed);
         Ok(())
     }
 
@@ -140,6 +146,7 @@ impl Palette {
             self.packed.push(pack(&m, &n));
         }
         self.rigid = all_rigid;
+        self.finite = all_finite(&self.packed);
     }
 
     /// Whether the palette has normal matrices ([`Palette::set_row_major_without_normals`]
@@ -147,6 +154,13 @@ impl Palette {
     pub fn has_normal_matrices(&self) -> bool {
         self.normal.len() == self.skin.len()
     }
+}
+
+/// Whether every float of `packed` is finite.
+fn all_finite(packed: &[PackedBone]) -> bool {
+    packed
+        .iter()
+        .all(|p| p.m.iter().chain(&p.n).all(|x| x.is_finite()))
 }
 
 /// The columns of `m` and `n` with a zero fourth lane each (see [`Palette`]).

@@ -11,7 +11,7 @@ use crate::palette::Palette;
 use crate::pose::{local_to_model, LocalPose, ModelPose};
 use crate::sampling::{sample, SamplingContext};
 use crate::skeleton::Skeleton;
-use crate::skinning::{skin, SkinTargets};
+use crate::skinning::{skin_with, SkinPath, SkinTargets};
 use crate::Error;
 
 /// One mesh part skinned into a pose, in model space (D1: the instance's world matrix
@@ -52,7 +52,8 @@ pub fn pose_at(
 /// Skins every mesh of `meshes` into `pose` with the palette and CPU skinning (D1):
 /// `p' = Σ w_k · (p * G * inverse_bind[b_k] * world[b_k])`, normals through the
 /// inverse transposes and renormalised; static meshes go through G only. An error when
-/// `pose` is not of the skeleton the meshes were made for.
+/// `pose` is not of the skeleton the meshes were made for. Skinned on the scalar path
+/// ([`SkinPath::Scalar`]), so that the results are the same bits on every CPU.
 pub fn skin_all(meshes: &[Mesh<'_>], pose: &ModelPose) -> Result<Vec<SkinnedMesh>, Error> {
     let mut palette = Palette::new();
     meshes
@@ -65,15 +66,15 @@ pub fn skin_all(meshes: &[Mesh<'_>], pose: &ModelPose) -> Result<Vec<SkinnedMesh
                 .layout()
                 .offset(Attribute::Normal)
                 .map(|_| vec![[0.0f32; 3]; n]);
-            skin(
-                mesh,
-                &palette,
-                SkinTargets {
-                    positions: Some(&mut positions),
-                    normals: normals.as_deref_mut(),
-                    ..Default::default()
-                },
-            )?;
+            let targets = SkinTargets {
+                positions: Some(&mut positions),
+                normals: normals.as_deref_mut(),
+                ..Default::default()
+            };
+            // The reference path: the tools write these results, and the vector paths
+            // agree with it within 10⁻⁶, not bit for bit, so another CPU would write
+            // other bytes.
+            skin_with(mesh, &palette, targets, SkinPath::Scalar)?;
             Ok(SkinnedMesh { positions, normals })
         })
         .collect()

@@ -105,13 +105,16 @@ pub(crate) struct Job<'a> {
     pub blocks: &'a [SkinBlock],
     /// The by-bone weights that `blocks` point into (all of the mesh's).
     pub by_bone: &'a SkinBlocks,
+    /// Every float of `packed` is finite, so that blocks may blend by bone (see
+    /// `Palette::finite`).
+    pub finite: bool,
 }
 
 impl<'j> Job<'j> {
     /// Block `b`'s distinct bones and their weights when it is kept by bone (see
-    /// [`crate::skin_blocks`]).
+    /// [`crate::skin_blocks`]) and the palette is finite.
     pub fn by_bone_of(&self, b: SkinBlock) -> Option<(&'j [u16], &'j [Weights16])> {
-        if b.bones == 0 {
+        if b.bones == 0 || !self.finite {
             return None;
         }
         let range = b.first as usize..b.first as usize + usize::from(b.bones);
@@ -268,6 +271,7 @@ fn job<'a>(
                 last,
                 blocks: &mesh.skin_blocks().blocks,
                 by_bone: mesh.skin_blocks(),
+                finite: palette.finite,
             }),
             _ => None,
         },

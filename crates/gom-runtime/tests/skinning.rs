@@ -459,3 +459,82 @@ fn the_word_after_an_attribute_never_enters_the_arithmetic() {
         }
     }
 }
+
+/// An infinite element in one bone's matrix spoils only the vertices whose slots name
+/// that bone, on every path: a block blended bone by bone must not multiply it by the
+/// zero weights of the block's other vertices.
+#[test]
+fn a_non_finite_bone_spoils_only_the_vertices_that_use_it() {
+    const BAD: u16 = 5;
+    let asset = asset(203, 0, 77);
+    let mesh = &asset.meshes[0];
+    let good = palette(&asset, 0, 0.4);
+    let mut rows: Vec<[f32; 16]> = (0..BONES).map(|b| good.row_major(b).unwrap()).collect();
+    rows[usize::from(BAD)][12] = f32::INFINITY;
+    let mut pal = Palette::new();
+    pal.set_row_major(&rows);
+    let uses_bad = |i: usize| mesh.skin(i).unwrap().0.contains(&BAD);
+    let spoiled = (0..mesh.vertex_count()).filter(|&i| uses_bad(i)).count();
+    assert!(spoiled > 0 && spoiled < mesh.vertex_count() / 2);
+    let reference = skin_all(&asset, &pal, SkinPath::Scalar);
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let o = skin_all(&asset, &pal, path);
+        for i in (0..mesh.vertex_count()).filter(|&i| !uses_bad(i)) {
+            let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+            assert!(
+                finite(&o.0[i]) && finite(&o.1[i]) && finite(&o.2[i]),
+                "{path:?} vertex {i}: {:?} {:?} {:?}",
+                o.0[i],
+                o.1[i],
+                o.2[i]
+            );
+            let near = |a: &[f32], b: &[f32]| {
+                a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + y.abs()))
+            };
+            assert!(near(&o.0[i], &reference.0[i]), "{path:?} position {i}");
+        }
+    }
+}
+
+/// Normals and tangents so short that their squared length is subnormal still come
+/// out as unit vectors on every path wherever the scalar path makes them unit (the
+/// subnormal range keeps few bits, so the comparison is to 10⁻³).
+#[test]
+fn a_direction_with_a_subnormal_squared_length_is_still_made_unit() {
+    let mut rng = Rng(606);
+    let mut m = mesh(101, 4, &mut rng);
+    for n in m.vertices.normals.iter_mut().flatten() {
+        *n = n.map(|x| x * 3e-20);
+    }
+    for t in m.vertices.tangents.iter_mut().flatten() {
+        for x in &mut t[..3] {
+            *x *= 3e-20;
+        }
+    }
+    let clips = vec![random_clip(BONES, 4, 1.0, 18)];
+    let asset = Asset::from_model(&model(chain_of(BONES), vec![m], clips)).unwrap();
+    let pal = rigid_palette(&mut rng);
+    let reference = skin_all(&asset, &pal, SkinPath::Scalar);
+    let unit = |v: &[f32]| (v[..3].iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3;
+    let n = asset.meshes[0].vertex_count();
+    let checked: Vec<usize> = (0..n)
+        .filter(|&i| unit(&reference.1[i]) && unit(&reference.2[i]))
+        .collect();
+    assert!(checked.len() > n / 2, "{} of {n}", checked.len());
+    for path in SkinPath::ALL.into_iter().filter(|p| p.is_supported()) {
+        let o = skin_all(&asset, &pal, path);
+        for &i in &checked {
+            let near = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-3);
+            assert!(
+                near(&o.1[i], &reference.1[i]) && near(&o.2[i], &reference.2[i]),
+                "{path:?} vertex {i}: {:?} {:?} vs scalar {:?} {:?}",
+                o.1[i],
+                o.2[i],
+                reference.1[i],
+                reference.2[i]
+            );
+        }
+    }
+}

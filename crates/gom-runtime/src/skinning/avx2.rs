@@ -6,8 +6,8 @@
 //!   blended elements `M[e] = Σ_b W_b · P[b][e]` (the eight vertices' weights of bone
 //!   `b` times its element `e` broadcast) and that row of every output, `x'_c =
 //!   x·M[c] + y·M[3 + c] + z·M[6 + c] + M[9 + c]`; then the directions are
-//!   renormalised eight at a time (the estimated reciprocal square root and one
-//!   Newton step, `r' = r·(3/2 − ½·l²·r²)`) and the outputs interleaved back.
+//!   renormalised eight at a time (a square root and a division) and the outputs
+//!   interleaved back.
 //! - **Per vertex** otherwise: each vertex blends its influences' matrices as two
 //!   256-bit halves (`[x axis | y axis]`, `[z axis | translation]`, one fused
 //!   multiply-add each per influence) and transforms its attributes with them; the
@@ -266,12 +266,13 @@ fn unit(v: [__m256; 3]) -> [__m256; 3] {
     let [x, y, z] = v;
     let l2 = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z)));
     let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(l2, _mm256_setzero_ps());
-    // The estimate (within 1.5·2⁻¹² relative) and one Newton step,
-    // r' = r·(3/2 − ½·l²·r²): within 3·10⁻⁷ of 1/√l².
-    let r = _mm256_rsqrt_ps(l2);
-    let hr = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5), l2), r);
-    let r = _mm256_mul_ps(r, _mm256_fnmadd_ps(hr, r, _mm256_set1_ps(1.5)));
-    let inv = _mm256_and_ps(positive, r);
+    // A square root and a division, as the per-vertex blocks: exact for a subnormal
+    // `l²` (which the 256-bit reciprocal square root estimate takes as 0) and 0 for
+    // an infinite one (where its Newton step would give NaN).
+    let inv = _mm256_and_ps(
+        positive,
+        _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(l2)),
+    );
     [
         _mm256_mul_ps(x, inv),
         _mm256_mul_ps(y, inv),
