@@ -52,9 +52,7 @@ impl Palette {
     /// `palette[b] = G * inverseBind[b] * boneWorld[b]` in GOM's row-vector order
     /// (D1; glam: `boneWorld * inverseBind * G`). No allocation after the first call.
     pub fn compute(&mut self, mesh: &Mesh, pose: &ModelPose) -> Result<(), Error> {
-        self.skin.clear();
-        self.normal.clear();
-        self.packed.clear();
+        self.clear();
         if !mesh.is_skinned() {
             let g = mesh.gbtm_affine();
             self.skin.push(g);
@@ -62,9 +60,8 @@ impl Palette {
             self.normal.push(n);
             // Every palette keeps `packed` beside `skin`, one entry a bone, whatever
             // mesh it is later used with.
-            self.packed.push(pack(&g, &n));
+            self.push_packed(&g, &n);
             self.rigid = rigid;
-            self.finite = all_finite(&self.packed);
             return Ok(());
         }
         let world = pose.matrices();
@@ -82,10 +79,9 @@ impl Palette {
             all_rigid &= rigid;
             self.skin.push(m);
             self.normal.push(n);
-            self.packed.push(pack(&m, &n));
+            self.push_packed(&m, &n);
         }
         self.rigid = all_rigid;
-        self.finite = all_finite(&self.packed);
         Ok(())
     }
 
@@ -128,9 +124,7 @@ impl Palette {
     }
 
     fn set_row_major_with(&mut self, matrices: &[[f32; 16]], normals: bool) {
-        self.skin.clear();
-        self.normal.clear();
-        self.packed.clear();
+        self.clear();
         let mut all_rigid = normals;
         for m in matrices {
             let m = crate::transform::affine_from_row_major(m);
@@ -143,10 +137,25 @@ impl Palette {
                 Mat3A::ZERO
             };
             self.skin.push(m);
-            self.packed.push(pack(&m, &n));
+            self.push_packed(&m, &n);
         }
         self.rigid = all_rigid;
-        self.finite = all_finite(&self.packed);
+    }
+
+    /// Empties every list, keeping their memory.
+    fn clear(&mut self) {
+        self.skin.clear();
+        self.normal.clear();
+        self.packed.clear();
+        self.finite = true;
+    }
+
+    /// Appends one bone's packed columns, noting whether they are all finite.
+    #[inline]
+    fn push_packed(&mut self, m: &Affine3A, n: &Mat3A) {
+        let p = pack(m, n);
+        self.finite &= p.m.iter().chain(&p.n).all(|x| x.is_finite());
+        self.packed.push(p);
     }
 
     /// Whether the palette has normal matrices ([`Palette::set_row_major_without_normals`]
@@ -154,13 +163,6 @@ impl Palette {
     pub fn has_normal_matrices(&self) -> bool {
         self.normal.len() == self.skin.len()
     }
-}
-
-/// Whether every float of `packed` is finite.
-fn all_finite(packed: &[PackedBone]) -> bool {
-    packed
-        .iter()
-        .all(|p| p.m.iter().chain(&p.n).all(|x| x.is_finite()))
 }
 
 /// The columns of `m` and `n` with a zero fourth lane each (see [`Palette`]).

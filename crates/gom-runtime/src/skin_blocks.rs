@@ -96,28 +96,46 @@ impl SkinBlocks {
         let whole = block.len() == stride * SKIN_BLOCK;
         let first = u32::try_from(self.bones.len()).ok();
         if let (true, Some(first)) = (whole, first) {
-            if let Some((bones, weights)) = by_bone(block, stride, so, bone_count) {
-                b.bones = bones.len() as u8;
+            if let Some(bones) = self.push_by_bone(block, stride, so, bone_count) {
+                b.bones = bones;
                 b.first = first;
-                self.bones.extend_from_slice(&bones);
-                self.weights.extend_from_slice(&weights);
             }
         }
         b
     }
+
+    /// Appends the block's distinct bones and their weights (see [`by_bone`]) and
+    /// returns how many, or appends nothing.
+    fn push_by_bone(
+        &mut self,
+        block: &[f32],
+        stride: usize,
+        so: usize,
+        bone_count: usize,
+    ) -> Option<u8> {
+        let start = self.bones.len();
+        let kept = by_bone(block, stride, so, bone_count, self, start);
+        if kept.is_none() {
+            self.bones.truncate(start);
+            self.weights.truncate(start);
+        }
+        kept
+    }
 }
 
-/// The distinct bones that the block's positive weights name, in order of first
-/// use, with their weights per vertex; `None` past [`MAX_COLUMN_BONES`], when a
-/// weighted slot names a bone past the skeleton, or when no weight is positive.
+/// Appends to `out` from entry `start` on the distinct bones that the block's
+/// positive weights name, in order of first use, with their weights per vertex, and
+/// returns how many; `None` past [`MAX_COLUMN_BONES`], when a weighted slot names a
+/// bone past the skeleton, or when no weight is positive (the caller then drops what
+/// was appended).
 fn by_bone(
     block: &[f32],
     stride: usize,
     so: usize,
     bone_count: usize,
-) -> Option<(Vec<u16>, Vec<Weights16>)> {
-    let mut bones: Vec<u16> = Vec::with_capacity(MAX_COLUMN_BONES);
-    let mut weights: Vec<Weights16> = Vec::with_capacity(MAX_COLUMN_BONES);
+    out: &mut SkinBlocks,
+    start: usize,
+) -> Option<u8> {
     for (j, v) in block.chunks_exact(stride).enumerate() {
         let (i, w) = skin_of(v, so);
         for (&bone, &weight) in i.iter().zip(&w) {
@@ -128,19 +146,22 @@ fn by_bone(
             if usize::from(bone) >= bone_count || !weight.is_finite() {
                 return None;
             }
-            let d = match bones.iter().position(|&b| b == bone) {
+            let kept = out.bones.get(start..)?;
+            let d = match kept.iter().position(|&b| b == bone) {
                 Some(d) => d,
-                None if bones.len() < MAX_COLUMN_BONES => {
-                    bones.push(bone);
-                    weights.push(Weights16::default());
-                    bones.len() - 1
+                None if kept.len() < MAX_COLUMN_BONES => {
+                    let d = kept.len();
+                    out.bones.push(bone);
+                    out.weights.push(Weights16::default());
+                    d
                 }
                 None => return None,
             };
-            weights[d].0[j] += weight;
+            out.weights.get_mut(start + d)?.0[j] += weight;
         }
     }
-    (!bones.is_empty()).then_some((bones, weights))
+    let n = out.bones.len() - start;
+    (n > 0).then_some(n as u8)
 }
 
 #[cfg(test)]

@@ -34,6 +34,23 @@ pub struct SkinTargets<'o> {
     pub tangents: Option<&'o mut [[f32; 4]]>,
 }
 
+/// The caller's buffers as flat floats, as the vector paths store them.
+pub(crate) struct Flat<'o> {
+    pub p: Option<&'o mut [f32]>,
+    pub n: Option<&'o mut [f32]>,
+    pub t: Option<&'o mut [f32]>,
+}
+
+impl<'o> From<SkinTargets<'o>> for Flat<'o> {
+    fn from(out: SkinTargets<'o>) -> Self {
+        Flat {
+            p: out.positions.map(bytemuck::cast_slice_mut),
+            n: out.normals.map(bytemuck::cast_slice_mut),
+            t: out.tangents.map(bytemuck::cast_slice_mut),
+        }
+    }
+}
+
 /// An instruction-set path of the skinning loop. Every path gives the same results
 /// within 10⁻⁶ relative (only the order of the floating-point operations differs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

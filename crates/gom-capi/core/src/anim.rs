@@ -26,29 +26,24 @@ struct Scratch {
     local: LocalPose,
     model: ModelPose,
     palette: Palette,
-    /// The bits of the row-major floats that `palette` was last made from or written
-    /// to: `gom_skin` given the same bits (the palette `gom_palette` just wrote) uses
-    /// `palette` as it is instead of deriving it again, one inverse a bone.
-    palette_bits: Vec<u32>,
 }
 
 impl Scratch {
     /// Whether `palette` is what [`Palette::set_row_major`] (or, without `normals`,
-    /// `set_row_major_without_normals`) of `floats` would make.
+    /// `set_row_major_without_normals`) of `floats` would make: its own row-major
+    /// floats are `floats`, bit for bit. `set_row_major` only moves those floats into
+    /// its matrices and derives the normal matrices as `Palette::compute` does, so a
+    /// `gom_skin` given the palette `gom_palette` just wrote uses `palette` as it is
+    /// instead of deriving it again, one inverse a bone.
     fn palette_is(&self, floats: &[f32], normals: bool) -> bool {
-        let same = self.palette_bits.len() == floats.len()
-            && self
-                .palette_bits
-                .iter()
-                .zip(floats)
-                .all(|(b, f)| *b == f.to_bits());
-        same && (!normals || self.palette.has_normal_matrices())
-    }
-
-    /// Records the floats `palette` now stands for.
-    fn remember_palette(&mut self, floats: &[f32]) {
-        self.palette_bits.clear();
-        self.palette_bits.extend(floats.iter().map(|f| f.to_bits()));
+        let p = &self.palette;
+        let same = |(b, f): (usize, &[f32])| {
+            p.row_major(b)
+                .is_some_and(|m| m.iter().zip(f).all(|(x, y)| x.to_bits() == y.to_bits()))
+        };
+        p.matrices().len() * 16 == floats.len()
+            && (!normals || p.has_normal_matrices())
+            && floats.chunks_exact(16).enumerate().all(same)
     }
 }
 
@@ -280,18 +275,12 @@ pub unsafe extern "C" fn gom_palette(
         let out = slice_mut(out_palette, floats, "out_palette")?;
         with_scratch(|sc| {
             sc.model.set_row_major(matrices(input));
-            // Forgotten first: a failed `compute` leaves `palette` half made.
-            sc.palette_bits.clear();
             sc.palette.compute(m, &sc.model)?;
             for (i, o) in matrices_mut(out).iter_mut().enumerate() {
                 if let Some(p) = sc.palette.row_major(i) {
                     *o = p;
                 }
             }
-            // `set_row_major` of these floats gives `palette` bit for bit: they are its
-            // matrices' own floats, rearranged, and the normal matrices are derived
-            // from them by the same function.
-            sc.remember_palette(out);
             Ok(())
         })
     })
@@ -347,7 +336,6 @@ pub unsafe extern "C" fn gom_skin(
                 } else {
                     sc.palette.set_row_major_without_normals(matrices(input));
                 }
-                sc.remember_palette(input);
             }
             let targets = SkinTargets {
                 positions: Some(bytemuck::cast_slice_mut(positions)),

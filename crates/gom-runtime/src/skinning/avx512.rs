@@ -34,7 +34,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Job, SkinTargets};
+use super::{Flat, Job, SkinTargets};
 use crate::palette::PackedBone;
 use crate::skin_blocks::{SkinBlock, Weights16};
 
@@ -75,13 +75,6 @@ fn skin_blocks(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     });
 }
 
-/// The caller's buffers as flat floats.
-struct Flat<'o> {
-    p: Option<&'o mut [f32]>,
-    n: Option<&'o mut [f32]>,
-    t: Option<&'o mut [f32]>,
-}
-
 /// Whole blocks of sixteen vertices. `RIGID`: normals use the skinning matrices.
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
@@ -95,11 +88,7 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
     // `bounds::skinned_bounds`); it lets the blend skip the clamp only when that is
     // `packed`'s length too.
     let trusted = packed.len() == job.last + 1 && job.pal.len() == job.last + 1;
-    let mut o = Flat {
-        p: out.positions.map(bytemuck::cast_slice_mut),
-        n: out.normals.map(bytemuck::cast_slice_mut),
-        t: out.tangents.map(bytemuck::cast_slice_mut),
-    };
+    let mut o = Flat::from(out);
     let normal_matrices = !RIGID && o.n.is_some();
     let stride = job.stride;
     // Every block's blend writes all sixteen entries, so they are zeroed once here:
