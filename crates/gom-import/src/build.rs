@@ -26,7 +26,9 @@ pub use jobs::{plan, plan_with, Plan, PlannedJob};
 pub use manifest::{merge_manifests, part_name, Merged};
 pub use plan::{ignores_case, Inputs};
 
-use crate::source::{OutputFormat, SideFile, SourceFormat};
+pub(crate) use crate::digest::hex;
+pub use crate::export::Converted;
+use crate::format::{OutputFormat, SourceFormat};
 use manifest::Record;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -36,20 +38,6 @@ use std::sync::Mutex;
 
 /// The manifest's file name inside the output folder.
 pub const MANIFEST_NAME: &str = "gom-build.json";
-
-/// What one conversion produced.
-#[derive(Debug, Clone, Default)]
-pub struct Converted {
-    /// The main output's bytes.
-    pub bytes: Vec<u8>,
-    /// Files written beside the main output.
-    pub side_files: Vec<SideFile>,
-    /// Warnings the importer reported.
-    pub warnings: Vec<String>,
-    /// The texture files the conversion read, relative to the source's folder (read
-    /// or looked for: an absent one counts, so that its appearance rebuilds).
-    pub textures: Vec<String>,
-}
 
 /// Options of a batch build.
 #[derive(Debug, Clone)]
@@ -352,11 +340,6 @@ fn rel_string(base: &Path, path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// Lower-case hexadecimal of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.

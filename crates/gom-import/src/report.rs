@@ -62,7 +62,7 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// The space the importer took the file to be in, when the file declares one
     /// (not part of the JSON form).
-    pub source_space: Option<crate::pipeline::SourceSpace>,
+    pub source_space: Option<crate::pipeline::units::SourceSpace>,
 }
 
 impl Report {

@@ -16,7 +16,7 @@
 //! (corrupted, truncated) is never copied out: the build converts and replaces it.
 
 use super::{hex, BuildError};
-use crate::source::SideFile;
+use crate::imported::SideFile;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::{find_sources, BuildError, BuildOptions, BuildReport, Converted, Progress};
-use crate::source::ImportOptions;
+use crate::options::ImportOptions;
 
 /// The name of a folder's config.
 pub const FOLDER_CONFIG: &str = "gom.toml";

@@ -4,7 +4,7 @@
 use super::manifest::{self, Record};
 use super::plan::{collisions, ignores_case, Inputs};
 use super::{cache, find_sources, hex, rel_string, shard, BuildError, BuildOptions};
-use crate::source::OutputFormat;
+use crate::format::OutputFormat;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@ use jpog::png_io::encode_png;
 use jpog::texture::CodecOptions;
 use jpog::Tml;
 
+use crate::imported::SideFile;
 use crate::report::Report;
-use crate::source::SideFile;
 
 /// The material table and the texture files it names.
 #[derive(Debug, Clone, Default)]

@@ -29,8 +29,8 @@
 //!
 //! `docs/jpog.md`, section "Converting to GOM", states the mapping for users.
 
-mod anim;
-mod axes;
+pub(crate) mod anim;
+pub(crate) mod axes;
 mod error;
 pub mod export;
 mod material;
@@ -46,8 +46,8 @@ pub use anim::ChannelFlag3Reading;
 pub use axes::{Basis, Handedness};
 pub use error::JpogImportError;
 
+use crate::imported::SideFile;
 use crate::report::Report;
-use crate::source::SideFile;
 
 /// Conversion options.
 #[derive(Debug, Clone, PartialEq)]

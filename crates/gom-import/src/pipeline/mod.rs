@@ -14,7 +14,8 @@ pub mod units;
 pub use options::{Axis, ClipRange, ClipRename, LengthUnit, RangeBound};
 pub use units::SourceSpace;
 
-use crate::source::{ImportOptions, Imported};
+use crate::imported::Imported;
+use crate::options::ImportOptions;
 use std::path::Path;
 
 /// What the pipeline did, as recorded in the report.
@@ -85,12 +86,15 @@ pub fn correct_space(
 
 /// Runs the steps after the model's own space correction: `read_anim` reads an
 /// animation file (already space-corrected). Adds the report and warnings.
-pub fn run(
+///
+/// The pipeline does not know how files are read: `read_anim`'s error comes back
+/// as it is, in [`Stopped::Read`].
+pub fn run<E>(
     imported: &mut Imported,
     space: Option<units::SpaceReport>,
     options: &ImportOptions,
-    mut read_anim: impl FnMut(&Path) -> Result<gom::Model, crate::source::ImportError>,
-) -> Result<(), PipelineError> {
+    mut read_anim: impl FnMut(&Path) -> Result<gom::Model, E>,
+) -> Result<(), Stopped<E>> {
     let mut report = PipelineReport {
         space,
         ..Default::default()
@@ -100,7 +104,7 @@ pub fn run(
         None => retarget::BoneMap::default(),
     };
     for path in &options.anim {
-        let anim_model = read_anim(path).map_err(|e| PipelineError::Import(Box::new(e)))?;
+        let anim_model = read_anim(path).map_err(Stopped::Read)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -148,12 +152,25 @@ pub fn run(
 /// Why a pipeline step failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    /// An animation file could not be read.
-    #[error("{0}")]
-    Import(#[source] Box<crate::source::ImportError>),
     /// A step refused its options or its input.
     #[error("{0}")]
     Step(String),
+}
+
+/// Why [`run`] stopped: an animation file could not be read (the reader's own
+/// error, `E`), or a step failed.
+#[derive(Debug)]
+pub enum Stopped<E> {
+    /// `read_anim` failed.
+    Read(E),
+    /// A step failed.
+    Step(PipelineError),
+}
+
+impl<E> From<PipelineError> for Stopped<E> {
+    fn from(e: PipelineError) -> Self {
+        Stopped::Step(e)
+    }
 }
 
 /// Adds `report` to the import's JSON report (under `pipeline`) and summary.

@@ -75,7 +75,7 @@ impl SourceSpace {
     }
 }
 
-/// The overrides of [`crate::source::ImportOptions`] this module applies.
+/// The overrides of [`crate::options::ImportOptions`] this module applies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpaceOverrides {
     /// Uniform scale (positive, finite).
