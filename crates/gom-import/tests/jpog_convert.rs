@@ -289,7 +289,7 @@ fn shared_material_library_names_the_extracted_texture() {
     let img = jpog::png_io::decode_png(&out.side_files[0].bytes).unwrap();
     let t1 = &exp["textures"][1];
     assert_eq!(t1["id"], 4);
-    assert_eq!(hex(&img.rgba), t1["rgba_hex"].as_str().unwrap());
+    assert_eq!(hex(img.data()), t1["rgba_hex"].as_str().unwrap());
     assert_valid(&out.model);
 }
 

@@ -16,20 +16,9 @@ pub enum RenderError {
         /// Why the size is refused.
         reason: &'static str,
     },
-    /// RGBA8 pixel data whose length does not match its size.
-    #[error(
-        "RGBA8 data for a {width}x{height} image must be {expected} bytes, but it is {actual}"
-    )]
-    DataLength {
-        /// Image width.
-        width: u32,
-        /// Image height.
-        height: u32,
-        /// Bytes required (width × height × 4).
-        expected: u64,
-        /// Bytes given.
-        actual: usize,
-    },
+    /// An image could not be made (its size, its data's length).
+    #[error(transparent)]
+    Image(#[from] gom_image::ImageError),
     /// The model has no clip of this name.
     #[error("the model has no clip named {name:?}; its clips are: {available}")]
     UnknownClip {
@@ -60,7 +49,7 @@ pub enum RenderError {
         /// The file path, or `<memory>`.
         source_name: String,
         /// The decoder's error.
-        error: png::DecodingError,
+        error: gom_image::ImageError,
     },
     /// A file could not be read or written.
     #[error("cannot access {path}: {error}")]

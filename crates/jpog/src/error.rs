@@ -90,13 +90,14 @@ pub enum Error {
         /// What was looked for.
         what: String,
     },
-    /// A PNG could not be encoded or decoded.
-    #[error("PNG {context}: {message}")]
-    Png {
-        /// What was being done.
-        context: String,
-        /// The codec's message.
-        message: String,
+    /// An image could not be made, decoded or encoded (gom's one image codec).
+    #[error("{context}: {source}")]
+    Image {
+        /// What was being done: "decode", "encode", "image".
+        context: &'static str,
+        /// The codec's error.
+        #[source]
+        source: gom_image::ImageError,
     },
     /// A file could not be read or written.
     #[error("{path}: {source}")]

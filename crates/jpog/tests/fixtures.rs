@@ -29,7 +29,7 @@ fn tml_fixture_reads_hand_values() {
     let d = CodecOptions::default();
     // format 0: bytes R,G,B,A as stored; A,R,G,B as the option
     assert_eq!(
-        tml.decode_texture(0, d).unwrap().rgba,
+        tml.decode_texture(0, d).unwrap().data(),
         vec![10, 20, 30, 40, 50, 60, 70, 80]
     );
     let argb = CodecOptions {
@@ -37,17 +37,17 @@ fn tml_fixture_reads_hand_values() {
         ..d
     };
     assert_eq!(
-        tml.decode_texture(0, argb).unwrap().rgba,
+        tml.decode_texture(0, argb).unwrap().data(),
         vec![20, 30, 40, 10, 60, 70, 80, 50]
     );
     // format 2: 0x801F = R 31, A 1; 0x03E0 = G 31, A 0
     assert_eq!(
-        tml.decode_texture(1, d).unwrap().rgba,
+        tml.decode_texture(1, d).unwrap().data(),
         vec![255, 0, 0, 255, 0, 255, 0, 0]
     );
     // format 7: 0xF00F = R 15 (bits 0-3), A 15; 0x1234 = R 4, G 3, B 2, A 1 (×17)
     assert_eq!(
-        tml.decode_texture(2, d).unwrap().rgba,
+        tml.decode_texture(2, d).unwrap().data(),
         vec![255, 0, 0, 255, 68, 51, 34, 17]
     );
     let blow = CodecOptions {
@@ -55,13 +55,13 @@ fn tml_fixture_reads_hand_values() {
         ..d
     };
     assert_eq!(
-        tml.decode_texture(2, blow).unwrap().rgba,
+        tml.decode_texture(2, blow).unwrap().data(),
         vec![0, 0, 255, 255, 34, 51, 68, 17]
     );
     // format 6: DXT5 4×4 with three levels, all solid red, opaque
     let img = tml.decode_texture(3, d).unwrap();
-    assert_eq!((img.width, img.height), (4, 4));
-    assert!(img.rgba.chunks(4).all(|p| p == [255, 0, 0, 255]));
+    assert_eq!((img.width(), img.height()), (4, 4));
+    assert!(img.data().chunks(4).all(|p| p == [255, 0, 0, 255]));
     let dds = jpog::dds::Dds::parse(&tml.textures[3].data, "t").unwrap();
     assert_eq!(
         dds.levels
@@ -381,7 +381,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
     let mut t = tml();
     let before = t.write().unwrap();
     // format 2: pick values 5551 represents exactly
-    let img = Image::new(2, 1, vec![8, 16, 255, 255, 0, 0, 0, 0]).unwrap();
+    let img = Image::from_rgba8(2, 1, vec![8, 16, 255, 255, 0, 0, 0, 0]).unwrap();
     // slot 1 of "Beta_2" (found case-insensitively) is id 1 = texture 3, the 4×4 DDS:
     // a 2×1 image is refused and nothing changes
     assert!(matches!(
@@ -397,7 +397,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
             &mut t,
             "beta1",
             0,
-            &Image::new(1, 1, vec![0; 4]).unwrap(),
+            &Image::from_rgba8(1, 1, vec![0; 4]).unwrap(),
             ReplaceOptions::default()
         ),
         Err(Error::Refused { .. })
@@ -409,7 +409,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
         img
     );
     // the DDS keeps DXT5 and its full chain; resizing needs the option
-    let big = Image::new(8, 8, [0, 255, 0, 255].repeat(64)).unwrap();
+    let big = Image::from_rgba8(8, 8, [0, 255, 0, 255].repeat(64)).unwrap();
     assert!(ops::replace_texture(&mut t, "Beta_2", 1, &big, ReplaceOptions::default()).is_err());
     let opts = ReplaceOptions {
         allow_resize: true,
@@ -440,7 +440,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
 
 #[test]
 fn pack_sorts_names_reverses_ids_and_reads_back() {
-    let solid = |c: [u8; 4], w, h| Image::new(w, h, c.repeat((w * h) as usize)).unwrap();
+    let solid = |c: [u8; 4], w, h| Image::from_rgba8(w, h, c.repeat((w * h) as usize)).unwrap();
     let mats = vec![
         PackMaterial {
             name: "zebra".into(),

@@ -127,12 +127,12 @@ fn tml_files_match_expected_json() {
             let img = tml
                 .decode_texture(k, CodecOptions::default())
                 .unwrap_or_else(|e| panic!("{w}: {e}"));
-            assert_eq!(e["rgba_hex"].as_str().unwrap(), hex(&img.rgba), "{w} rgba");
+            assert_eq!(e["rgba_hex"].as_str().unwrap(), hex(img.data()), "{w} rgba");
             if let Some(a) = e.get("rgba_hex_alt") {
                 let img = tml.decode_texture(k, alt).unwrap();
                 assert_eq!(
                     a["rgba_hex"].as_str().unwrap(),
-                    hex(&img.rgba),
+                    hex(img.data()),
                     "{w} rgba alt ({})",
                     a["reading"]
                 );
@@ -166,7 +166,7 @@ fn tml_files_match_expected_json() {
                     let img = dds.decode_level(li, &t.data, "t").unwrap();
                     assert_eq!(
                         el["rgba_hex"].as_str().unwrap(),
-                        hex(&img.rgba),
+                        hex(img.data()),
                         "{w} level {li} rgba"
                     );
                 }

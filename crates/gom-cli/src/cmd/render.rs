@@ -199,8 +199,7 @@ pub fn load_textures(
                 .as_deref()
                 .and_then(|t| t.first())
             {
-                let img = lib.decode_texture(first, jpog::CodecOptions::default())?;
-                out.insert(i, Image::from_rgba8(img.width, img.height, img.rgba)?);
+                out.insert(i, lib.decode_texture(first, jpog::CodecOptions::default())?);
                 continue;
             }
         }

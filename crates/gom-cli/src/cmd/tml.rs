@@ -177,9 +177,7 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                             t.materials.join(", ")
                         };
                         names.push(name);
-                        images.push(gom_render::Image::from_rgba8(
-                            img.width, img.height, img.rgba,
-                        )?);
+                        images.push(img);
                     }
                     Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
                 }

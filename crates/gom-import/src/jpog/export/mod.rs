@@ -98,6 +98,9 @@ pub enum ExportError {
     /// The files built broke a rule the `jpog` writer checks.
     #[error(transparent)]
     Jpog(#[from] jpog::Error),
+    /// A texture image could not be made.
+    #[error(transparent)]
+    Image(#[from] gom_image::ImageError),
 }
 
 pub(crate) fn refused(record: impl Into<String>, problem: impl Into<String>) -> ExportError {
