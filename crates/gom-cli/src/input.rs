@@ -42,6 +42,9 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// Validation findings.
     pub findings: Vec<gom::validate::Finding>,
+    /// Images the import extracted (embedded in the source, or a `.tmd`'s `.tml`),
+    /// by the names the materials use.
+    pub side_files: Vec<gom_import::source::SideFile>,
 }
 
 /// Loads any model gom reads: GOM binary through the strict reader (keeping its
@@ -75,6 +78,7 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
                 model: read.model,
                 warnings,
                 findings: read.findings,
+                side_files: Vec::new(),
             })
         }
         _ => {
@@ -90,6 +94,7 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
                 model,
                 warnings: imported.warnings,
                 findings,
+                side_files: imported.side_files,
             })
         }
     }

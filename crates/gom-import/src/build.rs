@@ -602,12 +602,15 @@ impl Running<'_> {
             .iter()
             .map(|side| dir.join(&side.relative_path))
             .collect();
-        if let Some((output, input)) = self
-            .plan
-            .inputs
-            .first_overwritten(side_paths.iter().map(PathBuf::as_path))
-        {
-            return Err(BuildError::WouldOverwrite { output, input }.to_string());
+        // The build's sources and companions, and the textures this job read.
+        let source_dir = job.source.parent().unwrap_or(Path::new("."));
+        let textures = Inputs::new(entry.textures.keys().map(|t| source_dir.join(t)));
+        for inputs in [&self.plan.inputs, &textures] {
+            if let Some((output, input)) =
+                inputs.first_overwritten(side_paths.iter().map(PathBuf::as_path))
+            {
+                return Err(BuildError::WouldOverwrite { output, input }.to_string());
+            }
         }
         for (side, path) in entry.side_files.iter().zip(&side_paths) {
             write_atomic(path, &side.bytes).map_err(|e| e.to_string())?;
@@ -624,6 +627,7 @@ impl Running<'_> {
             converter: gom::CONVERTER_VERSION.to_string(),
             output_hash: hex(&Sha256::digest(&entry.bytes)),
             output_bytes: entry.bytes.len() as u64,
+            side_files: jobs::side_file_hashes(&entry.side_files),
             textures: entry.textures.clone(),
             warnings: entry.warnings.clone(),
             source: job.rel.clone(),

@@ -119,7 +119,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     )?;
     let loaded = input::load(file)?;
     let model = &loaded.model;
-    let images = load_textures(model, file.parent(), args.tml.as_deref())?;
+    let (images, warnings) = load_textures(&loaded, file.parent(), args.tml.as_deref())?;
+    for w in warnings {
+        eprintln!("warning: {}: {w}", file.display());
+    }
     let textures = TextureSource::ByMaterial {
         images: &images,
         filter: Filter::Bilinear,
@@ -177,52 +180,56 @@ fn save(image: &Image, path: &Path) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Base-colour textures by material index: from the `.tml` when one is given (by
-/// material name), else PNG files beside the model named by the materials.
+/// Base-colour textures by material index, with a warning for each texture that
+/// cannot be drawn. With a `.tml` given, its textures by material name come first;
+/// the others are found as `gom view` finds them ([`gom_import::texture`]: images the
+/// import extracted — embedded in a `.glb`, `.gltf` or `.fbx`, or a `.tmd`'s `.tml` —
+/// else files beside the model) and decoded as PNG or JPEG.
 pub fn load_textures(
-    model: &gom::Model,
+    loaded: &input::Loaded,
     dir: Option<&Path>,
     tml: Option<&Path>,
-) -> Result<BTreeMap<usize, Image>, CliError> {
+) -> Result<(BTreeMap<usize, Image>, Vec<String>), CliError> {
+    let model = &loaded.model;
     let mut out = BTreeMap::new();
-    let library = match tml {
-        Some(p) => {
-            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Some(jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
-        }
-        None => None,
-    };
-    for (i, m) in model.materials.iter().enumerate() {
-        if let Some(lib) = &library {
-            if let Some(&first) = lib
-                .material_textures(&m.name)
-                .as_deref()
-                .and_then(|t| t.first())
-            {
-                out.insert(i, lib.decode_texture(first, jpog::CodecOptions::default())?);
-                continue;
-            }
-        }
-        let Some(tex) = &m.base_color_texture else {
-            continue;
-        };
-        let path = dir.unwrap_or(Path::new(".")).join(tex);
-        let is_png = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-        if is_png && path.is_file() {
-            match gom_render::png_file::load_png(&path) {
-                Ok(img) => {
-                    out.insert(i, img);
-                }
-                Err(e) => eprintln!(
-                    "warning: {}: {e}; drawing the colour factor",
-                    path.display()
-                ),
+    if let Some(p) = tml {
+        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let library = jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        for (i, m) in model.materials.iter().enumerate() {
+            let textures = library.material_textures(&m.name);
+            if let Some(&first) = textures.as_deref().and_then(|t| t.first()) {
+                out.insert(
+                    i,
+                    library.decode_texture(first, jpog::CodecOptions::default())?,
+                );
             }
         }
     }
-    Ok(out)
+    let dir = dir.unwrap_or(Path::new("."));
+    let found = gom_import::texture::find_textures(model, dir, &loaded.side_files);
+    let mut warnings: Vec<String> = found
+        .missing
+        .iter()
+        .map(|name| format!("texture {name} not found; drawing the colour factor"))
+        .collect();
+    let mut decoded = BTreeMap::new();
+    for (name, bytes) in &found.found {
+        match gom_image::decode(bytes) {
+            Ok(image) => {
+                decoded.insert(name.as_str(), image);
+            }
+            Err(e) => warnings.push(format!(
+                "texture {name} cannot be drawn ({e}); drawing the colour factor"
+            )),
+        }
+    }
+    for (i, m) in model.materials.iter().enumerate() {
+        let image = m.base_color_texture.as_deref().and_then(|n| decoded.get(n));
+        if let (false, Some(image)) = (out.contains_key(&i), image) {
+            out.insert(i, image.clone());
+        }
+    }
+    Ok((out, warnings))
 }
 
 fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
@@ -239,7 +246,11 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
         match input::load(path) {
             Ok(l) => {
                 let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
-                let textures = load_textures(&l.model, path.parent(), None).unwrap_or_default();
+                let (textures, warnings) =
+                    load_textures(&l, path.parent(), None).unwrap_or_default();
+                for w in warnings {
+                    eprintln!("warning: {}: {w}", path.display());
+                }
                 models.push((name, l.model, textures));
             }
             Err(e) => eprintln!("warning: skipped {e}"),
