@@ -275,6 +275,25 @@ pub enum BuildError {
         /// The source folder.
         src: PathBuf,
     },
+    /// The output folder lies inside the source folder and holds model files no
+    /// build wrote there: the build leaves the output folder out of its sources, so
+    /// they would be skipped without a word.
+    #[error(
+        "{out}: the output folder lies inside the source folder {src} and holds model \
+         files that no build wrote there ({count}, the first {first}); the build leaves the \
+         output folder out of its sources, so they would be skipped: move them, or choose \
+         an output folder outside {src}"
+    )]
+    SourcesInOutput {
+        /// The output folder.
+        out: PathBuf,
+        /// The source folder.
+        src: PathBuf,
+        /// How many model files it holds that are no build's outputs.
+        count: usize,
+        /// The first of them.
+        first: PathBuf,
+    },
     /// The thread pool could not be created.
     #[error("cannot start {jobs} worker threads: {message}")]
     Pool {
@@ -332,6 +351,15 @@ pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, Bui
     }
     out.sort();
     Ok(out)
+}
+
+/// Whether the folder `out` lies inside the folder `src` (and is not `src` itself),
+/// through links: the build then leaves it out of its sources.
+pub fn output_inside_source(src: &Path, out: &Path) -> bool {
+    match (std::fs::canonicalize(src), std::fs::canonicalize(out)) {
+        (Ok(s), Ok(o)) => o != s && o.starts_with(&s),
+        _ => false,
+    }
 }
 
 fn rel_string(base: &Path, path: &Path) -> String {
