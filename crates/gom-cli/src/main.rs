@@ -27,7 +27,7 @@ enum Command {
     Info(cmd::info::Args),
     /// Check files against GOM v1: exit 0 when valid, 1 with findings, 2 when unreadable.
     Validate(cmd::validate::Args),
-    /// Convert between formats, chosen by extension (`--to` overrides).
+    /// Convert between formats, chosen by extension (`--to` for a name without one).
     Convert(cmd::convert::Args),
     /// Build the procedural demo model and write it in every output format.
     Demo(cmd::demo::Args),

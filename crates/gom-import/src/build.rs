@@ -356,10 +356,19 @@ pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, Bui
 /// Whether the folder `out` lies inside the folder `src` (and is not `src` itself),
 /// through links: the build then leaves it out of its sources.
 pub fn output_inside_source(src: &Path, out: &Path) -> bool {
-    match (std::fs::canonicalize(src), std::fs::canonicalize(out)) {
-        (Ok(s), Ok(o)) => o != s && o.starts_with(&s),
+    match (std::fs::canonicalize(src), resolved(out)) {
+        (Ok(s), Some(o)) => o != s && o.starts_with(&s),
         _ => false,
     }
+}
+
+/// `path` with its longest existing ancestor resolved through links (a folder not made
+/// yet still lies where its parent is).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let existing = absolute.ancestors().find(|a| a.exists())?;
+    let rest = absolute.strip_prefix(existing).ok()?;
+    Some(std::fs::canonicalize(existing).ok()?.join(rest))
 }
 
 fn rel_string(base: &Path, path: &Path) -> String {

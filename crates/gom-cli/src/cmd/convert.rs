@@ -252,14 +252,20 @@ fn finish(
 ) -> Result<ExitCode, CliError> {
     let findings = gom::validate::validate(&imported.model);
     if json {
-        let mut report = imported.report.clone();
-        if let Some(list) = report.get_mut("warnings").and_then(|w| w.as_array_mut()) {
+        // Every input's report is an object with its warnings (a GOM input's import
+        // has no report of its own).
+        let mut report = match imported.report.clone() {
+            serde_json::Value::Object(o) => o,
+            _ => serde_json::Map::new(),
+        };
+        let warnings = report
+            .entry("warnings")
+            .or_insert_with(|| serde_json::json!(imported.warnings));
+        if let Some(list) = warnings.as_array_mut() {
             list.extend(export_warnings.iter().map(|w| serde_json::json!(w)));
         }
-        if let Some(object) = report.as_object_mut() {
-            let texts = findings.iter().map(|f| f.to_string()).collect::<Vec<_>>();
-            object.insert("validation".to_string(), serde_json::json!(texts));
-        }
+        let texts: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+        report.insert("validation".to_string(), serde_json::json!(texts));
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         for line in &imported.summary {

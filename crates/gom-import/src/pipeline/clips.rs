@@ -234,8 +234,22 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 /// Marks root motion on the bone `bone` in every clip.
 pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
-    let index = super::retarget::find_bone(&model.skeleton.bones, bone)
-        .ok_or_else(|| format!("--root-motion: the model has no bone named \"{bone}\""))?;
+    let index = super::retarget::find_bone(&model.skeleton.bones, bone).ok_or_else(|| {
+        let names: Vec<String> = model
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| format!("\"{}\"", b.name))
+            .collect();
+        format!(
+            "--root-motion: no bone named \"{bone}\" (the model has: {})",
+            if names.is_empty() {
+                "no bones".to_string()
+            } else {
+                names.join(", ")
+            }
+        )
+    })?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;
         clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;
