@@ -48,8 +48,9 @@ pub struct Loaded {
 }
 
 /// Loads any model gom reads: GOM binary through the strict reader (keeping its
-/// validation findings), everything else through the importers.
-pub fn load(path: &Path) -> Result<Loaded, CliError> {
+/// validation findings), everything else through the importers with `options` (a
+/// `.tmd`'s `--tkl` and `--tml`).
+pub fn load(path: &Path, options: &gom_import::source::ImportOptions) -> Result<Loaded, CliError> {
     match gom_import::source::SourceFormat::of_path(path).or_else(|| sniff(path)) {
         Some(gom_import::source::SourceFormat::Gomb) => {
             let bytes = read(path)?;
@@ -82,10 +83,7 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
             })
         }
         _ => {
-            let imported = gom_import::source::import_path(
-                path,
-                &gom_import::source::ImportOptions::default(),
-            )?;
+            let imported = gom_import::source::import_path(path, options)?;
             let mut model = imported.model;
             // What a GOM file written from this model would claim.
             model.header.validation_flags = gom::validate::flags_for(&model);

@@ -42,7 +42,7 @@ pub enum PoseError {
     NoSuchClip {
         /// The name asked for.
         name: String,
-        /// The clip names the model has, comma-separated.
+        /// The clip names the model has ([`gom::Model::clip_names_listed`]).
         available: String,
     },
     /// The runtime refused the model or the pose.
@@ -61,12 +61,7 @@ pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseErro
                 .position(|c| c.name() == name)
                 .ok_or_else(|| PoseError::NoSuchClip {
                     name: name.clone(),
-                    available: model
-                        .clips
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    available: model.clip_names_listed(),
                 })?,
         ),
         None => None,

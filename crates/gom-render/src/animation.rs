@@ -157,12 +157,7 @@ pub fn frame_specs<'a>(
 fn unknown_clip(model: &Model, name: &str) -> RenderError {
     RenderError::UnknownClip {
         name: name.to_string(),
-        available: model
-            .clips
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        available: model.clip_names_listed(),
     }
 }
 

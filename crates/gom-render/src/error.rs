@@ -20,11 +20,11 @@ pub enum RenderError {
     #[error(transparent)]
     Image(#[from] gom_image::ImageError),
     /// The model has no clip of this name.
-    #[error("the model has no clip named {name:?}; its clips are: {available}")]
+    #[error("no clip named \"{name}\" (the model has: {available})")]
     UnknownClip {
         /// The clip asked for.
         name: String,
-        /// The clip names the model has, comma-separated.
+        /// The clip names the model has ([`gom::Model::clip_names_listed`]).
         available: String,
     },
     /// A filmstrip or sheet asked for zero frames or cells, or too many.

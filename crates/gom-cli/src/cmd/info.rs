@@ -17,29 +17,37 @@ pub struct Args {
     /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    tkl: super::TklArg,
 }
 
 /// Runs `gom info`: each file in turn (a blank line between them); a file that
 /// cannot be read is reported and the others are still described (exit 2). With
 /// `--json`, one JSON document: the file's, or for several files an array of them in
-/// the order given (a file that cannot be read is left out of it).
+/// the order given; each names its `file`, and a file that cannot be read is an entry
+/// of its `file` and `error`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut code = ExitCode::SUCCESS;
     let mut docs = Vec::new();
+    let options = args.tkl.options();
     for (i, file) in args.files.iter().enumerate() {
         if i > 0 && !args.json {
             println!();
         }
         let described = if args.json {
-            describe_json(file).map(|d| docs.push(d))
+            describe_json(file, &options).map(|d| docs.push(named(file, d)))
         } else {
-            describe_text(file)
+            describe_text(file, &options)
         };
         if let Err(e) = described {
             if args.files.len() == 1 {
                 return Err(e);
             }
             eprintln!("error: {e}");
+            if args.json {
+                let error = input::reason(file, &e);
+                docs.push(named(file, serde_json::json!({ "error": error })));
+            }
             code = ExitCode::from(2);
         }
     }
@@ -53,9 +61,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     Ok(code)
 }
 
+/// `doc` with the file it describes as its `file` member.
+fn named(file: &Path, mut doc: Value) -> Value {
+    if let Some(object) = doc.as_object_mut() {
+        object.insert("file".to_string(), Value::from(file.display().to_string()));
+    }
+    doc
+}
+
 /// What `file` holds, read with the warnings and findings its reading gave.
-fn read_model(file: &Path) -> Result<(input::Loaded, Vec<String>), CliError> {
-    let read = input::load(file)?;
+fn read_model(
+    file: &Path,
+    options: &gom_import::source::ImportOptions,
+) -> Result<(input::Loaded, Vec<String>), CliError> {
+    let read = input::load(file, options)?;
     let mut warnings = read.warnings.clone();
     let is_tmd = file
         .extension()
@@ -68,21 +87,24 @@ fn read_model(file: &Path) -> Result<(input::Loaded, Vec<String>), CliError> {
 }
 
 /// Prints what `file` holds, as text.
-fn describe_text(file: &Path) -> Result<(), CliError> {
+fn describe_text(file: &Path, options: &gom_import::source::ImportOptions) -> Result<(), CliError> {
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info(file, kind);
     }
-    let (read, warnings) = read_model(file)?;
+    let (read, warnings) = read_model(file, options)?;
     print_text(&file.display().to_string(), &read.model, &warnings);
     Ok(())
 }
 
 /// What `file` holds, as JSON.
-fn describe_json(file: &Path) -> Result<Value, CliError> {
+fn describe_json(
+    file: &Path,
+    options: &gom_import::source::ImportOptions,
+) -> Result<Value, CliError> {
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info_json(file, kind);
     }
-    let (read, warnings) = read_model(file)?;
+    let (read, warnings) = read_model(file, options)?;
     Ok(describe(&read.model, &warnings))
 }
 

@@ -41,9 +41,17 @@ fn folder(p: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// What a `.tmd` export wrote and had to say.
+pub struct Written {
+    /// What the game's files cannot hold of the model, and names shortened.
+    pub notes: Vec<String>,
+    /// The `wrote …` line naming the three files.
+    pub wrote: String,
+}
+
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
 /// Every file is built and checked before the first is written, and they are written
-/// all or none.
+/// all or none; none of them may replace a file the conversion reads.
 pub fn run(
     imported: &Imported,
     input: &Path,
@@ -51,7 +59,10 @@ pub fn run(
     import: &gom_import::source::ImportOptions,
     handedness: gom_import::jpog::Handedness,
     args: &TmdArgs,
-) -> Result<Vec<String>, CliError> {
+) -> Result<Written, CliError> {
+    if let Some(p) = &args.tkl_out {
+        crate::output::expect_extension(p, &["tkl"], "a keyframe library")?;
+    }
     let stem = output
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -105,22 +116,27 @@ pub fn run(
     let guarded = [output, tml_path.as_path()]
         .into_iter()
         .chain((!appended_in_place).then_some(tkl_path.as_path()));
-    super::convert::refuse_overwriting_inputs(input, import, guarded)?;
+    let mut reads = crate::output::import_reads(input, import);
+    reads.extend(args.template.iter().cloned());
+    reads.extend(tkl.filter(|_| !appended_in_place).map(Path::to_path_buf));
+    crate::output::refuse_overwrite(reads, guarded)?;
     // all three or none: a failure leaves no new file and the library as it was
     export::write_all_or_nothing(&[
         (tkl_path.as_path(), tkl_bytes.as_slice()),
         (tml_path.as_path(), tml.as_slice()),
         (output, tmd.as_slice()),
     ])?;
-    let mut lines = exported.notes.clone();
-    lines.push(format!(
-        "wrote {} ({} bytes), {} ({} bytes), {} ({} bytes)",
-        tkl_path.display(),
-        tkl_bytes.len(),
-        tml_path.display(),
-        tml.len(),
-        output.display(),
-        tmd.len()
-    ));
-    Ok(lines)
+    let size = |n: usize| super::plural(n, "byte", "bytes");
+    Ok(Written {
+        notes: exported.notes.clone(),
+        wrote: format!(
+            "wrote {} ({}), {} ({}), {} ({})",
+            tkl_path.display(),
+            size(tkl_bytes.len()),
+            tml_path.display(),
+            size(tml.len()),
+            output.display(),
+            size(tmd.len())
+        ),
+    })
 }

@@ -4,7 +4,7 @@
 
 use crate::input::{self, CliError};
 use gom_import::pose::{pose_model, write_obj, PoseAt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `gom pose`.
@@ -17,13 +17,19 @@ pub struct Args {
     clip: Option<String>,
     /// Time in seconds from the clip's start; outside the clip it is clamped to the
     /// clip (with a note), or wrapped with --loop.
-    #[arg(long, conflicts_with_all = ["frame", "fps"], allow_negative_numbers = true)]
+    #[arg(
+        long,
+        conflicts_with_all = ["frame", "fps"],
+        allow_hyphen_values = true,
+        value_parser = super::finite_f32
+    )]
     time: Option<f32>,
-    /// Frame number, with --fps.
-    #[arg(long, requires = "fps")]
-    frame: Option<u32>,
+    /// Frame number, with --fps (a frame outside the clip is clamped or wrapped as
+    /// --time is).
+    #[arg(long, requires = "fps", allow_hyphen_values = true)]
+    frame: Option<i64>,
     /// Frames per second for --frame.
-    #[arg(long, requires = "frame")]
+    #[arg(long, requires = "frame", allow_hyphen_values = true, value_parser = super::finite_f32)]
     fps: Option<f32>,
     /// Wrap times outside the clip into it instead of clamping them.
     #[arg(long = "loop")]
@@ -31,35 +37,38 @@ pub struct Args {
     /// The OBJ file to write (`-`: standard output).
     #[arg(short, long)]
     output: PathBuf,
+    #[command(flatten)]
+    tkl: super::TklArg,
 }
 
 /// Runs `gom pose`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let time = match (args.time, args.frame, args.fps) {
-        (Some(t), _, _) => t,
-        (None, Some(n), Some(fps)) if fps > 0.0 && fps.is_finite() => n as f32 / fps,
+    let (time, asked) = match (args.time, args.frame, args.fps) {
+        (Some(t), _, _) => (t, format!("--time {t}")),
+        (None, Some(n), Some(fps)) if fps > 0.0 => {
+            (n as f32 / fps, format!("--frame {n} at {fps} fps"))
+        }
         (None, Some(_), Some(fps)) => return Err(format!("--fps {fps} must be positive").into()),
-        _ => 0.0,
+        _ => (0.0, String::new()),
     };
     if !time.is_finite() {
-        return Err(format!("--time {time} is not a finite number").into());
+        return Err(format!("{asked}: the time is beyond any gom can hold").into());
     }
     if args.clip.is_none() && (args.time.is_some() || args.frame.is_some()) {
         return Err(
             "--time and --frame need --clip (without a clip gom writes the bind pose)".into(),
         );
     }
-    let to_stdout = args.output == Path::new("-");
-    if !to_stdout {
-        super::convert::refuse_overwriting_inputs(
-            &args.file,
-            &gom_import::source::ImportOptions::default(),
-            [args.output.as_path()],
-        )?;
-    }
-    let loaded = input::load(&args.file)?;
+    let options = args.tkl.options();
+    crate::output::refuse_overwrite(
+        crate::output::import_reads(&args.file, &options),
+        [args.output.as_path()],
+    )?;
+    crate::output::expect_extension(&args.output, &["obj"], "a pose")?;
+    let loaded = input::load(&args.file, &options)?;
+    super::print_load_warnings(&loaded);
     let time = match &args.clip {
-        Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped),
+        Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped, &asked),
         None => time,
     };
     let meshes = pose_model(
@@ -72,7 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     )
     .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let obj = write_obj(&meshes);
-    let shown = super::write_output(&args.output, obj.as_bytes())?;
+    let shown = crate::output::write(&args.output, obj.as_bytes())?;
     let what = match &args.clip {
         Some(c) => format!("clip \"{c}\" at {time} s"),
         None => "the bind pose".to_string(),

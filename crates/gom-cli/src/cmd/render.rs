@@ -22,7 +22,8 @@ pub struct Args {
         long,
         default_value_t = 0.0,
         requires = "clip",
-        allow_negative_numbers = true
+        allow_hyphen_values = true,
+        value_parser = super::finite_f32
     )]
     time: f32,
     /// Wrap a --time outside the clip into it instead of clamping it.
@@ -44,9 +45,12 @@ pub struct Args {
     /// Leave out the ground grid.
     #[arg(long)]
     no_grid: bool,
-    /// Base-colour textures from this JPOG material library, by material name.
+    /// Base-colour textures from this JPOG material library, by material name (at
+    /// least one of its materials must be one of the model's).
     #[arg(long)]
     tml: Option<PathBuf>,
+    #[command(flatten)]
+    tkl: super::TklArg,
     /// A contact sheet of every model in this folder, each with its name.
     #[arg(long, conflicts_with_all = ["file", "clip", "frames"])]
     sheet: Option<PathBuf>,
@@ -59,7 +63,7 @@ pub struct Args {
     all_clips: bool,
     /// Frames per second of an animation (at most 100) [default: each clip's sample
     /// rate].
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::finite_f32)]
     fps: Option<f32>,
     /// The PNG file to write (an animation: `.png` or `.gif`); `-` writes the PNG (an
     /// animation: an animated PNG) to standard output.
@@ -106,18 +110,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let Some(file) = &args.file else {
         return Err("give a model file or --sheet DIR".into());
     };
-    if !args.time.is_finite() {
-        return Err(format!("--time {} is not a finite number", args.time).into());
-    }
     if args.fps.is_some() && !(args.animate || args.all_clips) {
         return Err("--fps needs --animate or --all-clips".into());
     }
-    super::convert::refuse_overwriting_inputs(
-        file,
-        &gom_import::source::ImportOptions::default(),
-        [args.output.as_path()],
-    )?;
-    let loaded = input::load(file)?;
+    let options = gom_import::source::ImportOptions {
+        tml: args.tml.clone(),
+        ..args.tkl.options()
+    };
+    let mut reads = crate::output::import_reads(file, &options);
+    reads.extend(args.tml.iter().cloned());
+    crate::output::refuse_overwrite(reads, [args.output.as_path()])?;
+    check_output_name(&args.output, args.animate || args.all_clips)?;
+    let loaded = input::load(file, &options)?;
+    super::print_load_warnings(&loaded);
     let model = &loaded.model;
     let (images, warnings) = load_textures(&loaded, file.parent(), args.tml.as_deref())?;
     for w in warnings {
@@ -159,10 +164,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             &gom_render::RenderOptions {
                 size: args.size.unwrap_or(PICTURE_SIZE),
                 view: args.view,
-                clip: args
-                    .clip
-                    .as_deref()
-                    .map(|c| (c, super::clip_time(model, c, args.time, args.looped))),
+                clip: args.clip.as_deref().map(|c| {
+                    let asked = format!("--time {}", args.time);
+                    (
+                        c,
+                        super::clip_time(model, c, args.time, args.looped, &asked),
+                    )
+                }),
                 skeleton_overlay: args.skeleton,
                 textures,
                 grid: !args.no_grid,
@@ -173,9 +181,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     save(&image, &args.output)
 }
 
+/// Refuses an output whose name does not say what is written there: a PNG, or for an
+/// animation an animated PNG or a GIF.
+fn check_output_name(output: &Path, animation: bool) -> Result<(), CliError> {
+    if animation {
+        crate::output::expect_extension(output, &["png", "gif"], "an animation")
+    } else {
+        crate::output::expect_extension(output, &["png"], "a picture")
+    }
+}
+
 fn save(image: &Image, path: &Path) -> Result<ExitCode, CliError> {
     let png = gom_render::encode_png(image)?;
-    let shown = super::write_output(path, &png)?;
+    let shown = crate::output::write(path, &png)?;
     eprintln!("wrote {shown} ({}x{})", image.width(), image.height());
     Ok(ExitCode::SUCCESS)
 }
@@ -195,6 +213,7 @@ pub fn load_textures(
     if let Some(p) = tml {
         let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
         let library = jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        refuse_unmatched_library(model, &library, p)?;
         for (i, m) in model.materials.iter().enumerate() {
             let textures = library.material_textures(&m.name);
             if let Some(&first) = textures.as_deref().and_then(|t| t.first()) {
@@ -232,18 +251,53 @@ pub fn load_textures(
     Ok((out, warnings))
 }
 
+/// Refuses a material library none of whose materials the model has: naming both
+/// lists, as it would otherwise add nothing to the picture without a word.
+fn refuse_unmatched_library(
+    model: &gom::Model,
+    lib: &jpog::Tml,
+    path: &Path,
+) -> Result<(), CliError> {
+    if model
+        .materials
+        .iter()
+        .any(|m| lib.material_textures(&m.name).is_some())
+    {
+        return Ok(());
+    }
+    let quoted = |names: Vec<&str>| {
+        if names.is_empty() {
+            return "none".to_string();
+        }
+        names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let listing = jpog::ops::list_tml(lib);
+    Err(format!(
+        "--tml {}: none of its materials ({}) is one of the model's ({})",
+        path.display(),
+        quoted(listing.materials.iter().map(|m| m.name.as_str()).collect()),
+        quoted(model.materials.iter().map(|m| m.name.as_str()).collect()),
+    )
+    .into())
+}
+
 fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     let sources = gom_import::build::find_sources(dir, None)?;
     if sources.is_empty() {
         return Err(format!("{}: no model files found", dir.display()).into());
     }
-    let read = gom_import::build::Inputs::new(sources.clone());
-    if let Some((output, input)) = read.first_overwritten([args.output.as_path()]) {
-        return Err(gom_import::build::BuildError::WouldOverwrite { output, input }.into());
-    }
+    let mut reads = sources.clone();
+    reads.extend(args.tml.iter().cloned());
+    crate::output::refuse_overwrite(reads, [args.output.as_path()])?;
+    check_output_name(&args.output, false)?;
+    let options = args.tkl.options();
     let mut models = Vec::new();
     for path in &sources {
-        match input::load(path) {
+        match input::load(path, &options) {
             Ok(l) => {
                 let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
                 let (textures, warnings) =

@@ -147,6 +147,19 @@ fn parse_u16(s: &str) -> Result<u16, String> {
     r.map_err(|e| format!("'{s}' is not a 16-bit number: {e}"))
 }
 
+/// `NAME=A.png[,B.png…]` as the name and the image paths.
+fn parse_material(spec: &str) -> Result<(String, Vec<PathBuf>), CliError> {
+    let (name, files) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
+    let files = files
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    Ok((name.to_string(), files))
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, CliError> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()).into())
 }
@@ -164,6 +177,8 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             cell,
             codec,
         } => {
+            crate::output::refuse_overwrite([file.clone()], [output.as_path()])?;
+            crate::output::expect_extension(&output, &["png"], "a texture sheet")?;
             let tml = load(&file)?;
             let listing = ops::list_tml(&tml);
             let mut names = Vec::new();
@@ -195,11 +210,11 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 },
             )?;
             let png = gom_render::encode_png(&sheet)?;
-            gom_import::build::write_atomic(&output, &png)?;
+            crate::output::write(&output, &png)?;
             eprintln!(
-                "wrote {} ({} textures, {}x{})",
+                "wrote {} ({}, {}x{})",
                 output.display(),
-                items.len(),
+                super::plural(items.len(), "texture", "textures"),
                 sheet.width(),
                 sheet.height()
             );
@@ -249,6 +264,11 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             codec,
         } => {
             let tml = load(&file)?;
+            let planned: Vec<PathBuf> = ops::texture_file_names(&tml)
+                .iter()
+                .map(|n| outdir.join(n))
+                .collect();
+            crate::output::refuse_overwrite([file.clone()], planned.iter().map(PathBuf::as_path))?;
             let manifest = ops::extract_textures(&tml, &outdir, codec.options())
                 .map_err(|e| format!("{}: {e}", file.display()))?;
             if json {
@@ -279,15 +299,18 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 dxt: if dxt3 { Dxt::Dxt3 } else { Dxt::Dxt5 },
                 mipmaps: !no_mipmaps,
             });
-            let mut list = Vec::with_capacity(materials.len());
-            for spec in &materials {
-                let (name, files) = spec
-                    .split_once('=')
-                    .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
+            let specs = materials
+                .iter()
+                .map(|spec| parse_material(spec))
+                .collect::<Result<Vec<_>, _>>()?;
+            let pngs = specs.iter().flat_map(|(_, files)| files.iter().cloned());
+            crate::output::refuse_overwrite(pngs, [output.as_path()])?;
+            crate::output::expect_extension(&output, &["tml"], "a material library")?;
+            let mut list = Vec::with_capacity(specs.len());
+            for (name, files) in &specs {
                 let mut textures = Vec::new();
-                for f in files.split(',').filter(|f| !f.is_empty()) {
-                    let path = PathBuf::from(f);
-                    let image = jpog::png_io::decode_png(&read(&path)?)
+                for path in files {
+                    let image = jpog::png_io::decode_png(&read(path)?)
                         .map_err(|e| format!("{}: {e}", path.display()))?;
                     textures.push(PackTexture {
                         image,
@@ -304,7 +327,7 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             }
             let tml = ops::pack_tml(&list, codec.options())?;
             let bytes = tml.write()?;
-            gom_import::build::write_atomic(&output, &bytes)?;
+            crate::output::write(&output, &bytes)?;
             eprintln!(
                 "wrote {} ({}, {})",
                 output.display(),
@@ -322,6 +345,11 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             allow_resize,
             codec,
         } => {
+            // Without --out the library is rewritten in place, as documented; the
+            // image it reads must never be the file written.
+            let target = out.unwrap_or_else(|| file.clone());
+            crate::output::refuse_overwrite([png.clone()], [target.as_path()])?;
+            crate::output::expect_extension(&target, &["tml"], "a material library")?;
             let mut tml = load(&file)?;
             let opts = ReplaceOptions {
                 codec: codec.options(),
@@ -332,8 +360,7 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             let bytes = tml
                 .write()
                 .map_err(|e| format!("{}: {e}", file.display()))?;
-            let target = out.unwrap_or(file);
-            gom_import::build::write_atomic(&target, &bytes)?;
+            crate::output::write(&target, &bytes)?;
             eprintln!(
                 "replaced texture {index} of \"{material}\"; wrote {}",
                 target.display()

@@ -128,10 +128,11 @@ where
             src: src.to_path_buf(),
         });
     }
+    let old = manifest::load_merged(out);
+    refuse_sources_in_output(src, out, &old)?;
     let sources = find_sources(src, Some(out))?;
     let all = list_jobs(src, out, options.format, &sources);
     let mut jobs = keep_shard(all, options.shard);
-    let old = manifest::load_merged(out);
     super::pool(options.jobs)?.install(|| {
         use rayon::prelude::*;
         jobs.par_iter_mut().for_each(|job| {
@@ -155,6 +156,34 @@ where
         parts: manifest::parts(out),
         inputs,
     })
+}
+
+/// Refuses an output folder inside the source folder that holds model files no build
+/// wrote there (its manifest's outputs): the walk of the sources leaves the output
+/// folder out, and they would be skipped without a word.
+fn refuse_sources_in_output(
+    src: &Path,
+    out: &Path,
+    old: &BTreeMap<String, Record>,
+) -> Result<(), BuildError> {
+    if !super::output_inside_source(src, out) {
+        return Ok(());
+    }
+    let written: std::collections::BTreeSet<&str> =
+        old.values().map(|r| r.output.as_str()).collect();
+    let strays: Vec<PathBuf> = find_sources(out, None)?
+        .into_iter()
+        .filter(|p| !written.contains(rel_string(out, p).as_str()))
+        .collect();
+    match strays.first() {
+        None => Ok(()),
+        Some(first) => Err(BuildError::SourcesInOutput {
+            out: out.to_path_buf(),
+            src: src.to_path_buf(),
+            count: strays.len(),
+            first: first.clone(),
+        }),
+    }
 }
 
 /// One job per source, in source order; sources that map to the same output

@@ -275,7 +275,10 @@ fn check_options(options: &FbxOptions) -> Result<(), FbxError> {
         && tol.distance >= 0.0)
     {
         return Err(FbxError::Option(format!(
-            "key tolerance {tol:?} is not finite and non-negative"
+            "key tolerance {} mm measured {} mm from the joint: both must be finite and \
+             not negative",
+            tol.tolerance * 1000.0,
+            tol.distance * 1000.0
         )));
     }
     Ok(())

@@ -283,8 +283,12 @@ pub fn convert(
             )?);
         }
         None if !tmd.animations.is_empty() => report.warn(format!(
-            "{} animation(s) not converted: no keyframe library (the model names \"{}\")",
-            tmd.animations.len(),
+            "{} not converted: the keyframe library \"{}.tkl\" the model names was not \
+             found beside it (give it with --tkl)",
+            match tmd.animations.len() {
+                1 => "1 animation".to_string(),
+                n => format!("{n} animations"),
+            },
             tmd.header.tkl_name()
         )),
         None => {}

@@ -7,37 +7,90 @@ use super::options::{ClipRange, ClipRename};
 /// Keys closer in time than this (seconds) to a range's end count as on it.
 const ON_BOUND: f32 = 1e-5;
 
-/// Renames clips; every `OLD` must name a clip.
+/// Renames clips; every `OLD` must name a clip and no `NEW` may name another clip
+/// (two clips of one name could not be told apart by any later option or game).
 pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), String> {
     for r in renames {
-        let clip = model
+        let index = clip_index(model, &r.from, "--rename-clip")?;
+        if model
             .clips
-            .iter_mut()
-            .find(|c| c.name == r.from)
-            .ok_or_else(|| missing_clip(&r.from, "--rename-clip"))?;
-        clip.name = r.to.clone();
+            .iter()
+            .enumerate()
+            .any(|(i, c)| i != index && c.name == r.to)
+        {
+            return Err(format!(
+                "--rename-clip {r}: a clip named \"{}\" exists already (the model has: {}); \
+                 rename that one first or choose another name",
+                r.to,
+                model.clip_names_listed()
+            ));
+        }
+        model.clips[index].name = r.to.clone();
     }
     Ok(())
 }
 
-fn missing_clip(name: &str, option: &str) -> String {
-    format!("{option}: no clip named '{name}'")
+/// The index of the clip named `name`, or an error for `option` naming the clips
+/// there are.
+fn clip_index(model: &gom::Model, name: &str, option: &str) -> Result<usize, String> {
+    model
+        .clips
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| missing_clip(model, name, option))
+}
+
+/// `option: no clip named "NAME" (the model has: …)`.
+pub fn missing_clip(model: &gom::Model, name: &str, option: &str) -> String {
+    format!(
+        "{option}: no clip named \"{name}\" (the model has: {})",
+        model.clip_names_listed()
+    )
+}
+
+/// What one `--clip-range` cut, in seconds, and the rate its frame numbers counted at.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RangeReport {
+    /// The range as given.
+    pub range: String,
+    /// The rate frame numbers count at: the clip's sample rate (after resampling on
+    /// import, not the source's frame rate).
+    pub frame_rate: f32,
+    /// Where the cut starts, in seconds of the clip.
+    pub start: f32,
+    /// Where it ends, in seconds of the clip.
+    pub end: f32,
 }
 
 /// Cuts every range out of the clips as they were before any cut: a range with a
 /// new name is added as a clip of that name, one without replaces its clip.
-pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), String> {
+pub fn cut_ranges(
+    model: &mut gom::Model,
+    ranges: &[ClipRange],
+) -> Result<Vec<RangeReport>, String> {
     let before = model.clips.clone();
+    let mut reports = Vec::with_capacity(ranges.len());
     for r in ranges {
         let source = before
             .iter()
             .find(|c| c.name == r.clip)
-            .ok_or_else(|| missing_clip(&r.clip, "--clip-range"))?;
+            .ok_or_else(|| missing_clip(model, &r.clip, "--clip-range"))?;
+        let rate = source.sample_rate;
+        reports.push(RangeReport {
+            range: r.to_string(),
+            frame_rate: rate,
+            start: r.start.seconds(rate),
+            end: r.end.seconds(rate).min(source.duration),
+        });
         let mut cut = cut(source, r)?;
         match &r.new_name {
             Some(name) => {
                 if model.clips.iter().any(|c| &c.name == name) {
-                    return Err(format!("--clip-range {r}: a clip named '{name}' exists"));
+                    return Err(format!(
+                        "--clip-range {r}: a clip named \"{name}\" exists already (the model has: {})",
+                        model.clip_names_listed()
+                    ));
                 }
                 cut.name = name.clone();
                 model.clips.push(cut);
@@ -49,7 +102,7 @@ pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), St
             }
         }
     }
-    Ok(())
+    Ok(reports)
 }
 
 /// The part of `clip` between the range's ends, starting at time 0. Keys strictly
@@ -61,14 +114,14 @@ pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, String> {
         || matches!(range.end, super::RangeBound::Frame(_));
     if needs_rate && !(rate.is_finite() && rate > 0.0) {
         return Err(format!(
-            "--clip-range {range}: clip '{}' has no sample rate to count frames at",
+            "--clip-range {range}: clip \"{}\" has no sample rate to count frames at",
             clip.name
         ));
     }
     let (start, end) = (range.start.seconds(rate), range.end.seconds(rate));
     if !(start < end && end <= clip.duration + ON_BOUND) {
         return Err(format!(
-            "--clip-range {range}: {start} s to {end} s is not a range within clip '{}' \
+            "--clip-range {range}: {start} s to {end} s is not a range within clip \"{}\" \
              (0 to {} s)",
             clip.name, clip.duration
         ));
@@ -181,8 +234,22 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 /// Marks root motion on the bone `bone` in every clip.
 pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
-    let index = super::retarget::find_bone(&model.skeleton.bones, bone)
-        .ok_or_else(|| format!("--root-motion: the model has no bone named '{bone}'"))?;
+    let index = super::retarget::find_bone(&model.skeleton.bones, bone).ok_or_else(|| {
+        let names: Vec<String> = model
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| format!("\"{}\"", b.name))
+            .collect();
+        format!(
+            "--root-motion: no bone named \"{bone}\" (the model has: {})",
+            if names.is_empty() {
+                "no bones".to_string()
+            } else {
+                names.join(", ")
+            }
+        )
+    })?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;
         clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;

@@ -133,6 +133,19 @@ pub const DEFAULT_SIMULTANEOUS_ANIMATIONS: u16 = 8;
 
 /// Exports `model` as game files. Nothing is returned unless every rule holds.
 pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, ExportError> {
+    if let Some(c) = options
+        .loop_clips
+        .iter()
+        .find(|c| !model.clips.iter().any(|m| &m.name == *c))
+    {
+        return Err(refused(
+            "--loop",
+            format!(
+                "no clip named \"{c}\" (the model has: {})",
+                model.clip_names_listed()
+            ),
+        ));
+    }
     let basis = inverse_basis(&options.handedness.basis());
     let mut notes = Vec::new();
     let lib_name = fit_name(&options.name, NameLimit::Library, false, "output name")?;
