@@ -485,6 +485,27 @@ fn convert_that_fails_at_its_last_file_leaves_nothing_new_and_the_library_as_it_
 }
 
 #[test]
+fn info_on_a_tmd_gom_wrote_lists_its_open_fields_as_information_not_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("demo.gom");
+    std::fs::write(&model, gom::gomb::write(&gom_demo::build()).unwrap()).unwrap();
+    let out = tmp.path().join("Demo.tmd");
+    ok(&gom(&["convert", s(&model), s(&out)]));
+    let open = jpog::Tmd::read(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .open_fields()
+        .len();
+    assert!(open > 0, "every .tmd has open fields");
+    let text = ok(&gom(&["info", s(&out)]));
+    assert!(!text.contains("warnings"), "{text}");
+    assert!(text.contains(&format!("\ninformation: {open}\n")), "{text}");
+    assert_eq!(text.matches("\n  open: ").count(), open, "{text}");
+    let json = gom_json(&["info", s(&out), "--json"]);
+    assert_eq!(json["warnings"], serde_json::json!([]));
+    assert_eq!(json["information"].as_array().unwrap().len(), open);
+}
+
+#[test]
 fn tmd_info_lists_each_piece_with_its_palette_strip_and_triangles() {
     let Some((tmp, tmd)) = copied("tmd_creature.tmd") else {
         return;

@@ -13,13 +13,7 @@ use jpog::scene::decode_strip;
 use jpog::{Tkl, Tmd};
 
 fn shared(kind: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).join(kind);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
+    gom_test_support::shared_data(kind)
 }
 
 fn options(name: &str, handedness: Handedness) -> ExportOptions {

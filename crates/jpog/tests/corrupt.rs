@@ -166,14 +166,15 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
         .into_iter()
         .map(|(l, b)| (if l.starts_with("tmd") { "tmd" } else { l }, b))
         .collect();
-    let dir = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/jpog"
-    ));
+    let Some(dir) = gom_test_support::shared_data("jpog") else {
+        return v;
+    };
     for (kind, f) in [("tml", "tml_main.tml"), ("tmd", "tmd_static.tmd")] {
-        if let Ok(b) = std::fs::read(dir.join(f)) {
-            v.push((kind, b));
-        }
+        let path = dir.join(f);
+        v.push((
+            kind,
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        ));
     }
     v
 }

@@ -192,6 +192,27 @@ fn tmd_direct_reads_hand_values() {
 }
 
 #[test]
+fn open_channel_flags_and_trailing_bytes_report_where_the_file_holds_them() {
+    let bytes = common::tmd_direct();
+    let tmd = Tmd::read(&bytes).unwrap();
+    let open = tmd.open_fields();
+    let find = |record: &str, field: &str| {
+        open.iter()
+            .find(|f| f.record == record && f.field == field)
+            .unwrap_or_else(|| panic!("{record} {field} in {open:?}"))
+            .offset as usize
+    };
+    // Animation 0's third channel stores flags 3 and no keys (common::tmd_anims).
+    let at = find("animation 0 channel 2", "flags (bit 1 and up)");
+    assert_ne!(at, 0);
+    assert_eq!(&bytes[at..at + 4], &[3, 0, 0, 0], "flags 3, keyCount 0");
+    // The file ends in the five bytes "TRAIL" after the mesh block.
+    let at = find("end", "trailing bytes");
+    assert_eq!(at, bytes.len() - 5);
+    assert_eq!(&bytes[at..], b"TRAIL");
+}
+
+#[test]
 fn tmd_indexed_reads_hand_values() {
     let tmd = Tmd::read(&common::tmd_indexed()).unwrap();
     assert_eq!(

@@ -8,16 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/jpog"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
+    gom_test_support::shared_data("jpog")
 }
 
 fn hex(b: &[u8]) -> String {

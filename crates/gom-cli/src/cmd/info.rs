@@ -69,21 +69,37 @@ fn named(file: &Path, mut doc: Value) -> Value {
     doc
 }
 
-/// What `file` holds, read with the warnings and findings its reading gave.
+/// What reading a model said beside the model itself.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// Reader and importer warnings and validation findings.
+    pub warnings: Vec<String>,
+    /// Facts that are no fault of the file: a `.tmd`'s open fields (kept verbatim,
+    /// meaning unknown), which every file of the game has.
+    pub information: Vec<String>,
+}
+
+/// What `file` holds, read with the warnings, findings and information its reading
+/// gave.
 fn read_model(
     file: &Path,
     options: &gom_import::source::ImportOptions,
-) -> Result<(input::Loaded, Vec<String>), CliError> {
+) -> Result<(input::Loaded, Notes), CliError> {
     let read = input::load(file, options)?;
-    let mut warnings = read.warnings.clone();
+    let mut notes = Notes {
+        warnings: read.warnings.clone(),
+        information: Vec::new(),
+    };
     let is_tmd = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tmd"));
     if is_tmd {
-        warnings.extend(super::game_files::tmd_open_fields(file)?);
+        notes.information = super::game_files::tmd_open_fields(file)?;
     }
-    warnings.extend(read.findings.iter().map(|f| f.to_string()));
-    Ok((read, warnings))
+    notes
+        .warnings
+        .extend(read.findings.iter().map(|f| f.to_string()));
+    Ok((read, notes))
 }
 
 /// Prints what `file` holds, as text.
@@ -91,8 +107,8 @@ fn describe_text(file: &Path, options: &gom_import::source::ImportOptions) -> Re
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info(file, kind);
     }
-    let (read, warnings) = read_model(file, options)?;
-    print_text(&file.display().to_string(), &read.model, &warnings);
+    let (read, notes) = read_model(file, options)?;
+    print_text(&file.display().to_string(), &read.model, &notes);
     Ok(())
 }
 
@@ -104,8 +120,8 @@ fn describe_json(
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info_json(file, kind);
     }
-    let (read, warnings) = read_model(file, options)?;
-    Ok(describe(&read.model, &warnings))
+    let (read, notes) = read_model(file, options)?;
+    Ok(describe(&read.model, &notes))
 }
 
 /// The names of the attributes in a vertex format, in layout order.
@@ -155,6 +171,8 @@ struct Summary<'a> {
     meshes: Vec<MeshSummary<'a>>,
     clips: Vec<ClipSummary<'a>>,
     warnings: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    information: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -280,8 +298,8 @@ fn clip_summary(c: &gom::Clip) -> ClipSummary<'_> {
     }
 }
 
-/// The model summary as JSON.
-pub fn describe(model: &Model, warnings: &[String]) -> Value {
+/// The model summary as JSON (`information` only when there is some).
+pub fn describe(model: &Model, notes: &Notes) -> Value {
     let bones: Vec<BoneSummary> = model
         .skeleton
         .bones
@@ -311,14 +329,15 @@ pub fn describe(model: &Model, warnings: &[String]) -> Value {
             .collect(),
         meshes: model.meshes.iter().map(mesh_summary).collect(),
         clips: model.clips.iter().map(clip_summary).collect(),
-        warnings,
+        warnings: &notes.warnings,
+        information: &notes.information,
     };
     // Plain strings, numbers and arrays: serialising cannot fail (a non-finite float,
     // which the readers refuse, would become `null`).
     serde_json::to_value(summary).unwrap_or(Value::Null)
 }
 
-fn print_text(name: &str, model: &Model, warnings: &[String]) {
+fn print_text(name: &str, model: &Model, notes: &Notes) {
     println!("{name}");
     println!("  converter: {}", model.header.converter_version);
     println!("  source sha256: {}", hex(&model.header.source_hash));
@@ -405,10 +424,15 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
             .collect();
         println!("    keys per bone: {}", per.join(" "));
     }
-    if !warnings.is_empty() {
-        println!("warnings: {}", warnings.len());
-        for w in warnings {
-            println!("  {w}");
+    for (title, lines) in [
+        ("warnings", &notes.warnings),
+        ("information", &notes.information),
+    ] {
+        if !lines.is_empty() {
+            println!("{title}: {}", lines.len());
+            for line in lines {
+                println!("  {line}");
+            }
         }
     }
 }

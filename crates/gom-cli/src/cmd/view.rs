@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             port: args.port.unwrap_or(0),
             max_upload: args.max_upload_mib.saturating_mul(1 << 20),
             options,
-            accept_reports: false,
+            ..Default::default()
         },
     )?;
     let url = server.url();
