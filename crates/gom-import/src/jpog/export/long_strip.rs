@@ -129,10 +129,10 @@ impl<'a> Mesh<'a> {
         let mut front: Vec<u32> = Vec::new();
         let mut parity = first;
         let (mut f0, mut f1) = (s[0], s[1]);
-        while back {
+        loop {
             let before = 1 - parity;
             let (x, y) = if before == 0 { (f0, f1) } else { (f1, f0) };
-            let Some((u, z)) = self.next(x, y, walk) else {
+            let Some((u, z)) = self.next(x, y, walk).filter(|_| back) else {
                 break;
             };
             self.stamp[u as usize] = walk;
