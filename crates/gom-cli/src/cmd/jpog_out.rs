@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use gom_import::jpog::export::{self, ExportOptions, NameLimit};
+use gom_import::optimize::keys::KeyTolerance;
 use gom_import::source::Imported;
 
 use crate::input::CliError;
@@ -15,6 +16,11 @@ pub struct TmdArgs {
     /// beside the output).
     #[arg(long, value_name = "PATH")]
     tkl_out: Option<PathBuf>,
+    /// `.tmd` output: the name of the new keyframe library (the model's header names
+    /// it, the `.tkl` file takes it). By default a name of at most 8 bytes made from
+    /// the output's name, unique in its folder; modding tools read only 8 bytes.
+    #[arg(long, value_name = "NAME", conflicts_with = "tkl")]
+    tkl_name: Option<String>,
     /// `.tmd` output: a clip the game loops (`_lp` suffix); may be repeated. Clips
     /// whose name ends in `_lp` loop already.
     #[arg(long = "loop", value_name = "CLIP")]
@@ -49,6 +55,45 @@ pub struct Written {
     pub wrote: String,
 }
 
+/// The name of a new keyframe library: `--tkl-name`, else the stem of `--tkl-out`, else
+/// a name of at most 8 bytes made from the output's stem, unique in its folder.
+fn library_name(output: &Path, stem: &str, args: &TmdArgs) -> Result<String, CliError> {
+    let asked = match (&args.tkl_name, &args.tkl_out) {
+        (Some(n), _) => Some(n.clone()),
+        (None, Some(p)) => Some(
+            p.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+        (None, None) => None,
+    };
+    match asked {
+        Some(n) => export::fit_name(&n, NameLimit::Library, false, "library name")
+            .map_err(|e| format!("{}: {e}", output.display()).into()),
+        None => export::library_name_in(output, stem).ok_or_else(|| {
+            format!(
+                "{}: no library name of at most 8 bytes made from {stem:?} is free in its folder",
+                output.display()
+            )
+            .into()
+        }),
+    }
+}
+
+/// The tolerance keys are inserted to: the import's key tolerance, or its default when
+/// that is 0 (which keeps every key when reducing, but cannot be met by inserting).
+fn key_tolerance(import: &gom_import::source::ImportOptions) -> KeyTolerance {
+    let default = KeyTolerance::default();
+    KeyTolerance {
+        tolerance: if import.key_tolerance > 0.0 {
+            import.key_tolerance
+        } else {
+            default.tolerance
+        },
+        ..default
+    }
+}
+
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
 /// Every file is built and checked before the first is written, and they are written
 /// all or none; none of them may replace a file the conversion reads.
@@ -67,9 +112,10 @@ pub fn run(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = export::fit_name(&stem, NameLimit::Library, false, "output name")
+    let stem = export::fit_name(&stem, NameLimit::Library, false, "output name")
         .map_err(|e| format!("{}: {e}", output.display()))?;
     let tkl = import.tkl.as_deref();
+    let name = library_name(output, &stem, args)?;
     let existing = match tkl {
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -87,6 +133,7 @@ pub fn run(
     let options = ExportOptions {
         template,
         name: name.clone(),
+        key_tolerance: key_tolerance(import),
         handedness,
         loop_clips: args.loop_clips.clone(),
         rename: args.rename,
@@ -109,7 +156,7 @@ pub fn run(
         (None, Some(p)) => p.to_path_buf(),
         (None, None) => dir.join(format!("{name}.tkl")),
     };
-    let tml_path = dir.join(format!("{name}.tml"));
+    let tml_path = dir.join(format!("{stem}.tml"));
     // The library named by --tkl is rewritten in place on purpose (unless --tkl-out);
     // every other output must not be one of the files the conversion reads.
     let appended_in_place = tkl.is_some() && args.tkl_out.is_none();
