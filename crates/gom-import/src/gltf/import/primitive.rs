@@ -72,6 +72,12 @@ pub(super) fn mesh_parts(
             .attributes()
             .map(|(sem, a)| (format!("{sem:?}"), a.index()))
             .collect();
+        // UVs transformed by the material's texture transform are its own.
+        if let Some(m) = prim.material().index() {
+            if ctx.uv_transforms.contains_key(&m) {
+                key.push(("uvTransformOfMaterial".into(), m));
+            }
+        }
         key.sort();
         let format = p.vertices.format();
         let slot = groups
@@ -205,6 +211,8 @@ fn primitive(
         return Ok(None);
     };
     let mut attrs = attributes(ctx, prim, &pos_acc, object)?;
+    transform_uvs(ctx, prim, &mut attrs);
+    repair_uv_sets(ctx, object, &mut attrs);
     let count = attrs.positions.len();
     let mut tris = triangles(ctx, prim, object, count)?;
     if tris.is_empty() {
@@ -255,6 +263,37 @@ fn primitive(
         material: prim.material().index().map_or(-1, |m| m as i32),
         inverse_bind,
     }))
+}
+
+/// Bakes the base colour texture transform of the primitive's material
+/// (`KHR_texture_transform`) into the UV set it reads.
+fn transform_uvs(ctx: &Ctx<'_>, prim: &gltf::Primitive<'_>, attrs: &mut Attributes) {
+    let Some(t) = prim
+        .material()
+        .index()
+        .and_then(|m| ctx.uv_transforms.get(&m))
+    else {
+        return;
+    };
+    let set = match t.tex_coord {
+        0 => attrs.uv0.as_mut(),
+        1 => attrs.uv1.as_mut(),
+        _ => None,
+    };
+    for uv in set.into_iter().flatten() {
+        *uv = t.apply(*uv);
+    }
+}
+
+/// A second UV set without a first is read as the first (GOM's materials and a glTF
+/// output's texture references assume set 0 exists when set 1 does), with a warning.
+fn repair_uv_sets(ctx: &mut Ctx<'_>, object: &str, attrs: &mut Attributes) {
+    if attrs.uv0.is_none() && attrs.uv1.is_some() {
+        attrs.uv0 = attrs.uv1.take();
+        ctx.report.report.warnings.push(format!(
+            "{object}: TEXCOORD_1 without TEXCOORD_0; read as TEXCOORD_0"
+        ));
+    }
 }
 
 /// Whether the primitive holds triangles; warns when it is skipped (points, lines)
