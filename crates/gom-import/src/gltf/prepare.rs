@@ -3,7 +3,7 @@
 //! `gltf-json` types do not accept made acceptable (a scene without `nodes`, an
 //! animation channel without `target.node`).
 //!
-//! What an extension becomes is one table, [`policy`]; docs/gltf-support.md repeats it.
+//! What an extension becomes is one table, [`policy`]; docs/import-support.md repeats it.
 
 use std::collections::BTreeMap;
 
@@ -183,7 +183,7 @@ fn extensions(top: &mut Map<String, Value>, file: &str) -> Result<Vec<String>, G
         let refusal = match policy(name) {
             Some(Policy::Refused(why)) => why.to_string(),
             None => format!(
-                "the file requires the extension {name}, which gom does not read (docs/gltf-support.md lists those it does)"
+                "the file requires the extension {name}, which gom does not read (docs/import-support.md lists those it does)"
             ),
             _ => continue,
         };
