@@ -385,6 +385,7 @@ fn convert_unhashed(
         None => unanimated_clips(&stacks, &stored, &skel, options, &mut model, &mut report),
     }
     report.bones = model.skeleton.bones.len();
+    report.warn_if_empty(&model);
     gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
         file: name_for_errors.to_string(),
         message: e.to_string(),
@@ -417,10 +418,7 @@ fn unanimated_clips(
     report: &mut Report,
 ) {
     for s in stacks {
-        report.warn(format!(
-            "animation stack \"{}\" moves no node: no clip written",
-            s.name
-        ));
+        report.clip_moves_no_node("animation stack", &s.name);
     }
     if !options.stored_pose_clip {
         return;
