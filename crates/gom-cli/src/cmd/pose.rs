@@ -1,9 +1,9 @@
-//! `gom pose FILE [--clip NAME (--time S | --frame N --fps F)] [--loop] -o OUT.obj`:
-//! every mesh skinned at one moment, in model space, as OBJ (`-o -`: to standard
-//! output).
+//! `gom pose FILE [--clip NAME (--time S | --frame N --fps F)] [--loop] [--joints] -o OUT`:
+//! every mesh skinned at one moment, in model space, as OBJ, or with `--joints` every
+//! bone's model-space matrix and position as JSON (`-o -`: to standard output).
 
 use crate::input::{self, CliError};
-use gom_import::pose::{pose_model, write_obj, PoseAt};
+use gom_import::pose::{pose_joints, pose_model, write_obj, PoseAt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -28,10 +28,28 @@ pub struct Args {
     /// Wrap times outside the clip into it instead of clamping them.
     #[arg(long = "loop")]
     looped: bool,
-    /// The OBJ file to write (`-`: standard output).
+    /// Write every bone's model-space matrix and position as JSON instead of the
+    /// skinned meshes as OBJ.
+    #[arg(long)]
+    joints: bool,
+    /// The OBJ (or, with --joints, JSON) file to write (`-`: standard output).
     #[arg(short, long)]
     output: PathBuf,
 }
+
+/// The document `gom pose --joints` writes.
+#[derive(serde::Serialize)]
+struct JointsJson<'a> {
+    file: String,
+    clip: Option<&'a str>,
+    time: f32,
+    space: &'static str,
+    bones: Vec<gom_import::pose::PosedJoint>,
+}
+
+/// What the matrices of `--joints` are.
+const JOINTS_SPACE: &str = "GOM model space (left-handed, +Y up, metres); matrices row-major \
+     for row vectors (p' = p * M), translation in elements 12 to 14";
 
 /// Runs `gom pose`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -62,21 +80,36 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(clip) => super::clip_time(&loaded.model, clip, time, args.looped),
         None => time,
     };
-    let meshes = pose_model(
-        &loaded.model,
-        &PoseAt {
-            clip: args.clip.clone(),
-            time,
-            looped: args.looped,
-        },
-    )
-    .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let obj = write_obj(&meshes);
-    let shown = super::write_output(&args.output, obj.as_bytes())?;
+    let at = PoseAt {
+        clip: args.clip.clone(),
+        time,
+        looped: args.looped,
+    };
     let what = match &args.clip {
         Some(c) => format!("clip \"{c}\" at {time} s"),
         None => "the bind pose".to_string(),
     };
+    let failed = |e: gom_import::pose::PoseError| format!("{}: {e}", args.file.display());
+    if args.joints {
+        let bones = pose_joints(&loaded.model, &at).map_err(failed)?;
+        let count = bones.len();
+        let doc = JointsJson {
+            file: args.file.display().to_string(),
+            clip: args.clip.as_deref(),
+            time,
+            space: JOINTS_SPACE,
+            bones,
+        };
+        let mut text = serde_json::to_string_pretty(&doc)?;
+        text.push('\n');
+        let shown = super::write_output(&args.output, text.as_bytes())?;
+        let bones = super::plural(count, "bone", "bones");
+        eprintln!("wrote {shown} ({bones}) at {what}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let meshes = pose_model(&loaded.model, &at).map_err(failed)?;
+    let obj = write_obj(&meshes);
+    let shown = super::write_output(&args.output, obj.as_bytes())?;
     let vertices = meshes.iter().map(|m| m.positions.len()).sum::<usize>();
     eprintln!(
         "wrote {} ({}, {}) at {what}",
