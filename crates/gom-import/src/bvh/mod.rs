@@ -171,9 +171,8 @@ pub fn convert(
 ) -> Result<(gom::Model, BvhReport), BvhError> {
     let file = name_for_errors;
     let tol = options.key_tolerance;
-    if !(tol.tolerance.is_finite() && tol.tolerance >= 0.0)
-        || !(tol.distance.is_finite() && tol.distance >= 0.0)
-    {
+    let finite = |v: f32| v.is_finite() && v >= 0.0;
+    if !(finite(tol.tolerance) && finite(tol.distance)) {
         return Err(BvhError::Option(format!(
             "key tolerance {tol:?} is not finite and non-negative"
         )));
