@@ -73,7 +73,6 @@ struct TJoint {
     offset: V3,
     /// (axis letter, is rotation, column in a frame)
     channels: Vec<(char, bool, usize)>,
-    end_site: bool,
 }
 
 struct TClip {
@@ -103,7 +102,6 @@ fn read_clip(text: &str) -> TClip {
                     parent: stack.last().copied(),
                     offset: [0.0; 3],
                     channels: Vec::new(),
-                    end_site,
                 });
                 stack.push(joints.len() - 1);
                 i += 3; // keyword, name or "Site", "{"

@@ -146,7 +146,7 @@ mod tests {
         let mut lexer = Lexer::new(b"ab\r\ncd ");
         while lexer.next_word().is_some() {}
         assert_eq!(lexer.end(), (2, 4));
-        let mut lexer = Lexer::new(b"ab\n");
+        let lexer = Lexer::new(b"ab\n");
         assert_eq!(lexer.end(), (2, 1));
     }
 }
