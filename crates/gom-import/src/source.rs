@@ -199,6 +199,15 @@ fn import_source(
             out.report = converted.report.to_json();
             Ok((out, space))
         }
+        SourceFormat::Bvh => {
+            let bvh_options = crate::bvh::BvhOptions::from_import(options);
+            let name = path.display().to_string();
+            let (model, report) =
+                crate::bvh::convert(bytes, &name, &bvh_options).map_err(ImportError::Bvh)?;
+            let mut out = imported(model, &report.report, Vec::new());
+            (out.report, out.summary) = (report.to_json(), report.summary());
+            Ok((out, crate::bvh::SOURCE_SPACE))
+        }
     }
 }
 

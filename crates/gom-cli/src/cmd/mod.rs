@@ -49,6 +49,10 @@ pub struct ImportArgs {
     /// `translation-and-rotation` (the default) or `translation-only`.
     #[arg(long, default_value = "translation-and-rotation", value_parser = parse_flag3)]
     pub channel_flag3: gom_import::jpog::ChannelFlag3Reading,
+    /// BVH files: leave End Sites out of the skeleton (by default each is a leaf bone
+    /// named after its parent with `_End`).
+    #[arg(long)]
+    pub drop_end_sites: bool,
 }
 
 /// A number option's value: any decimal or exponent form, finite and within the range
@@ -127,6 +131,7 @@ impl ImportArgs {
             tml: self.tml.clone(),
             jpog_handedness: self.handedness,
             jpog_channel_flag3: self.channel_flag3,
+            bvh_drop_end_sites: self.drop_end_sites,
             ..ImportOptions::default()
         }
     }
