@@ -108,7 +108,8 @@ pub fn run<E>(
             "--bone-map pairs the bones of --anim files with the model's, and no --anim \
              file is given"
                 .to_string(),
-        ));
+        )
+        .into());
     }
     let map = match &options.bone_map {
         Some(path) => retarget::BoneMap::read(path).map_err(PipelineError::Step)?,
