@@ -128,7 +128,7 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
         assert_eq!(manifest["textures"][i]["file"], name.as_str());
         let img = decode_png(&file);
         assert_eq!(
-            (u64::from(img.width), u64::from(img.height)),
+            (u64::from(img.width()), u64::from(img.height())),
             (t["width"].as_u64().unwrap(), t["height"].as_u64().unwrap())
         );
         assert_eq!(

@@ -889,7 +889,7 @@ fn broken_input_gives_errors_not_panics() {
         }
     }
     // every truncation of a material library
-    let tml = skin01_library(jpog::Image::new(1, 1, vec![255, 0, 0, 255]).unwrap())
+    let tml = skin01_library(jpog::Image::from_rgba8(1, 1, vec![255, 0, 0, 255]).unwrap())
         .write()
         .unwrap();
     assert!(gj::convert(&tmd, "t.tmd", None, Some((&tml, "m.tml")), &opts).is_ok());
@@ -933,7 +933,7 @@ fn import_finds_the_libraries_beside_the_model() {
         fixture_tkl().write().unwrap(),
     )
     .unwrap();
-    let img = jpog::Image::new(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 255]).unwrap();
+    let img = jpog::Image::from_rgba8(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 255]).unwrap();
     let tml = skin01_library(img.clone());
     std::fs::write(dir.path().join("raptor.tml"), tml.write().unwrap()).unwrap();
     let options = gom_import::source::ImportOptions::default();

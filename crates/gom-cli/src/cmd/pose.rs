@@ -4,7 +4,7 @@
 
 use crate::input::{self, CliError};
 use gom_import::pose::{pose_joints, pose_model, write_obj, PoseAt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `gom pose`.
