@@ -852,7 +852,7 @@ fn animations_without_a_keyframe_library_are_reported_not_converted() {
         .report
         .warnings
         .iter()
-        .any(|w| w.contains("2 animation(s) not converted")));
+        .any(|w| w.contains("2 animations not converted")));
     assert_valid(&out.model);
 }
 
