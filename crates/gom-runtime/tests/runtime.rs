@@ -758,7 +758,9 @@ fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
         Palette::new(),
     );
     let clip = asset.clip("swish").unwrap();
-    let mut out: Vec<(Vec<[f32; 3]>, Vec<[f32; 3]>)> = asset
+    // Per mesh: skinned positions and normals.
+    type Attributes = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+    let mut out: Vec<Attributes> = asset
         .meshes
         .iter()
         .map(|mesh| {
