@@ -287,20 +287,13 @@ pub(crate) fn long_strip(tris: &[[u32; 3]], choice: Choice) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jpog::export::strip::triangle_set;
+    use crate::jpog::export::strip::{grid_triangles, triangle_set};
     use jpog::scene::decode_strip_indices;
 
     #[test]
     fn a_grid_becomes_long_strips_drawing_exactly_its_triangles() {
         let (w, h) = (21u32, 21u32);
-        let mut tris = Vec::new();
-        for y in 0..h - 1 {
-            for x in 0..w - 1 {
-                let i = y * w + x;
-                tris.push([i, i + 1, i + w]);
-                tris.push([i + 1, i + w + 1, i + w]);
-            }
-        }
+        let tris = grid_triangles(w, h);
         let s = long_strip(&tris, Choice::Cheapest);
         let decoded = decode_strip_indices(&s);
         assert_eq!(triangle_set(&decoded.triangles), triangle_set(&tris));

@@ -129,6 +129,21 @@ pub(crate) fn cut(strip: &[u32], limit: usize) -> Vec<Vec<u32>> {
     parts
 }
 
+/// The triangles of a `w`×`h` grid of vertices, two counter-clockwise triangles a
+/// quad: the tests' mesh for strips.
+#[cfg(test)]
+pub(crate) fn grid_triangles(w: u32, h: u32) -> Vec<[u32; 3]> {
+    let mut tris = Vec::new();
+    for y in 0..h - 1 {
+        for x in 0..w - 1 {
+            let i = y * w + x;
+            tris.push([i, i + 1, i + w]);
+            tris.push([i + 1, i + w + 1, i + w]);
+        }
+    }
+    tris
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,14 +152,7 @@ mod tests {
     fn a_grid_strips_to_exactly_its_triangles() {
         // a 7×5 grid of quads, two triangles each, counter-clockwise
         let (w, h) = (8u32, 6u32);
-        let mut tris = Vec::new();
-        for y in 0..h - 1 {
-            for x in 0..w - 1 {
-                let i = y * w + x;
-                tris.push([i, i + 1, i + w]);
-                tris.push([i + 1, i + w + 1, i + w]);
-            }
-        }
+        let mut tris = grid_triangles(w, h);
         // and a separate triangle, so that the strip needs a join
         tris.push([w * h, w * h + 2, w * h + 1]);
         let strip = stripify(&tris, (w * h + 3) as usize).unwrap();
@@ -158,14 +166,7 @@ mod tests {
     fn a_long_strip_is_cut_into_parts_drawing_exactly_its_triangles() {
         // a 60×40 grid: one strip of several thousand indices with many stitches
         let (w, h) = (61u32, 41u32);
-        let mut tris = Vec::new();
-        for y in 0..h - 1 {
-            for x in 0..w - 1 {
-                let i = y * w + x;
-                tris.push([i, i + 1, i + w]);
-                tris.push([i + 1, i + w + 1, i + w]);
-            }
-        }
+        let tris = grid_triangles(w, h);
         let strip = stripify(&tris, (w * h) as usize).unwrap();
         for limit in [16, 100, 1001, strip.len() / 2, strip.len()] {
             let parts = cut(&strip, limit);
