@@ -710,11 +710,32 @@ fn every_cut_and_many_corruptions_of_a_file_are_errors_or_models_never_panics() 
             state ^= state >> 7;
             state ^= state << 17;
             let at = (state % bytes.len() as u64) as usize;
-            bytes[at] = b"0123456789.-eE \n{}XZ"[(state >> 32) as usize % 20];
+            bytes[at] = b"0123456789.-eE \n{}XZ\0\x01"[(state >> 32) as usize % 22];
         }
         if let Ok((model, _)) = convert(&bytes, "corrupt.bvh", &BvhOptions::default()) {
+            assert!(gom::validate::validate(&model).is_empty());
             gom::gomb::write(&model).unwrap();
         }
+    }
+}
+
+#[test]
+fn a_joint_name_with_a_control_character_names_its_line_and_column() {
+    for byte in [0u8, 0x01, 0x1f, 0x7f] {
+        let mut text =
+            b"HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 0\n  JOINT Left".to_vec();
+        text.push(byte);
+        text.extend_from_slice(b"Leg\n  {\n    OFFSET 0 1 0\n  }\n}\n");
+        let (kind, line, column, message) = error_of(&text);
+        assert_eq!(
+            kind,
+            BvhErrorKind::ControlInName {
+                found: format!("Left{}Leg", char::from(byte)),
+                byte
+            },
+            "{message}"
+        );
+        assert_eq!((line, column), (6, 9), "{message}");
     }
 }
 

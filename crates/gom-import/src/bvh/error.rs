@@ -81,6 +81,15 @@ pub enum BvhErrorKind {
         /// The word found (shortened to 40 bytes).
         found: String,
     },
+    /// A joint name with a control character (a NUL or other byte below 0x20, or
+    /// 0x7F), which GOM's names may not hold.
+    #[error("the joint name '{found}' holds the control character 0x{byte:02X}")]
+    ControlInName {
+        /// The name word (shortened to 40 bytes, lossy UTF-8).
+        found: String,
+        /// The first control byte.
+        byte: u8,
+    },
     /// A channel name other than `Xposition` … `Zrotation`.
     #[error("unknown channel '{found}' (a channel is Xposition, Yposition, Zposition, Xrotation, Yrotation or Zrotation)")]
     UnknownChannel {

@@ -220,6 +220,13 @@ fn joint_name(lx: &mut Lexer<'_>, keyword: &Word<'_>) -> Result<String, At> {
         .filter(|w| w.line == keyword.line && w.text != b"{")
     {
         lx.next_word();
+        if let Some(&byte) = w.text.iter().find(|b| b.is_ascii_control()) {
+            let kind = BvhErrorKind::ControlInName {
+                found: shown(w.text),
+                byte,
+            };
+            return Err(at(&w, kind));
+        }
         if !name.is_empty() {
             name.push(' ');
         }
