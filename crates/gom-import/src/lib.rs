@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod bvh;
+pub mod compress;
 mod digest;
 pub mod error;
 pub mod export;
