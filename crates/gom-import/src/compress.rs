@@ -32,7 +32,7 @@ pub enum CompressError {
 /// Frames a clip of `duration` seconds holds at `rate`: frame `f` is at `f / rate`,
 /// the last at or after the end (where the last key holds).
 pub fn frame_count(duration: f32, rate: f32) -> u64 {
-    if !(rate > 0.0) || !(duration > 0.0) {
+    if rate.is_nan() || rate <= 0.0 || duration.is_nan() || duration <= 0.0 {
         return 1;
     }
     (f64::from(duration) * f64::from(rate)).round() as u64 + 1
@@ -47,12 +47,20 @@ pub fn frame_time(f: u32, rate: f32) -> f32 {
     }
 }
 
+/// A clip sampled for the encoder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampled {
+    /// Per bone, its parent.
+    pub parents: Vec<i32>,
+    /// Per bone, its bind-local transform.
+    pub bind: Vec<Trs>,
+    /// Every bone at every frame, frame-major.
+    pub frames: Vec<Trs>,
+}
+
 /// Every bone's local transform at every frame of `clip`, frame-major, and the bind
 /// transforms: the encoder's input.
-pub fn sample_frames(
-    skeleton: &gom::Skeleton,
-    clip: &gom::Clip,
-) -> Result<(Vec<i32>, Vec<Trs>, Vec<Trs>), CompressError> {
+pub fn sample_frames(skeleton: &gom::Skeleton, clip: &gom::Clip) -> Result<Sampled, CompressError> {
     let fail = |source| CompressError::Sample {
         clip: clip.name.clone(),
         source,
@@ -80,7 +88,11 @@ pub fn sample_frames(
             out.push(rt.sample_bone(b as u32, time).map_or(*bt, |t| to_trs(&t)));
         }
     }
-    Ok((skel.parents().to_vec(), bind, out))
+    Ok(Sampled {
+        parents: skel.parents().to_vec(),
+        bind,
+        frames: out,
+    })
 }
 
 /// The `CLPZ` payload of `clip` under `settings`.
@@ -89,12 +101,12 @@ pub fn compress_clip(
     clip: &gom::Clip,
     settings: Settings,
 ) -> Result<Vec<u8>, CompressError> {
-    let (parents, bind, frames) = sample_frames(skeleton, clip)?;
+    let s = sample_frames(skeleton, clip)?;
     Ok(compressed::encode(
         &compressed::EncodeInput {
-            parents: &parents,
-            bind: &bind,
-            frames: &frames,
+            parents: &s.parents,
+            bind: &s.bind,
+            frames: &s.frames,
         },
         settings,
     ))

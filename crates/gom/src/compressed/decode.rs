@@ -11,22 +11,40 @@ pub const WIDTH_MASK: u8 = 0x1F;
 /// `1 / 255`: a segment range byte is a fraction of the clip range in 255ths.
 pub const INV_255: f32 = 1.0 / 255.0;
 
+/// `1 / (2^bits − 1)` for every width up to 31, and 0 for 0 bits (the value is then
+/// the segment's low end).
+const INV_QMAX: [f32; 32] = {
+    let mut t = [0.0f32; 32];
+    let mut b = 1;
+    while b < 32 {
+        t[b] = 1.0 / ((1u64 << b) - 1) as f32;
+        b += 1;
+    }
+    t
+};
+
 /// `1 / (2^bits − 1)`, and 0 for 0 bits (the value is then the segment's low end).
 #[inline(always)]
 pub fn inv_qmax(bits: u32) -> f32 {
-    if bits == 0 {
-        0.0
-    } else {
-        1.0 / ((1u64 << bits) - 1) as f32
-    }
+    INV_QMAX[(bits & 31) as usize]
 }
 
 /// One component: clip minimum `min` and extent `ext`, segment range bytes `lo ≤ hi`,
-/// the quantised value `q` and `inv_qmax(bits)`.
+/// the quantised value `q` and `inv_qmax(bits)`: `offset + step · q` with the two
+/// coefficients of [`coefficients`].
 #[inline(always)]
 pub fn dequantize(min: f32, ext: f32, lo: u8, hi: u8, q: u32, inv_q: f32) -> f32 {
-    let span = f32::from(hi) - f32::from(lo);
-    min + ext * ((f32::from(lo) + span * (q as f32 * inv_q)) * INV_255)
+    let (offset, step) = coefficients(min, ext, lo, hi, inv_q);
+    offset + step * q as f32
+}
+
+/// The segment's offset `min + ext · (lo / 255)` and step
+/// `ext · ((hi − lo) / 255) · inv_q` of one component, in that order of operations.
+#[inline(always)]
+pub fn coefficients(min: f32, ext: f32, lo: u8, hi: u8, inv_q: f32) -> (f32, f32) {
+    let offset = min + ext * (f32::from(lo) * INV_255);
+    let step = ext * ((f32::from(hi) - f32::from(lo)) * INV_255) * inv_q;
+    (offset, step)
 }
 
 /// The three stored floats of a channel's four (see [`super::Trs::values`]):
@@ -132,14 +150,45 @@ impl Decoder {
     }
 
     /// Decodes frame `frame` (clamped to the last) of every animated channel into
-    /// `out[i]` (see [`super::Trs::values`]), for `i` below
-    /// `out.len()` and the animated count. Costs one pass over the channels of one
-    /// segment, whatever the frame: a seek costs what a forward step costs.
+    /// `out[i]` (see [`super::Trs::values`]), for `i` below `out.len()` and the
+    /// animated count. Costs one pass over the channels of one segment, whatever the
+    /// frame: a seek costs what a forward step costs.
     pub fn decode_frame(&self, payload: &[u8], frame: u32, out: &mut [[f32; 4]]) {
+        self.decode(payload, frame, None, out, &mut []);
+    }
+
+    /// Decodes frames `f0` and `f1` (each clamped to the last) into `out0` and `out1`;
+    /// when both lie in one segment its coefficients are computed once.
+    pub fn decode_pair(
+        &self,
+        payload: &[u8],
+        f0: u32,
+        f1: u32,
+        out0: &mut [[f32; 4]],
+        out1: &mut [[f32; 4]],
+    ) {
+        let last = self.layout.frame_count - 1;
+        let sf = self.layout.segment_frames;
+        if f0.min(last) / sf == f1.min(last) / sf {
+            self.decode(payload, f0, Some(f1), out0, out1);
+        } else {
+            self.decode(payload, f0, None, out0, &mut []);
+            self.decode(payload, f1, None, out1, &mut []);
+        }
+    }
+
+    /// Decodes `f0`, and `f1` of the same segment when given.
+    fn decode(
+        &self,
+        payload: &[u8],
+        f0: u32,
+        f1: Option<u32>,
+        out0: &mut [[f32; 4]],
+        out1: &mut [[f32; 4]],
+    ) {
         let l = &self.layout;
-        let frame = frame.min(l.frame_count - 1);
-        let seg = frame / l.segment_frames;
-        let local = u64::from(frame % l.segment_frames);
+        let f0 = f0.min(l.frame_count - 1);
+        let seg = f0 / l.segment_frames;
         let rec = l.segment(payload, seg);
         let a = self.ranges.len();
         let Some(bits) = rec.get(..a) else { return };
@@ -148,23 +197,44 @@ impl Decoder {
         };
         let packed = rec.get(a * SEGMENT_CHANNEL_BYTES..).unwrap_or(&[]);
         let frame_bits: u64 = bits.iter().map(|&b| 3 * u64::from(b & WIDTH_MASK)).sum();
-        let mut pos = local * frame_bits;
-        for ((((o, &byte), r), cr), &kind) in out
-            .iter_mut()
-            .zip(bits)
-            .zip(ranges.chunks_exact(6))
-            .zip(&self.ranges)
-            .zip(&self.kinds)
-        {
+        let mut pos0 = u64::from(f0 % l.segment_frames) * frame_bits;
+        let second = f1.map(|f| f.min(l.frame_count - 1) % l.segment_frames);
+        let mut pos1 = u64::from(second.unwrap_or(0)) * frame_bits;
+        let n = a.min(out0.len());
+        let (out0, bits, cr, kinds) = (
+            &mut out0[..n],
+            &bits[..n],
+            &self.ranges[..n],
+            &self.kinds[..n],
+        );
+        let ranges = &ranges[..6 * n];
+        for c in 0..n {
+            let byte = bits[c];
             let b = u32::from(byte & WIDTH_MASK);
             let inv_q = inv_qmax(b);
-            let mut v = [0.0f32; 3];
-            for (k, slot) in v.iter_mut().enumerate() {
-                let q = read_bits(packed, pos, b);
-                pos += u64::from(b);
-                *slot = dequantize(cr[0][k], cr[1][k], r[k], r[3 + k], q, inv_q);
+            let r = &ranges[6 * c..6 * c + 6];
+            let mut coef = [(0.0f32, 0.0f32); 3];
+            for (k, slot) in coef.iter_mut().enumerate() {
+                *slot = coefficients(cr[c][0][k], cr[c][1][k], r[k], r[3 + k], inv_q);
             }
-            *o = restore(kind, v, usize::from(byte >> 5));
+            let drop = usize::from(byte >> 5);
+            let mut v = [0.0f32; 3];
+            for k in 0..3 {
+                v[k] = coef[k].0
+                    + coef[k].1 * read_bits(packed, pos0 + u64::from(b) * k as u64, b) as f32;
+            }
+            pos0 += 3 * u64::from(b);
+            out0[c] = restore(kinds[c], v, drop);
+            if second.is_some() {
+                for k in 0..3 {
+                    v[k] = coef[k].0
+                        + coef[k].1 * read_bits(packed, pos1 + u64::from(b) * k as u64, b) as f32;
+                }
+                pos1 += 3 * u64::from(b);
+                if let Some(o) = out1.get_mut(c) {
+                    *o = restore(kinds[c], v, drop);
+                }
+            }
         }
     }
 }
