@@ -24,8 +24,11 @@ fn main() {
         };
         let payload = gom_import::compress::compress_clip(&m.skeleton, clip, settings).unwrap();
         let secs = t0.elapsed().as_secs_f64();
-        let (parents, bind, frames) =
-            gom_import::compress::sample_frames(&m.skeleton, clip).unwrap();
+        let gom_import::compress::Sampled {
+            parents,
+            bind,
+            frames,
+        } = gom_import::compress::sample_frames(&m.skeleton, clip).unwrap();
         let layout = Layout::parse(&payload, 0, parents.len() as u32).unwrap();
         let dec = decode::decode_all(&layout, &payload, &bind);
         let (j, s) = metric::clip_errors(&parents, &frames, &dec, 0.03);

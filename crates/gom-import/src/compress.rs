@@ -17,6 +17,14 @@ pub enum CompressError {
         #[source]
         source: gom_runtime::Error,
     },
+    /// The encoder's output did not read back (a defect of the encoder).
+    #[error("clip \"{clip}\": the compressed samples do not read back: {reason}")]
+    Own {
+        /// The clip's name.
+        clip: String,
+        /// What the reader refused.
+        reason: String,
+    },
     /// The clip has more frames than a compressed clip may hold.
     #[error("clip \"{clip}\" has {frames} frames at its rate, more than the {limit} a compressed clip may hold")]
     TooLong {
@@ -80,7 +88,11 @@ pub fn sample_frames(skeleton: &gom::Skeleton, clip: &gom::Clip) -> Result<Sampl
         r: t.rotation.to_array(),
         s: t.scale.to_array(),
     };
-    let bind: Vec<Trs> = skel.bind_local().iter().map(to_trs).collect();
+    let bind: Vec<Trs> = skeleton
+        .bones
+        .iter()
+        .map(|b| compressed::bind_trs(&b.bind_local))
+        .collect();
     let mut out = Vec::with_capacity(frames as usize * bind.len());
     for f in 0..frames as u32 {
         let time = frame_time(f, clip.sample_rate).min(clip.duration);
@@ -110,4 +122,27 @@ pub fn compress_clip(
         },
         settings,
     ))
+}
+
+/// Compresses every clip of `model` that is not compressed yet: its payload, and its
+/// tracks replaced by what the payload decodes to.
+pub fn compress_model(model: &mut gom::Model, settings: Settings) -> Result<(), CompressError> {
+    let bind: Vec<gom::Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
+    for i in 0..model.clips.len() {
+        if model.clips[i].compressed.is_some() {
+            continue;
+        }
+        let payload = compress_clip(&model.skeleton, &model.clips[i], settings)?;
+        let clip = &mut model.clips[i];
+        let layout = compressed::Layout::parse(&payload, 0, bind.len() as u32).map_err(|e| {
+            CompressError::Own {
+                clip: clip.name.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        clip.tracks =
+            compressed::decoded_tracks(&layout, &payload, &bind, clip.sample_rate, clip.duration);
+        clip.compressed = Some(payload);
+    }
+    Ok(())
 }

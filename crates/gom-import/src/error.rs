@@ -77,6 +77,14 @@ pub enum ImportError {
         /// What failed.
         source: crate::pipeline::PipelineError,
     },
+    /// A clip could not be compressed (`--compress`).
+    #[error("{path}: {source}")]
+    Compress {
+        /// The file being converted.
+        path: PathBuf,
+        /// What failed.
+        source: crate::compress::CompressError,
+    },
 }
 
 /// Why a model could not be encoded in an output format.

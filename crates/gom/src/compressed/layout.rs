@@ -440,6 +440,30 @@ impl Layout {
         Ok(())
     }
 
+    /// The fixed fields alone, unchecked, for display (`None` when the payload is
+    /// shorter than them).
+    pub fn header(payload: &[u8]) -> Option<Layout> {
+        if payload.len() < FIXED_SIZE {
+            return None;
+        }
+        Some(Layout {
+            frame_count: u32_at(payload, 0),
+            segment_frames: u32_at(payload, 4),
+            bone_count: u32_at(payload, 8),
+            animated_count: u32_at(payload, 12),
+            constant_count: u32_at(payload, 16),
+            segment_count: u32_at(payload, 20),
+            tolerance: f32_at(payload, 24),
+            distance: f32_at(payload, 28),
+            classes_at: FIXED_SIZE,
+            constants_at: 0,
+            ranges_at: 0,
+            offsets_at: 0,
+            data_at: 0,
+            data_len: 0,
+        })
+    }
+
     /// Frames held by segment `s`.
     pub fn frames_in_segment(&self, s: u32) -> u32 {
         let start = s * self.segment_frames;

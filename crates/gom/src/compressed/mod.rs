@@ -14,6 +14,9 @@ mod layout;
 pub mod metric;
 
 pub use encode::{encode, EncodeInput, Settings};
+pub use tracks::{bind_trs, check_clip, decoded_tracks, first_difference};
+
+mod tracks;
 pub use layout::{Channel, ChannelClass, Layout};
 
 /// The version of the `CLPZ` chunk this module reads and writes.

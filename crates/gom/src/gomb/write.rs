@@ -118,8 +118,16 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
     if !model.clips.is_empty() {
         let mut anim = 16u64;
         for c in &model.clips {
-            let keys: u64 = c.tracks.iter().map(|t| 8 + 44 * n(t.keys.len())).sum();
-            anim += chunk(24 + keys);
+            anim += match &c.compressed {
+                Some(payload) => chunk(24) + chunk(n(payload.len())),
+                None => chunk(
+                    24 + c
+                        .tracks
+                        .iter()
+                        .map(|t| 8 + 44 * n(t.keys.len()))
+                        .sum::<u64>(),
+                ),
+            };
         }
         size += chunk(anim);
         chunks += 1;
@@ -153,6 +161,9 @@ fn mesh_size(m: &MeshPart) -> u64 {
 /// Refuses (with the mesh, clip or field named) anything a reader would reject.
 pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
     let bounds = check_structure_bounds(model)?;
+    for i in 0..model.clips.len() {
+        crate::compressed::check_clip(model, i)?;
+    }
     let flags = flags_for(model);
 
     // Strings in order of first use in the canonical walk (D6).
@@ -296,6 +307,17 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
             o.f32(c.duration);
             o.f32(c.sample_rate);
             o.i32(c.root_bone_index);
+            if let Some(payload) = &c.compressed {
+                // A compressed clip: its CLP0 holds no track and sets flags bit 1, and
+                // its samples follow in CLPZ (docs/extensions.md).
+                o.u32(c.flags.0 | crate::compressed::CLIP_FLAG_COMPRESSED);
+                o.u32(0);
+                o.end();
+                o.begin(FourCc::CLPZ);
+                o.buf.extend_from_slice(payload);
+                o.end();
+                continue;
+            }
             o.u32(c.flags.0);
             o.u32(c.tracks.len() as u32);
             for t in &c.tracks {
