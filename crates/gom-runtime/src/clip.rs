@@ -165,6 +165,53 @@ impl<'a> Clip<'a> {
         Ok(clip)
     }
 
+    /// A clip of a checked file, on its skeleton: in place, keys or compressed samples.
+    pub(crate) fn from_view(c: &gom::gomb::ClipView<'a>, skeleton: &crate::Skeleton) -> Clip<'a> {
+        let tracks = c
+            .tracks
+            .iter()
+            .map(|t| Track {
+                bone: t.bone,
+                keys: crate::mesh::cast_or_copy(t.key_data),
+            })
+            .collect();
+        let mut clip = Clip::trusted(
+            Cow::Borrowed(c.name),
+            c.duration,
+            c.sample_rate,
+            c.root_bone_index,
+            c.flags,
+            tracks,
+        );
+        if let Some((layout, payload)) = &c.compressed {
+            clip.compressed = Some(
+                crate::compressed::CompressedClip::trusted(Cow::Borrowed(payload), layout)
+                    .with_bind(skeleton),
+            );
+        }
+        clip
+    }
+
+    /// Copies a [`gom::Clip`] for `skeleton`: a compressed clip samples its payload
+    /// (as a file's would), any other its keys.
+    pub fn from_model_on(
+        clip: &gom::Clip,
+        skeleton: &crate::Skeleton,
+    ) -> Result<Clip<'static>, crate::Error> {
+        match &clip.compressed {
+            Some(payload) => Clip::new_compressed(
+                Cow::Owned(clip.name.clone()),
+                clip.duration,
+                clip.sample_rate,
+                clip.root_bone_index,
+                clip.flags,
+                Cow::Owned(payload.clone()),
+                skeleton,
+            ),
+            None => Clip::from_model(clip),
+        }
+    }
+
     /// The samples of a compressed clip, `None` for a clip of keys.
     pub fn compressed(&self) -> Option<&crate::compressed::CompressedClip<'a>> {
         self.compressed.as_ref()
@@ -193,7 +240,8 @@ impl<'a> Clip<'a> {
         }
     }
 
-    /// Copies a [`gom::Clip`].
+    /// Copies a [`gom::Clip`] as keys (a compressed clip's decoded keys; see
+    /// [`Clip::from_model_on`] to sample its payload).
     pub fn from_model(clip: &gom::Clip) -> Result<Clip<'static>, crate::Error> {
         Clip::new(
             Cow::Owned(clip.name.clone()),

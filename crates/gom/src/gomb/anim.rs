@@ -143,6 +143,7 @@ fn parse_clip<'a>(
     let duration = cur.f32("duration")?;
     let sample_rate = cur.f32("sampleRate")?;
     let root_bone_index = cur.i32("rootBoneIndex")?;
+    let flags_at = cur.pos;
     let raw_flags = cur.u32("flags")?;
     // Bit 1 belongs to the compressed-clip extension; the v1 rules see the rest.
     let compressed = raw_flags & CLIP_FLAG_COMPRESSED != 0;
@@ -151,11 +152,13 @@ fn parse_clip<'a>(
     let track_count = cur.u32("trackCount")?;
     if compressed && track_count != 0 {
         return Err(ReadError {
-            offset: tc_at as u64,
+            offset: flags_at as u64,
             place,
-            field: "trackCount",
+            field: "flags",
             kind: ReadErrorKind::Rule {
-                reason: "a compressed clip's CLP0 holds no tracks".into(),
+                reason: format!(
+                    "bit 1 (compressed) is set while the CLP0 holds {track_count} tracks; a compressed clip's CLP0 holds none"
+                ),
             },
         });
     }
