@@ -36,6 +36,7 @@ pub struct PosedMesh {
 
 /// Errors posing a model.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoseError {
     /// The model has no clip of that name.
     #[error("no clip named \"{name}\" (the model has: {available})")]
@@ -56,7 +57,7 @@ pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseErro
     let clip = match &at.clip {
         Some(name) => Some(
             asset
-                .clips
+                .clips()
                 .iter()
                 .position(|c| c.name() == name)
                 .ok_or_else(|| PoseError::NoSuchClip {

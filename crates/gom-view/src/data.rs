@@ -174,7 +174,7 @@ impl ViewModel {
 
     /// Number of clips.
     pub fn clip_count(&self) -> usize {
-        self.asset.clips.len()
+        self.asset.clips().len()
     }
 
     /// Clip `clip`'s poses at every frame of its sample rate (frame `f` at
@@ -190,7 +190,7 @@ impl ViewModel {
     }
 
     fn bake(&self, clip: usize) -> Result<Vec<u8>, String> {
-        let c = &self.asset.clips[clip];
+        let c = &self.asset.clips()[clip];
         let frames = frame_count(c.duration(), c.sample_rate());
         let record = self.record_bytes();
         if frames.saturating_mul(record) > MAX_BAKED_BYTES {
@@ -208,8 +208,8 @@ impl ViewModel {
     }
 
     fn record_bytes(&self) -> usize {
-        let entries: usize = self.asset.meshes.iter().map(palette_len).sum();
-        (entries * FLOATS_PER_ENTRY + self.asset.skeleton.bone_count() * 3) * 4
+        let entries: usize = self.asset.meshes().iter().map(palette_len).sum();
+        (entries * FLOATS_PER_ENTRY + self.asset.skeleton().bone_count() * 3) * 4
     }
 
     /// One pose record at `time` of `clip` (the bind pose without a clip), the time
@@ -223,7 +223,7 @@ impl ViewModel {
             .map_err(|e| e.to_string())?;
         let mut floats = Vec::with_capacity(self.record_bytes() / 4);
         let mut palette = Palette::new();
-        for mesh in &self.asset.meshes {
+        for mesh in self.asset.meshes() {
             palette.compute(mesh, &pose).map_err(|e| e.to_string())?;
             for b in 0..palette.matrices().len() {
                 let m = palette.row_major(b).unwrap_or(gom::model::IDENTITY);
@@ -236,7 +236,7 @@ impl ViewModel {
 
     /// The index of the clip named `name`.
     pub fn clip_index(&self, name: &str) -> Option<usize> {
-        self.asset.clips.iter().position(|c| c.name() == name)
+        self.asset.clips().iter().position(|c| c.name() == name)
     }
 }
 
@@ -285,7 +285,7 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
     let mut buf: Vec<u8> = Vec::new();
     let mut meshes = Vec::new();
     let mut palette_base = 0;
-    for (part, mesh) in model.meshes.iter().zip(&asset.meshes) {
+    for (part, mesh) in model.meshes.iter().zip(asset.meshes()) {
         let v = &part.vertices;
         let n = v.positions.len();
         let position = put_f32(&mut buf, v.positions.iter().flatten());
