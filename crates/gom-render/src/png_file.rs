@@ -28,9 +28,9 @@ pub fn encode_png(image: &Image) -> Result<Vec<u8>, RenderError> {
 /// Encodes `image` (see [`encode_png`]) and writes it to `path`.
 pub fn save_png(image: &Image, path: &Path) -> Result<(), RenderError> {
     let bytes = encode_png(image)?;
-    std::fs::write(path, bytes).map_err(|error| RenderError::Io {
+    std::fs::write(path, bytes).map_err(|source| RenderError::Io {
         path: path.to_path_buf(),
-        error,
+        source,
     })
 }
 
@@ -43,9 +43,9 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image, RenderError> {
 
 /// Reads and decodes the PNG file at `path` (see [`decode_png`]).
 pub fn load_png(path: &Path) -> Result<Image, RenderError> {
-    let bytes = std::fs::read(path).map_err(|error| RenderError::Io {
+    let bytes = std::fs::read(path).map_err(|source| RenderError::Io {
         path: path.to_path_buf(),
-        error,
+        source,
     })?;
     decode_named(&bytes, &path.display().to_string())
 }
@@ -73,9 +73,9 @@ fn palette_check(info: &png::Info<'_>) -> Result<(), png::DecodingError> {
 }
 
 fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
-    let err = |error| RenderError::PngDecode {
+    let err = |source| RenderError::PngDecode {
         source_name: name.to_string(),
-        error,
+        source,
     };
     // The decoder's own allocation limit: the largest RGBA8 image we accept, with room
     // for 16-bit intermediate rows.

@@ -1,12 +1,12 @@
 //! PNG helpers for extracting and replacing textures.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, PngError, Result};
 use crate::texture::Image;
 
-fn png_err(context: &str, e: impl std::fmt::Display) -> Error {
+fn png_err(context: &'static str, e: impl Into<PngError>) -> Error {
     Error::Png {
-        context: context.to_string(),
-        message: e.to_string(),
+        context,
+        source: e.into(),
     }
 }
 
@@ -32,12 +32,9 @@ const DEFLATE_MAX_RATIO: u128 = 1032;
 /// Checks the palette's length: three bytes an entry, at most 256 entries (PNG, PLTE).
 /// The `png` crate (0.17 and 0.18) does not, and panics expanding a palette of 769
 /// bytes (found by fuzzing; docs/reliability.md), so the check runs before it does.
-pub fn palette_check(info: &png::Info<'_>) -> std::result::Result<(), String> {
+pub fn palette_check(info: &png::Info<'_>) -> std::result::Result<(), PngError> {
     match info.palette.as_deref() {
-        Some(p) if p.len() % 3 != 0 || p.len() > 3 * 256 => Err(format!(
-            "the PLTE chunk holds {} bytes: not three an entry for at most 256 entries",
-            p.len()
-        )),
+        Some(p) if p.len() % 3 != 0 || p.len() > 3 * 256 => Err(PngError::Palette(p.len())),
         _ => Ok(()),
     }
 }
@@ -61,12 +58,11 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image> {
         if pixel_bits / 8 > at_most {
             return Err(png_err(
                 "decode",
-                format!(
-                    "a {}×{} image cannot come from {} bytes of PNG",
-                    info.width,
-                    info.height,
-                    bytes.len()
-                ),
+                PngError::TooLarge {
+                    width: info.width,
+                    height: info.height,
+                    bytes: bytes.len(),
+                },
             ));
         }
     }
@@ -86,7 +82,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image> {
             .flat_map(|p| [p[0], p[0], p[0], p[1]])
             .collect(),
         png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => return Err(png_err("decode", "palette image was not expanded")),
+        png::ColorType::Indexed => return Err(png_err("decode", PngError::NotExpanded)),
     };
     Image::new(info.width, info.height, rgba)
 }

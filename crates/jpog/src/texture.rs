@@ -25,12 +25,13 @@ impl Image {
             .and_then(|n| n.checked_mul(4));
         if need != Some(rgba.len()) {
             return Err(Error::Png {
-                context: "image".into(),
-                message: format!(
-                    "{width}×{height} needs {} bytes, got {}",
-                    need.map_or("too many".to_string(), |n| n.to_string()),
-                    rgba.len()
-                ),
+                context: "image",
+                source: crate::error::PngError::Size {
+                    width,
+                    height,
+                    need,
+                    got: rgba.len(),
+                },
             });
         }
         Ok(Image {

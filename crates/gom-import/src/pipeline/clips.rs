@@ -2,13 +2,14 @@
 //! motion, in that order (so ranges name clips by their new names, and the filter
 //! sees the final ones).
 
+use super::error::StepError;
 use super::options::{ClipRange, ClipRename};
 
 /// Keys closer in time than this (seconds) to a range's end count as on it.
 const ON_BOUND: f32 = 1e-5;
 
 /// Renames clips; every `OLD` must name a clip.
-pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), String> {
+pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), StepError> {
     for r in renames {
         let clip = model
             .clips
@@ -20,13 +21,16 @@ pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), Stri
     Ok(())
 }
 
-fn missing_clip(name: &str, option: &str) -> String {
-    format!("{option}: no clip named '{name}'")
+fn missing_clip(name: &str, option: &'static str) -> StepError {
+    StepError::NoClip {
+        option,
+        name: name.to_string(),
+    }
 }
 
 /// Cuts every range out of the clips as they were before any cut: a range with a
 /// new name is added as a clip of that name, one without replaces its clip.
-pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), String> {
+pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), StepError> {
     let before = model.clips.clone();
     for r in ranges {
         let source = before
@@ -37,7 +41,10 @@ pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), St
         match &r.new_name {
             Some(name) => {
                 if model.clips.iter().any(|c| &c.name == name) {
-                    return Err(format!("--clip-range {r}: a clip named '{name}' exists"));
+                    return Err(StepError::ClipExists {
+                        range: r.clone(),
+                        name: name.clone(),
+                    });
                 }
                 cut.name = name.clone();
                 model.clips.push(cut);
@@ -55,26 +62,31 @@ pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), St
 /// The part of `clip` between the range's ends, starting at time 0. Keys strictly
 /// inside are kept (shifted); each track gets a key at either end, the clip sampled
 /// there by the runtime unless a key lies on the end already.
-pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, String> {
+pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, StepError> {
     let rate = clip.sample_rate;
     let needs_rate = matches!(range.start, super::RangeBound::Frame(_))
         || matches!(range.end, super::RangeBound::Frame(_));
     if needs_rate && !(rate.is_finite() && rate > 0.0) {
-        return Err(format!(
-            "--clip-range {range}: clip '{}' has no sample rate to count frames at",
-            clip.name
-        ));
+        return Err(StepError::NoSampleRate {
+            range: range.clone(),
+            clip: clip.name.clone(),
+        });
     }
     let (start, end) = (range.start.seconds(rate), range.end.seconds(rate));
     if !(start < end && end <= clip.duration + ON_BOUND) {
-        return Err(format!(
-            "--clip-range {range}: {start} s to {end} s is not a range within clip '{}' \
-             (0 to {} s)",
-            clip.name, clip.duration
-        ));
+        return Err(StepError::OutOfClip {
+            range: range.clone(),
+            start,
+            end,
+            clip: clip.name.clone(),
+            duration: clip.duration,
+        });
     }
     let end = end.min(clip.duration);
-    let sampled = gom_runtime::Clip::from_model(clip).map_err(|e| format!("{range}: {e}"))?;
+    let sampled = gom_runtime::Clip::from_model(clip).map_err(|source| StepError::Sample {
+        range: range.clone(),
+        source,
+    })?;
     let tracks = clip
         .tracks
         .iter()
@@ -180,9 +192,9 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 }
 
 /// Marks root motion on the bone `bone` in every clip.
-pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
+pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), StepError> {
     let index = super::retarget::find_bone(&model.skeleton.bones, bone)
-        .ok_or_else(|| format!("--root-motion: the model has no bone named '{bone}'"))?;
+        .ok_or_else(|| StepError::NoRootBone(bone.to_string()))?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;
         clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;
