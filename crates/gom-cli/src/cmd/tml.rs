@@ -163,111 +163,14 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             output,
             cell,
             codec,
-        } => {
-            let tml = load(&file)?;
-            let listing = ops::list_tml(&tml);
-            let mut names = Vec::new();
-            let mut images = Vec::new();
-            for (i, t) in listing.textures.iter().enumerate() {
-                match tml.decode_texture(i, codec.options()) {
-                    Ok(img) => {
-                        let name = if t.materials.is_empty() {
-                            format!("texture {}", t.index)
-                        } else {
-                            t.materials.join(", ")
-                        };
-                        names.push(name);
-                        images.push(gom_render::Image::from_rgba8(
-                            img.width, img.height, img.rgba,
-                        )?);
-                    }
-                    Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
-                }
-            }
-            let items: Vec<(&str, &gom_render::Image)> = names
-                .iter()
-                .map(String::as_str)
-                .zip(images.iter())
-                .collect();
-            let sheet = gom_render::texture_sheet(
-                &items,
-                &gom_render::TextureSheetOptions {
-                    cell: cell.clamp(16, 4096),
-                    columns: None,
-                },
-            )?;
-            let png = gom_render::encode_png(&sheet)?;
-            gom_import::build::write_atomic(&output, &png)?;
-            eprintln!(
-                "wrote {} ({} textures, {}x{})",
-                output.display(),
-                items.len(),
-                sheet.width(),
-                sheet.height()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::List { file, json } => {
-            let listing = ops::list_tml(&load(&file)?);
-            if json {
-                println!("{}", listing.to_json());
-            } else {
-                println!(
-                    "{}: {}, {}",
-                    file.display(),
-                    super::plural(listing.textures.len(), "texture", "textures"),
-                    super::plural(listing.materials.len(), "material", "materials")
-                );
-                for t in &listing.textures {
-                    println!(
-                        "  texture {} id {}: format {}{} {}x{}, {} bytes, used by {}",
-                        t.index,
-                        t.id,
-                        t.format,
-                        if t.supported { "" } else { " (unsupported)" },
-                        t.width,
-                        t.height,
-                        t.data_size,
-                        if t.materials.is_empty() {
-                            "no material".to_string()
-                        } else {
-                            t.materials.join(", ")
-                        }
-                    );
-                }
-                for m in &listing.materials {
-                    println!(
-                        "  material {} \"{}\": flags {:#06x}, textures {:?}",
-                        m.index, m.name, m.flags, m.texture_ids
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => sheet(&file, &output, cell, codec)?,
+        Command::List { file, json } => list(&file, json)?,
         Command::Extract {
             file,
             outdir,
             json,
             codec,
-        } => {
-            let tml = load(&file)?;
-            let manifest = ops::extract_textures(&tml, &outdir, codec.options())
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            if json {
-                println!("{}", manifest.to_json());
-            } else {
-                for t in &manifest.textures {
-                    match (&t.file, &t.skipped) {
-                        (Some(f), _) => {
-                            println!("texture {} -> {}", t.index, outdir.join(f).display())
-                        }
-                        (None, Some(why)) => println!("texture {} skipped: {why}", t.index),
-                        (None, None) => println!("texture {} skipped", t.index),
-                    }
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => extract(&file, &outdir, json, codec)?,
         Command::Pack {
             output,
             materials,
@@ -281,39 +184,11 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 dxt: if dxt3 { Dxt::Dxt3 } else { Dxt::Dxt5 },
                 mipmaps: !no_mipmaps,
             });
-            let mut list = Vec::with_capacity(materials.len());
-            for spec in &materials {
-                let (name, files) = spec
-                    .split_once('=')
-                    .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
-                let mut textures = Vec::new();
-                for f in files.split(',').filter(|f| !f.is_empty()) {
-                    let path = PathBuf::from(f);
-                    let image = jpog::png_io::decode_png(&read(&path)?)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                    textures.push(PackTexture {
-                        image,
-                        format,
-                        flags: 0,
-                        dds,
-                    });
-                }
-                list.push(PackMaterial {
-                    name: name.to_string(),
-                    flags,
-                    textures,
-                });
-            }
-            let tml = ops::pack_tml(&list, codec.options())?;
-            let bytes = tml.write()?;
-            gom_import::build::write_atomic(&output, &bytes)?;
-            eprintln!(
-                "wrote {} ({}, {})",
-                output.display(),
-                super::plural(bytes.len(), "byte", "bytes"),
-                super::plural(list.len(), "material", "materials")
-            );
-            Ok(ExitCode::SUCCESS)
+            let list = materials
+                .iter()
+                .map(|spec| pack_material(spec, format, flags, dds))
+                .collect::<Result<Vec<_>, _>>()?;
+            pack(&output, &list, codec)?
         }
         Command::Replace {
             file,
@@ -324,23 +199,189 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             allow_resize,
             codec,
         } => {
-            let mut tml = load(&file)?;
             let opts = ReplaceOptions {
                 codec: codec.options(),
                 allow_resize,
             };
-            let index = ops::replace_texture_png(&mut tml, &material, slot, &read(&png)?, opts)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            let bytes = tml
-                .write()
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            let target = out.unwrap_or(file);
-            gom_import::build::write_atomic(&target, &bytes)?;
-            eprintln!(
-                "replaced texture {index} of \"{material}\"; wrote {}",
-                target.display()
-            );
-            Ok(ExitCode::SUCCESS)
+            let target = out.unwrap_or_else(|| file.clone());
+            replace(&file, &material, slot, &png, opts, &target)?
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gom tml sheet`: every decodable texture on one PNG sheet, labelled with the
+/// materials using it.
+fn sheet(file: &Path, output: &Path, cell: u32, codec: CodecArgs) -> Result<(), CliError> {
+    let tml = load(file)?;
+    let listing = ops::list_tml(&tml);
+    let mut names = Vec::new();
+    let mut images = Vec::new();
+    for (i, t) in listing.textures.iter().enumerate() {
+        match tml.decode_texture(i, codec.options()) {
+            Ok(img) => {
+                names.push(texture_label(t));
+                images.push(gom_render::Image::from_rgba8(
+                    img.width, img.height, img.rgba,
+                )?);
+            }
+            Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
+        }
+    }
+    let items: Vec<(&str, &gom_render::Image)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(images.iter())
+        .collect();
+    let sheet = gom_render::texture_sheet(
+        &items,
+        &gom_render::TextureSheetOptions {
+            cell: cell.clamp(16, 4096),
+            columns: None,
+        },
+    )?;
+    let png = gom_render::encode_png(&sheet)?;
+    gom_import::build::write_atomic(output, &png)?;
+    eprintln!(
+        "wrote {} ({} textures, {}x{})",
+        output.display(),
+        items.len(),
+        sheet.width(),
+        sheet.height()
+    );
+    Ok(())
+}
+
+/// A texture's label on the sheet: the materials using it, or its index.
+fn texture_label(t: &ops::TextureInfo) -> String {
+    if t.materials.is_empty() {
+        format!("texture {}", t.index)
+    } else {
+        t.materials.join(", ")
+    }
+}
+
+/// `gom tml list`: the textures and materials, as text or JSON.
+fn list(file: &Path, json: bool) -> Result<(), CliError> {
+    let listing = ops::list_tml(&load(file)?);
+    if json {
+        println!("{}", listing.to_json());
+        return Ok(());
+    }
+    println!(
+        "{}: {}, {}",
+        file.display(),
+        super::plural(listing.textures.len(), "texture", "textures"),
+        super::plural(listing.materials.len(), "material", "materials")
+    );
+    for t in &listing.textures {
+        println!(
+            "  texture {} id {}: format {}{} {}x{}, {} bytes, used by {}",
+            t.index,
+            t.id,
+            t.format,
+            if t.supported { "" } else { " (unsupported)" },
+            t.width,
+            t.height,
+            t.data_size,
+            if t.materials.is_empty() {
+                "no material".to_string()
+            } else {
+                t.materials.join(", ")
+            }
+        );
+    }
+    for m in &listing.materials {
+        println!(
+            "  material {} \"{}\": flags {:#06x}, textures {:?}",
+            m.index, m.name, m.flags, m.texture_ids
+        );
+    }
+    Ok(())
+}
+
+/// `gom tml extract`: every texture to `outdir` as PNG, reported as text or JSON.
+fn extract(file: &Path, outdir: &Path, json: bool, codec: CodecArgs) -> Result<(), CliError> {
+    let tml = load(file)?;
+    let manifest = ops::extract_textures(&tml, outdir, codec.options())
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if json {
+        println!("{}", manifest.to_json());
+        return Ok(());
+    }
+    for t in &manifest.textures {
+        match (&t.file, &t.skipped) {
+            (Some(f), _) => println!("texture {} -> {}", t.index, outdir.join(f).display()),
+            (None, Some(why)) => println!("texture {} skipped: {why}", t.index),
+            (None, None) => println!("texture {} skipped", t.index),
+        }
+    }
+    Ok(())
+}
+
+/// One `--material NAME=A.png[,B.png…]` of `gom tml pack`, its PNGs decoded.
+fn pack_material(
+    spec: &str,
+    format: u16,
+    flags: u16,
+    dds: Option<DdsOptions>,
+) -> Result<PackMaterial, CliError> {
+    let (name, files) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
+    let mut textures = Vec::new();
+    for f in files.split(',').filter(|f| !f.is_empty()) {
+        let path = PathBuf::from(f);
+        let image = jpog::png_io::decode_png(&read(&path)?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        textures.push(PackTexture {
+            image,
+            format,
+            flags: 0,
+            dds,
+        });
+    }
+    Ok(PackMaterial {
+        name: name.to_string(),
+        flags,
+        textures,
+    })
+}
+
+/// `gom tml pack`: a library of `list`, written to `output`.
+fn pack(output: &Path, list: &[PackMaterial], codec: CodecArgs) -> Result<(), CliError> {
+    let tml = ops::pack_tml(list, codec.options())?;
+    let bytes = tml.write()?;
+    gom_import::build::write_atomic(output, &bytes)?;
+    eprintln!(
+        "wrote {} ({}, {})",
+        output.display(),
+        super::plural(bytes.len(), "byte", "bytes"),
+        super::plural(list.len(), "material", "materials")
+    );
+    Ok(())
+}
+
+/// `gom tml replace`: one texture of `material` replaced by the PNG at `png`, the
+/// library written to `target`.
+fn replace(
+    file: &Path,
+    material: &str,
+    slot: usize,
+    png: &Path,
+    opts: ReplaceOptions,
+    target: &Path,
+) -> Result<(), CliError> {
+    let mut tml = load(file)?;
+    let index = ops::replace_texture_png(&mut tml, material, slot, &read(png)?, opts)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = tml
+        .write()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    gom_import::build::write_atomic(target, &bytes)?;
+    eprintln!(
+        "replaced texture {index} of \"{material}\"; wrote {}",
+        target.display()
+    );
+    Ok(())
 }
