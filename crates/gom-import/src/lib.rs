@@ -8,7 +8,6 @@
 #![warn(missing_docs)]
 
 pub mod build;
-mod digest;
 pub mod error;
 pub mod export;
 pub mod fbx;

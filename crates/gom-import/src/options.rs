@@ -123,7 +123,7 @@ impl ImportOptions {
         // Serialising plain numbers, booleans, enums and strings cannot fail; should it
         // ever, the error text still differs from any serialisation.
         let text = serde_json::to_string(self).unwrap_or_else(|e| format!("unserialisable: {e}"));
-        crate::digest::hex(&Sha256::digest(text.as_bytes()))
+        hex::encode(Sha256::digest(text.as_bytes()))
     }
 
     /// The options that name files, by field name, with the files they name: a build
@@ -150,7 +150,7 @@ fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<
         Some(t) => format!("utf8:{t}"),
         None => format!(
             "bytes:{}",
-            crate::digest::hex(p.as_os_str().as_encoded_bytes())
+            hex::encode(p.as_os_str().as_encoded_bytes())
         ),
     });
     serde::Serialize::serialize(&text, s)
