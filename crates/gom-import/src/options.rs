@@ -148,10 +148,7 @@ impl ImportOptions {
 fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
     let text = path.as_ref().map(|p| match p.to_str() {
         Some(t) => format!("utf8:{t}"),
-        None => format!(
-            "bytes:{}",
-            hex::encode(p.as_os_str().as_encoded_bytes())
-        ),
+        None => format!("bytes:{}", hex::encode(p.as_os_str().as_encoded_bytes())),
     });
     serde::Serialize::serialize(&text, s)
 }

@@ -166,7 +166,7 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
         assert_valid(model);
         // header: SHA-256 of the file, as the expected file states it
         assert_eq!(
-            hex::encode(&model.header.source_hash),
+            hex::encode(model.header.source_hash),
             exp["sha256"].as_str().unwrap()
         );
         assert_eq!(model.header.converter_version, gom::CONVERTER_VERSION);

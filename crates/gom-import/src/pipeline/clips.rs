@@ -85,7 +85,7 @@ pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, StepError> 
     let end = end.min(clip.duration);
     let sampled = gom_runtime::Clip::from_model(clip).map_err(|source| StepError::Sample {
         range: range.clone(),
-        source,
+        source: Box::new(source),
     })?;
     let tracks = clip
         .tracks

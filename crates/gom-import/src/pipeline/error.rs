@@ -56,8 +56,8 @@ pub enum StepError {
     Sample {
         /// The range.
         range: ClipRange,
-        /// What the runtime said.
-        source: gom_runtime::Error,
+        /// What the runtime said (boxed: the other variants are small).
+        source: Box<gom_runtime::Error>,
     },
     /// `--root-motion` names a bone the model does not have.
     #[error("--root-motion: the model has no bone named '{0}'")]

@@ -179,7 +179,7 @@ impl Tmd {
                 "header",
                 "reserved 0x48",
                 0x48,
-                hex::encode(&h.reserved_48),
+                hex::encode(h.reserved_48),
             ));
         }
         if let NodeLayout::Indexed { node_order } = &self.node_layout {
