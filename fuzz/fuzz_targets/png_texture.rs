@@ -22,10 +22,10 @@ fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
         return;
     };
     assert_eq!(
-        image.rgba.len() as u64,
-        u64::from(image.width) * u64::from(image.height) * 4
+        image.data().len() as u64,
+        u64::from(image.width()) * u64::from(image.height()) * 4
     );
-    if u64::from(image.width) * u64::from(image.height) > MAX_PIXELS {
+    if u64::from(image.width()) * u64::from(image.height()) > MAX_PIXELS {
         return;
     }
     let formats = [
@@ -66,9 +66,9 @@ fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
         let decoded = back
             .decode_texture(0, CodecOptions::default())
             .expect("a packed texture does not decode");
-        assert_eq!((decoded.width, decoded.height), (image.width, image.height));
+        assert_eq!((decoded.width(), decoded.height()), (image.width(), image.height()));
         if format == 0 {
-            assert_eq!(decoded.rgba, image.rgba, "8888 is lossless");
+            assert_eq!(decoded.data(), image.data(), "8888 is lossless");
         }
         let options = ReplaceOptions {
             allow_resize: true,

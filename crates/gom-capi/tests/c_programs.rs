@@ -26,7 +26,7 @@ fn have_cc() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipping: no C compiler `cc` on PATH");
+        gom_test_support::skip("no C compiler `cc` on PATH");
     }
     ok
 }
@@ -91,19 +91,20 @@ fn compile(sources: &[PathBuf], lib_dir: &Path, out: &Path, sanitize: bool) {
 }
 
 /// The shared data folder, if present.
+/// The shared data folder (`GOM_SHARED_DATA` when set), or `None` after saying that
+/// only the demo model is tested (a failure under `GOM_REQUIRE_TEST_DATA=1`).
 fn shared_data() -> Option<PathBuf> {
-    let d = std::env::var_os("GOM_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(CRATE).join("../../../shared/data"));
+    let Some(d) = std::env::var_os("GOM_SHARED_DATA").map(PathBuf::from) else {
+        return gom_test_support::shared_data("");
+    };
     if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!(
-            "note: {} is absent: only the demo model is tested",
-            d.display()
-        );
-        None
+        return Some(d);
     }
+    gom_test_support::skip(format_args!(
+        "{} is absent: only the demo model is tested",
+        d.display()
+    ));
+    None
 }
 
 /// The demo model and every shared glTF and FBX sample, converted to GOMB in `dir`.
@@ -400,7 +401,7 @@ fn header_compiles_as_c99_and_cpp() {
             .arg(&src)
             .output()
         else {
-            eprintln!("skipping {compiler}: not installed");
+            gom_test_support::skip(format_args!("{compiler} is not installed"));
             continue;
         };
         assert!(

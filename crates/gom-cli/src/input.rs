@@ -42,11 +42,15 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// Validation findings.
     pub findings: Vec<gom::validate::Finding>,
+    /// Images the import extracted (embedded in the source, or a `.tmd`'s `.tml`),
+    /// by the names the materials use.
+    pub side_files: Vec<gom_import::source::SideFile>,
 }
 
 /// Loads any model gom reads: GOM binary through the strict reader (keeping its
-/// validation findings), everything else through the importers.
-pub fn load(path: &Path) -> Result<Loaded, CliError> {
+/// validation findings), everything else through the importers with `options` (a
+/// `.tmd`'s `--tkl` and `--tml`).
+pub fn load(path: &Path, options: &gom_import::source::ImportOptions) -> Result<Loaded, CliError> {
     match gom_import::source::SourceFormat::of_path(path).or_else(|| sniff(path)) {
         Some(gom_import::source::SourceFormat::Gomb) => {
             let bytes = read(path)?;
@@ -75,13 +79,11 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
                 model: read.model,
                 warnings,
                 findings: read.findings,
+                side_files: Vec::new(),
             })
         }
         _ => {
-            let imported = gom_import::source::import_path(
-                path,
-                &gom_import::source::ImportOptions::default(),
-            )?;
+            let imported = gom_import::source::import_path(path, options)?;
             let mut model = imported.model;
             // What a GOM file written from this model would claim.
             model.header.validation_flags = gom::validate::flags_for(&model);
@@ -90,6 +92,7 @@ pub fn load(path: &Path) -> Result<Loaded, CliError> {
                 model,
                 warnings: imported.warnings,
                 findings,
+                side_files: imported.side_files,
             })
         }
     }

@@ -8,6 +8,7 @@
 
 mod cmd;
 mod input;
+mod output;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ enum Command {
     Info(cmd::info::Args),
     /// Check files against GOM v1: exit 0 when valid, 1 with findings, 2 when unreadable.
     Validate(cmd::validate::Args),
-    /// Convert between formats, chosen by extension (`--to` overrides).
+    /// Convert between formats, chosen by extension (`--to` for a name without one).
     Convert(cmd::convert::Args),
     /// Build the procedural demo model and write it in every output format.
     Demo(cmd::demo::Args),
@@ -52,26 +53,31 @@ enum Command {
     View(cmd::view::Args),
 }
 
-/// Lets a closed standard output end the program quietly, as Unix tools do
-/// (`gom info x.gom | head -1`): Rust ignores SIGPIPE, which turns every later write
-/// into an error and `println!` into a panic; the default action ends the process.
+/// With `true`, lets a closed standard output end the program quietly, as Unix tools
+/// do (`gom info x.gom | head -1`): Rust ignores SIGPIPE, which turns every later
+/// write into an error and `println!` into a panic; the default action ends the
+/// process. With `false`, a write to a closed output is an error the caller handles
+/// (`gom build` finishes its work and its manifest whatever becomes of its output).
 #[cfg(unix)]
 #[allow(unsafe_code)]
-fn end_quietly_on_closed_output() {
+fn closed_output_ends_process(ends: bool) {
+    let action = if ends { libc::SIG_DFL } else { libc::SIG_IGN };
     // SAFETY: `signal` only replaces the process's disposition of SIGPIPE with the
-    // system default; it is called first thing in `main`, before any other thread
-    // exists, and no handler code of ours runs. `tests/messages.rs` checks that a
-    // closed pipe ends `gom info` without a panic.
+    // system default or with "ignore"; no handler code of ours runs, so there is no
+    // signal-safety requirement. It is called on the main thread, from `main` and from
+    // `gom build` before and after its workers run. `tests/messages.rs` checks that a
+    // closed pipe ends `gom info` without a panic, and `tests/build.rs` that it does
+    // not stop a build.
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::signal(libc::SIGPIPE, action);
     }
 }
 
 #[cfg(not(unix))]
-fn end_quietly_on_closed_output() {}
+fn closed_output_ends_process(_ends: bool) {}
 
 fn main() -> ExitCode {
-    end_quietly_on_closed_output();
+    closed_output_ends_process(true);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => cmd::info::run(a),

@@ -1,5 +1,6 @@
-//! `gom render --animate` and `--all-clips`: every frame of an APNG is the still
-//! picture at its time, a GIF's within palette quantisation; delays, looping, errors.
+//! `gom render --animate` and `--all-clips`: every frame of an APNG is the picture at
+//! its time through one camera for the whole animation (the cell of the clip's
+//! filmstrip), a GIF's within palette quantisation; delays, looping, errors.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,24 +17,21 @@ fn demo(dir: &Path) -> PathBuf {
     path
 }
 
-/// The RGBA8 pixels of `gom render FILE --clip CLIP --time TIME` at [`SIZE`].
-fn still(dir: &Path, model: &Path, clip: &str, time: f32) -> Vec<u8> {
-    still_sized(dir, model, clip, time, SIZE)
-}
-
-/// The RGBA8 pixels of `gom render FILE --clip CLIP --time TIME --size SIZE`.
-fn still_sized(dir: &Path, model: &Path, clip: &str, time: f32, size: &str) -> Vec<u8> {
-    let out = dir.join(format!("still-{clip}-{time}-{size}.png"));
-    let t = time.to_string();
+/// The RGBA8 pixels of each cell of `gom render FILE --clip CLIP --frames N` at
+/// [`SIZE`]: the clip at `i · duration / (N − 1)` for `i` in `0..N`, every cell through
+/// the camera framed on all of them.
+fn filmstrip_cells(dir: &Path, model: &Path, clip: &str, n: u32) -> Vec<Vec<u8>> {
+    let out = dir.join(format!("strip-{clip}-{n}.png"));
+    let frames = n.to_string();
     let o = gom(&[
         "render",
         s(model),
         "--clip",
         clip,
-        "--time",
-        &t,
+        "--frames",
+        &frames,
         "--size",
-        size,
+        SIZE,
         "-o",
         s(&out),
     ]);
@@ -41,8 +39,17 @@ fn still_sized(dir: &Path, model: &Path, clip: &str, time: f32, size: &str) -> V
     let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
-    reader.next_frame(&mut buf).unwrap();
-    buf
+    let info = reader.next_frame(&mut buf).unwrap();
+    let width = info.width as usize;
+    // One row of 64-pixel cells, 4 pixels apart and from the edge (gom_render::layout).
+    (0..n as usize)
+        .map(|i| {
+            let x0 = 4 + i * (64 + 4);
+            (4..4 + 64)
+                .flat_map(|y| buf[(y * width + x0) * 4..(y * width + x0 + 64) * 4].to_vec())
+                .collect()
+        })
+        .collect()
 }
 
 struct ApngFrame {
@@ -86,7 +93,7 @@ fn render_animation(model: &Path, extra: &[&str], out: &Path) {
 }
 
 #[test]
-fn every_apng_frame_is_the_still_render_at_its_time_with_the_stated_delay() {
+fn every_apng_frame_is_the_filmstrip_cell_at_its_time_with_the_stated_delay() {
     let dir = tempfile::tempdir().unwrap();
     let model = demo(dir.path());
     let out = dir.path().join("swish.png");
@@ -94,16 +101,14 @@ fn every_apng_frame_is_the_still_render_at_its_time_with_the_stated_delay() {
     render_animation(&model, &args, &out);
     let (frames, plays) = decode_apng(&out);
     assert_eq!(plays, 0, "loops forever");
-    // The clip lasts 2 s: 2 × 5 frames, at 0, 0.2, …, 1.8 s.
+    // The clip lasts 2 s: 2 × 5 frames, at 0, 0.2, …, 1.8 s; the filmstrip of 11
+    // frames shows 0, 0.2, …, 2 s, framed on the same poses.
     assert_eq!(frames.len(), 10);
+    let cells = filmstrip_cells(dir.path(), &model, "swish", 11);
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(f.delay, (1, 5), "frame {i}");
         assert_eq!(f.size, (64, 64));
-        let t = i as f32 / 5.0;
-        assert!(
-            f.rgba == still(dir.path(), &model, "swish", t),
-            "frame {i} differs from the still at {t} s"
-        );
+        assert!(f.rgba == cells[i], "frame {i} differs from the filmstrip's");
     }
     // Not all frames alike: the clip moves.
     assert_ne!(frames[0].rgba, frames[5].rgba);
@@ -123,8 +128,27 @@ fn without_fps_an_animation_plays_at_the_clip_s_sample_rate() {
     // 1.5 s at the demo's 30 Hz.
     assert_eq!(frames.len(), 45);
     assert!(frames.iter().all(|f| f.delay == (1, 30)));
-    let last = 44.0 / 30.0;
-    assert!(frames[44].rgba == still(dir.path(), &model, "curl", last));
+    let cells = filmstrip_cells(dir.path(), &model, "curl", 46);
+    assert!(frames[44].rgba == cells[44]);
+}
+
+#[test]
+fn a_gif_at_30_hz_lasts_the_clip_s_duration_to_the_hundredth() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = demo(dir.path());
+    let out = dir.path().join("curl.gif");
+    render_animation(&model, &["--clip", "curl", "--animate"], &out);
+    let mut decoder = gif::DecodeOptions::new()
+        .read_info(std::fs::File::open(&out).unwrap())
+        .unwrap();
+    let mut delays = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        delays.push(u32::from(frame.delay));
+    }
+    // 45 frames of 3⅓ hundredths: 1.5 s, as 3, 4, 3, 3, 4, 3, … (not 45 × 3 = 1.35 s).
+    assert_eq!(delays.len(), 45);
+    assert_eq!(delays.iter().sum::<u32>(), 150);
+    assert_eq!(&delays[..6], &[3, 4, 3, 3, 4, 3]);
 }
 
 /// Largest and mean absolute difference over every channel of two RGBA images.
@@ -140,15 +164,15 @@ fn difference(a: &[u8], b: &[u8]) -> (u8, f64) {
     (max, sum as f64 / a.len() as f64)
 }
 
-/// How far a GIF frame may be from the still picture. A frame of at most 256 colours
-/// keeps them exactly (the `gif` crate's palette of the colours present); above that,
+/// How far a GIF frame may be from the APNG's. A frame of at most 256 colours keeps
+/// them exactly (the `gif` crate's palette of the colours present); above that,
 /// NeuQuant's palette gives no hard bound per pixel, so the mean over the picture is
 /// bounded tightly and the largest difference loosely.
 const GIF_MEAN_BOUND: f64 = 1.5;
 const GIF_MAX_BOUND: u8 = 48;
 
 #[test]
-fn every_gif_frame_is_the_still_render_within_palette_quantisation() {
+fn every_gif_frame_is_the_apng_frame_within_palette_quantisation() {
     let dir = tempfile::tempdir().unwrap();
     let model = demo(dir.path());
     let out = dir.path().join("swish.gif");
@@ -162,6 +186,9 @@ fn every_gif_frame_is_the_still_render_within_palette_quantisation() {
         "160x160",
     ];
     render_animation(&model, &args, &out);
+    let apng = dir.path().join("swish.png");
+    render_animation(&model, &args, &apng);
+    let (lossless, _) = decode_apng(&apng);
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
     let mut decoder = options
@@ -173,11 +200,7 @@ fn every_gif_frame_is_the_still_render_within_palette_quantisation() {
     while let Some(frame) = decoder.read_next_frame().unwrap() {
         assert_eq!((frame.width, frame.height), (160, 160));
         assert_eq!(frame.delay, 20, "1/5 s in hundredths");
-        let t = n as f32 / 5.0;
-        let (max, mean) = difference(
-            &frame.buffer,
-            &still_sized(dir.path(), &model, "swish", t, "160x160"),
-        );
+        let (max, mean) = difference(&frame.buffer, &lossless[n].rgba);
         assert!(
             max <= GIF_MAX_BOUND && mean <= GIF_MEAN_BOUND,
             "frame {n}: largest difference {max}, mean {mean}"
@@ -209,17 +232,18 @@ fn all_clips_plays_each_clip_in_turn_under_its_name() {
     assert!(h > 64, "a caption strip under the picture");
     let picture = |f: &ApngFrame| f.rgba[..64 * 64 * 4].to_vec();
     let caption = |f: &ApngFrame| f.rgba[64 * 64 * 4..].to_vec();
+    // One camera for both clips: the demo's static base (the bottom rows of the
+    // picture) stays on the same pixels in every frame, while the tentacle moves.
+    let base = |f: &ApngFrame| f.rgba[56 * 64 * 4..64 * 64 * 4].to_vec();
     for (i, f) in frames.iter().enumerate() {
-        let (clip, t) = if i < 8 {
-            ("swish", i as f32 / 4.0)
-        } else {
-            ("curl", (i - 8) as f32 / 4.0)
-        };
-        assert!(
-            picture(f) == still(dir.path(), &model, clip, t),
-            "frame {i}"
-        );
+        assert!(base(f) == base(&frames[0]), "frame {i}: the base moved");
     }
+    assert!(
+        base(&frames[0]).chunks(4).any(|p| p != [48, 52, 60, 255]),
+        "the base is in the bottom rows"
+    );
+    assert_ne!(picture(&frames[0]), picture(&frames[4]));
+    assert_ne!(picture(&frames[8]), picture(&frames[11]));
     assert_eq!(
         caption(&frames[0]),
         caption(&frames[7]),

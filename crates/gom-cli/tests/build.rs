@@ -254,3 +254,70 @@ fn ctrl_c_stops_cleanly_and_the_next_run_finishes_the_job() {
     let done = again["converted"].as_u64().unwrap() + again["upToDate"].as_u64().unwrap();
     assert_eq!(done, 300, "{again:#}");
 }
+
+/// `count` demo models under `dir`, some in a subfolder.
+fn demo_sources(dir: &Path, count: usize) {
+    let model = gom::gomb::write(&gom_demo::build()).unwrap();
+    for i in 0..count {
+        let sub = dir.join(if i % 2 == 0 { "a" } else { "b/c" });
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(format!("m{i}.gom")), &model).unwrap();
+    }
+}
+
+#[test]
+fn an_output_folder_inside_the_sources_is_left_out_only_when_it_holds_no_sources() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    demo_sources(&src, 3);
+    // `src/b` holds a source: building into it would skip that source silently.
+    let inside = src.join("b");
+    let before = tree(&src);
+    let refused = gom(&["build", s(&src), s(&inside)]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("m1.gom") && err.contains("inside the source folder"),
+        "{err}"
+    );
+    assert_eq!(tree(&src), before, "nothing written");
+
+    // An output folder of its own inside the sources is left out, and said so; a
+    // second build finds only its own outputs there.
+    let out = src.join("built");
+    for run in 0..2 {
+        let o = gom(&["build", s(&src), s(&out), "--report", "json"]);
+        let r = report(&o);
+        assert_eq!(o.status.code(), Some(0), "run {run}: {r:#}");
+        assert_eq!(statuses(&r).len(), 3, "run {run}: {r:#}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("left out of the sources"), "{err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_output_does_not_stop_a_build() {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let out = tmp.path().join("out");
+    demo_sources(&src, 6);
+    // Both outputs are pipes nobody reads (opened close-on-exec by std::io::pipe, so
+    // no other test's child keeps them open).
+    let (r1, w1) = std::io::pipe().unwrap();
+    let (r2, w2) = std::io::pipe().unwrap();
+    drop((r1, r2));
+    let status = Command::new(env!("CARGO_BIN_EXE_gom"))
+        .args(["build", s(&src), s(&out), "-j", "1"])
+        .stdout(Stdio::from(w1))
+        .stderr(Stdio::from(w2))
+        .status()
+        .unwrap();
+    assert_ne!(status.code(), Some(101), "{status:?}");
+    let built = tree(&out);
+    let outputs = built.keys().filter(|k| k.ends_with(".gom")).count();
+    assert_eq!(outputs, 6, "{:?}", built.keys().collect::<Vec<_>>());
+    let manifest = gom_import::build::MANIFEST_NAME;
+    assert!(built.contains_key(manifest), "{:?}", built.keys());
+}

@@ -358,11 +358,16 @@ fn a_changed_texture_beside_the_source_rebuilds_a_gltf_output() {
         written.windows(3).any(|w| w == b"two"),
         "the new texture is embedded"
     );
-    // A GOM output does not read the texture: changing it rebuilds nothing.
+    // A GOM output carries a copy of the texture beside it: changing the texture
+    // rebuilds it, and the copy follows.
     let gom_out = tmp.path().join("gom");
     build(&src, &gom_out, &[]);
     std::fs::write(src.join("skin.png"), png(b"three")).unwrap();
-    assert_eq!(build(&src, &gom_out, &[])["upToDate"].as_u64(), Some(1));
+    assert_eq!(build(&src, &gom_out, &[])["converted"].as_u64(), Some(1));
+    assert_eq!(
+        std::fs::read(gom_out.join("skin.png")).unwrap(),
+        png(b"three")
+    );
 }
 
 #[test]

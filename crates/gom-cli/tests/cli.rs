@@ -284,6 +284,19 @@ fn render_writes_the_same_png_twice_and_filmstrips_have_one_cell_per_frame() {
 }
 
 #[test]
+fn the_readme_s_demo_picture_is_the_one_the_demo_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = gom(&["demo", s(dir.path())]);
+    assert!(o.status.success(), "{o:?}");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/demo.png");
+    assert_eq!(png_size(&docs), png_size(&dir.path().join("demo.png")));
+    assert!(
+        std::fs::read(&docs).unwrap() == std::fs::read(dir.path().join("demo.png")).unwrap(),
+        "docs/demo.png is not what `gom demo` draws: copy demo-out/demo.png over it"
+    );
+}
+
+#[test]
 fn tml_sheet_draws_every_texture() {
     let Some(lib) = shared_data("jpog").map(|d| d.join("tml_main.tml")) else {
         return;

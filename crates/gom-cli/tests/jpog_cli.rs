@@ -60,7 +60,7 @@ fn decode_png(path: &Path) -> jpog::Image {
 }
 
 fn write_png(path: &Path, w: u32, h: u32, rgba: Vec<u8>) -> jpog::Image {
-    let img = jpog::Image::new(w, h, rgba).unwrap();
+    let img = jpog::Image::from_rgba8(w, h, rgba).unwrap();
     std::fs::write(path, jpog::png_io::encode_png(&img).unwrap()).unwrap();
     img
 }
@@ -124,11 +124,11 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
         assert_eq!(manifest["textures"][i]["file"], name.as_str());
         let img = decode_png(&file);
         assert_eq!(
-            (u64::from(img.width), u64::from(img.height)),
+            (u64::from(img.width()), u64::from(img.height())),
             (t["width"].as_u64().unwrap(), t["height"].as_u64().unwrap())
         );
         assert_eq!(
-            hex::encode(&img.rgba),
+            hex::encode(img.data()),
             t["rgba_hex"].as_str().unwrap(),
             "texture {i}"
         );
@@ -147,7 +147,7 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
     assert_eq!(t0["format"], 0);
     let img = decode_png(&alt.join(manifest["textures"][0]["file"].as_str().unwrap()));
     assert_eq!(
-        hex::encode(&img.rgba),
+        hex::encode(img.data()),
         t0["rgba_hex_alt"]["rgba_hex"].as_str().unwrap()
     );
 }
@@ -478,6 +478,27 @@ fn convert_that_fails_at_its_last_file_leaves_nothing_new_and_the_library_as_it_
     let grown = jpog::Tkl::read(&std::fs::read(&lib).unwrap()).unwrap();
     let old = jpog::Tkl::read(&lib_before).unwrap();
     assert_eq!(&grown.locations[..old.locations.len()], &old.locations[..]);
+}
+
+#[test]
+fn info_on_a_tmd_gom_wrote_lists_its_open_fields_as_information_not_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("demo.gom");
+    std::fs::write(&model, gom::gomb::write(&gom_demo::build()).unwrap()).unwrap();
+    let out = tmp.path().join("Demo.tmd");
+    ok(&gom(&["convert", s(&model), s(&out)]));
+    let open = jpog::Tmd::read(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .open_fields()
+        .len();
+    assert!(open > 0, "every .tmd has open fields");
+    let text = ok(&gom(&["info", s(&out)]));
+    assert!(!text.contains("warnings"), "{text}");
+    assert!(text.contains(&format!("\ninformation: {open}\n")), "{text}");
+    assert_eq!(text.matches("\n  open: ").count(), open, "{text}");
+    let json = gom_json(&["info", s(&out), "--json"]);
+    assert_eq!(json["warnings"], serde_json::json!([]));
+    assert_eq!(json["information"].as_array().unwrap().len(), open);
 }
 
 #[test]

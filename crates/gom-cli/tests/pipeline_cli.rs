@@ -39,9 +39,8 @@ fn convert_merges_animation_files_and_controls_clips() {
     assert_eq!(names, ["spin", "spin_start"]);
     // Frames count at the clip's 30 Hz sample rate.
     assert!((model.clips[1].duration - 12.0 / 30.0).abs() < 1e-6);
-    // The JSON report comes first on stderr, then the line naming the output.
-    let mut values = serde_json::Deserializer::from_str(&stderr).into_iter();
-    let report: serde_json::Value = values.next().unwrap().unwrap();
+    // The JSON report is alone on stdout; the line naming the output is on stderr.
+    let report: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
     assert_eq!(
         report["pipeline"]["clips"],
         serde_json::json!(["spin", "spin_start"])

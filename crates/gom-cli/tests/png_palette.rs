@@ -52,9 +52,9 @@ fn palette_pngs() -> (Vec<u8>, Vec<u8>) {
 fn a_palette_of_769_bytes_is_an_error_in_both_png_decoders() {
     let (good, bad) = palette_pngs();
     let ok = jpog::png_io::decode_png(&good).expect("the 768-byte palette decodes");
-    assert_eq!((ok.width, ok.height), (2, 2));
+    assert_eq!((ok.width(), ok.height()), (2, 2));
     // Pixel 1 is entry 1: bytes 3, 4, 5 of the palette.
-    assert_eq!(&ok.rgba[4..8], &[3, 4, 5, 255]);
+    assert_eq!(&ok.data()[4..8], &[3, 4, 5, 255]);
     let e = jpog::png_io::decode_png(&bad).expect_err("769 bytes of palette");
     assert!(e.to_string().contains("PLTE chunk holds 769 bytes"), "{e}");
 

@@ -28,16 +28,7 @@ const FILES: &[&str] = &[
 ];
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: {} is absent", dir.display());
-        None
-    }
+    gom_test_support::shared_data("fbx")
 }
 
 fn load_default(bytes: &[u8]) -> bool {

@@ -275,6 +275,25 @@ pub enum BuildError {
         /// The source folder.
         src: PathBuf,
     },
+    /// The output folder lies inside the source folder and holds model files no
+    /// build wrote there: the build leaves the output folder out of its sources, so
+    /// they would be skipped without a word.
+    #[error(
+        "{out}: the output folder lies inside the source folder {src} and holds model \
+         files that no build wrote there ({count}, the first {first}); the build leaves the \
+         output folder out of its sources, so they would be skipped: move them, or choose \
+         an output folder outside {src}"
+    )]
+    SourcesInOutput {
+        /// The output folder.
+        out: PathBuf,
+        /// The source folder.
+        src: PathBuf,
+        /// How many model files it holds that are no build's outputs.
+        count: usize,
+        /// The first of them.
+        first: PathBuf,
+    },
     /// The thread pool could not be created.
     #[error("cannot start {jobs} worker threads: {message}")]
     Pool {
@@ -332,6 +351,24 @@ pub fn find_sources(src: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, Bui
     }
     out.sort();
     Ok(out)
+}
+
+/// Whether the folder `out` lies inside the folder `src` (and is not `src` itself),
+/// through links: the build then leaves it out of its sources.
+pub fn output_inside_source(src: &Path, out: &Path) -> bool {
+    match (std::fs::canonicalize(src), resolved(out)) {
+        (Ok(s), Some(o)) => o != s && o.starts_with(&s),
+        _ => false,
+    }
+}
+
+/// `path` with its longest existing ancestor resolved through links (a folder not made
+/// yet still lies where its parent is).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let existing = absolute.ancestors().find(|a| a.exists())?;
+    let rest = absolute.strip_prefix(existing).ok()?;
+    Some(std::fs::canonicalize(existing).ok()?.join(rest))
 }
 
 fn rel_string(base: &Path, path: &Path) -> String {
@@ -602,12 +639,15 @@ impl Running<'_> {
             .iter()
             .map(|side| dir.join(&side.relative_path))
             .collect();
-        if let Some((output, input)) = self
-            .plan
-            .inputs
-            .first_overwritten(side_paths.iter().map(PathBuf::as_path))
-        {
-            return Err(BuildError::WouldOverwrite { output, input });
+        // The build's sources and companions, and the textures this job read.
+        let source_dir = job.source.parent().unwrap_or(Path::new("."));
+        let textures = Inputs::new(entry.textures.keys().map(|t| source_dir.join(t)));
+        for inputs in [&self.plan.inputs, &textures] {
+            if let Some((output, input)) =
+                inputs.first_overwritten(side_paths.iter().map(PathBuf::as_path))
+            {
+                return Err(BuildError::WouldOverwrite { output, input });
+            }
         }
         for (side, path) in entry.side_files.iter().zip(&side_paths) {
             write_atomic(path, &side.bytes)?;
@@ -624,6 +664,7 @@ impl Running<'_> {
             converter: gom::CONVERTER_VERSION.to_string(),
             output_hash: hex::encode(Sha256::digest(&entry.bytes)),
             output_bytes: entry.bytes.len() as u64,
+            side_files: jobs::side_file_hashes(&entry.side_files),
             textures: entry.textures.clone(),
             warnings: entry.warnings.clone(),
             source: job.rel.clone(),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ImportError {
     /// The extension names no format gom reads.
-    #[error("{path}: unknown file type (expected .gom, .gomt, .fbx, .gltf, .glb or .tmd)")]
+    #[error("{path}: unknown file type (expected .gom, .gomt, .fbx, .gltf, .glb, .tmd or .bvh)")]
     UnknownFormat {
         /// The file concerned.
         path: PathBuf,
@@ -58,6 +58,9 @@ pub enum ImportError {
     /// The JPOG importer failed; its error names the file.
     #[error("{0}")]
     Jpog(#[source] crate::jpog::JpogImportError),
+    /// The BVH importer failed; its error names the file.
+    #[error("{0}")]
+    Bvh(#[source] crate::bvh::BvhError),
     /// An animation file the options name could not be read; the error names it.
     #[error("{path}: {source}")]
     AnimFile {

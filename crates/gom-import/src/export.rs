@@ -1,12 +1,12 @@
 //! Encoding a model in an output format, with the files written beside the output.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::ExportError;
 use crate::format::OutputFormat;
 use crate::imported::{Imported, SideFile};
-use crate::texture::texture_images;
+use crate::texture::{find_textures, Textures};
 
 /// Encodes `model` in `format` for an output file named `output_name` (a `.gltf`
 /// refers to its buffer as `<stem>.bin`, returned as a side file). glTF outputs leave
@@ -86,32 +86,116 @@ pub struct ExportedFiles {
     pub warnings: Vec<String>,
 }
 
-/// Encodes `imported`, read from `source`, in `format` for the output `output_name`:
-/// glTF outputs embed the textures (found among the import's extracted images or
-/// beside `source`).
+/// Encodes `imported`, read from `source`, in `format` for the output `output_name`,
+/// with the textures the materials name: a glTF output embeds them, a GOM output has
+/// them written beside it when it goes to another folder than the source
+/// ([`Destination::of`]); see [`export_to`].
 pub fn export_imported(
     imported: &Imported,
     source: &Path,
     format: OutputFormat,
     output_name: &Path,
 ) -> Result<ExportedFiles, ExportError> {
+    let destination = Destination::of(source, output_name);
+    export_to(imported, source, format, output_name, destination)
+}
+
+/// Whether an output goes to its source's folder or to another one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// The source's folder: textures beside the source are beside the output already.
+    SourceFolder,
+    /// Another folder (every output of a build): the textures go with the output.
+    OtherFolder,
+}
+
+impl Destination {
+    /// Where `output` goes for `source`: the source's folder when both name one
+    /// folder (through links), another folder otherwise (also when the output's
+    /// folder does not exist yet).
+    pub fn of(source: &Path, output: &Path) -> Destination {
+        let folder = |p: &Path| {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+            std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
+        };
+        match (folder(source), folder(output)) {
+            (Some(a), Some(b)) if a == b => Destination::SourceFolder,
+            _ => Destination::OtherFolder,
+        }
+    }
+}
+
+/// [`export_imported`] for an output whose [`Destination`] is known. One rule for
+/// every texture a material names, found among the import's extracted images or as
+/// a file beside `source` ([`crate::texture::find_textures`]):
+///
+/// - a glTF output embeds it;
+/// - a GOM output has an extracted image written beside it, and a file found beside
+///   the source copied beside it when it goes to another folder (under the same
+///   name, which must stay inside the output's folder: a name with `..` is left as it
+///   is, with a warning);
+/// - a texture found nowhere gets a warning, whatever the output.
+pub fn export_to(
+    imported: &Imported,
+    source: &Path,
+    format: OutputFormat,
+    output_name: &Path,
+    destination: Destination,
+) -> Result<ExportedFiles, ExportError> {
+    let dir = source.parent().unwrap_or(Path::new("."));
+    let textures = find_textures(&imported.model, dir, &imported.side_files);
     let embeds = matches!(format, OutputFormat::Glb | OutputFormat::Gltf);
     let images = if embeds {
-        let dir = source.parent().unwrap_or(Path::new("."));
-        texture_images(&imported.model, dir, &imported.side_files)
+        textures.found.clone()
     } else {
         BTreeMap::new()
     };
     let mut exported = export_with_images(&imported.model, format, output_name, &images)?;
+    let mut warnings = imported.warnings.clone();
     if !embeds {
         exported
             .side_files
             .extend(imported.side_files.iter().cloned());
+        if destination == Destination::OtherFolder {
+            let copies = copies_beside(&textures, &imported.side_files, &mut warnings);
+            exported.side_files.extend(copies);
+        }
+        warnings.extend(textures.missing.iter().map(|name| {
+            format!("texture \"{name}\" not found; the output names it, but no image is beside it")
+        }));
     }
-    let mut warnings = imported.warnings.clone();
     warnings.append(&mut exported.warnings);
     exported.warnings = warnings;
     Ok(exported)
+}
+
+/// The texture files found beside the source (not among the import's `extracted`
+/// images) as side files of the same name; a name that would leave the output's
+/// folder is not copied, with a warning, and an absolute path needs no copy.
+fn copies_beside(
+    textures: &Textures,
+    extracted: &[SideFile],
+    warnings: &mut Vec<String>,
+) -> Vec<SideFile> {
+    let mut out = Vec::new();
+    for (name, bytes) in &textures.found {
+        let path = Path::new(name);
+        if extracted.iter().any(|s| s.relative_path == path) || path.is_absolute() {
+            continue;
+        }
+        if path.components().all(|c| matches!(c, Component::Normal(_))) {
+            out.push(SideFile {
+                relative_path: PathBuf::from(name),
+                bytes: bytes.clone(),
+            });
+        } else {
+            warnings.push(format!(
+                "texture \"{name}\" lies outside the output's folder; not copied beside the \
+                 output, which names it as the source does"
+            ));
+        }
+    }
+    out
 }
 
 /// What one conversion produced.
@@ -124,6 +208,7 @@ pub struct Converted {
     /// Warnings the importer reported.
     pub warnings: Vec<String>,
     /// The texture files the conversion read, relative to the source's folder (read
-    /// or looked for: an absent one counts, so that its appearance rebuilds).
+    /// or looked for: an absent one counts, so that its appearance rebuilds); those a
+    /// GOM output has copied beside it are among its side files too.
     pub textures: Vec<String>,
 }

@@ -17,6 +17,8 @@ pub enum SourceFormat {
     Glb,
     /// Jurassic Park: Operation Genesis model (`.tmd`).
     Tmd,
+    /// BVH motion capture (`.bvh`).
+    Bvh,
 }
 
 impl SourceFormat {
@@ -30,6 +32,7 @@ impl SourceFormat {
             "gltf" => SourceFormat::Gltf,
             "glb" => SourceFormat::Glb,
             "tmd" => SourceFormat::Tmd,
+            "bvh" => SourceFormat::Bvh,
             _ => return None,
         })
     }

@@ -1,5 +1,5 @@
-//! Importers that turn source files (FBX, glTF 2.0, Jurassic Park: Operation Genesis
-//! models) into a [`gom::Model`], and exporters from it (glTF 2.0).
+//! Importers that turn source files (FBX, glTF 2.0, BVH motion capture, Jurassic Park:
+//! Operation Genesis models) into a [`gom::Model`], and exporters from it (glTF 2.0).
 //!
 //! [`source`] is the entry point: it picks the importer by extension and re-exports
 //! what a caller needs from the modules around it ([`options`], [`format`],
@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod bvh;
 pub mod error;
 pub mod export;
 pub mod fbx;

@@ -82,6 +82,9 @@ pub struct ImportOptions {
     /// The length a source file's unit stands for, overriding what its header says.
     #[serde(default)]
     pub unit: Option<crate::pipeline::options::LengthUnit>,
+    /// BVH: leave `End Site`s out of the skeleton instead of keeping them as leaf bones.
+    #[serde(default)]
+    pub bvh_drop_end_sites: bool,
 }
 
 /// The default of [`ImportOptions::scale`].
@@ -111,6 +114,7 @@ impl Default for ImportOptions {
             up: None,
             forward: None,
             unit: None,
+            bvh_drop_end_sites: false,
         }
     }
 }
@@ -346,6 +350,13 @@ mod tests {
                 "unit",
                 ImportOptions {
                     unit: Some(crate::pipeline::options::LengthUnit::Cm),
+                    ..base()
+                },
+            ),
+            (
+                "bvh_drop_end_sites",
+                ImportOptions {
+                    bvh_drop_end_sites: true,
                     ..base()
                 },
             ),

@@ -43,7 +43,7 @@ pub enum PoseError {
     NoSuchClip {
         /// The name asked for.
         name: String,
-        /// The clip names the model has, comma-separated.
+        /// The clip names the model has ([`gom::Model::clip_names_listed`]).
         available: String,
     },
     /// The runtime refused the model or the pose.
@@ -51,10 +51,58 @@ pub enum PoseError {
     Runtime(#[from] gom_runtime::Error),
 }
 
-/// Poses every mesh part of `model` at `at` and skins it.
-pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseError> {
+/// One bone posed, in model space.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PosedJoint {
+    /// The bone's index.
+    pub index: usize,
+    /// The bone's name.
+    pub name: String,
+    /// The parent bone's index, or −1 for a root.
+    pub parent: i32,
+    /// The bone's origin in model space (the matrix's translation row).
+    pub position: [f32; 3],
+    /// The bone's model-space matrix, GOM's convention (D1): row-major, row vectors
+    /// (`p' = p · M`), the translation in elements 12 to 14.
+    pub matrix: [f32; 16],
+}
+
+/// Every bone of `model` at `at`, in model space: what the runtime's sampling and
+/// local-to-model product give, the bind pose without a clip.
+pub fn pose_joints(model: &Model, at: &PoseAt) -> Result<Vec<PosedJoint>, PoseError> {
     let asset = Asset::from_model(model)?;
-    let clip = match &at.clip {
+    let clip = clip_index(&asset, model, at)?;
+    let pose = asset.model_pose(clip, at.time, playback(at))?;
+    Ok(model
+        .skeleton
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(index, bone)| {
+            let matrix = pose.row_major(index).unwrap_or(gom::IDENTITY);
+            PosedJoint {
+                index,
+                name: bone.name.clone(),
+                parent: bone.parent,
+                position: [matrix[12], matrix[13], matrix[14]],
+                matrix,
+            }
+        })
+        .collect())
+}
+
+/// The playback `at` asks for.
+fn playback(at: &PoseAt) -> Playback {
+    if at.looped {
+        Playback::Loop
+    } else {
+        Playback::Once
+    }
+}
+
+/// The index of the clip `at` names, `None` for the bind pose.
+fn clip_index(asset: &Asset<'_>, model: &Model, at: &PoseAt) -> Result<Option<usize>, PoseError> {
+    Ok(match &at.clip {
         Some(name) => Some(
             asset
                 .clips()
@@ -62,22 +110,18 @@ pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseErro
                 .position(|c| c.name() == name)
                 .ok_or_else(|| PoseError::NoSuchClip {
                     name: name.clone(),
-                    available: model
-                        .clips
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    available: model.clip_names_listed(),
                 })?,
         ),
         None => None,
-    };
-    let playback = if at.looped {
-        Playback::Loop
-    } else {
-        Playback::Once
-    };
-    let skinned = asset.posed_meshes(clip, at.time, playback)?;
+    })
+}
+
+/// Poses every mesh part of `model` at `at` and skins it.
+pub fn pose_model(model: &Model, at: &PoseAt) -> Result<Vec<PosedMesh>, PoseError> {
+    let asset = Asset::from_model(model)?;
+    let clip = clip_index(&asset, model, at)?;
+    let skinned = asset.posed_meshes(clip, at.time, playback(at))?;
     Ok(skinned
         .into_iter()
         .zip(&model.meshes)

@@ -81,6 +81,25 @@ impl Report {
         self.warnings.push(message.into());
     }
 
+    /// The one rule of every importer for an animation that moves no node (it
+    /// animates only what GOM drops: morph or blend-shape weights, lights, cameras,
+    /// material properties): no clip is written for it, with this warning. An
+    /// animation that moves a node is a clip, even when every track it keeps holds
+    /// the rest pose.
+    pub fn clip_moves_no_node(&mut self, kind: &str, name: &str) {
+        self.warn(format!("{kind} \"{name}\" moves no node: no clip written"));
+    }
+
+    /// Warns when nothing the file holds is content GOM keeps (no triangle mesh, bone
+    /// or clip): the output is a valid, explicitly empty model.
+    pub fn warn_if_empty(&mut self, model: &gom::Model) {
+        if model.meshes.is_empty() && model.skeleton.bones.is_empty() && model.clips.is_empty() {
+            self.warn(
+                "nothing in the file is content GOM holds (no triangle mesh, bone or clip): the output is an empty model",
+            );
+        }
+    }
+
     /// The report as lines for a person to read (warnings excluded: they are listed
     /// on their own): bones, each mesh part and clip, keys before and after reduction,
     /// dropped influences.

@@ -12,11 +12,15 @@ use std::path::{Path, PathBuf};
 use crate::pipeline::Stopped;
 
 pub use crate::error::{ConvertError, ExportError, ImportError};
-pub use crate::export::{export, export_imported, export_with_images, Converted, ExportedFiles};
+pub use crate::export::{
+    export, export_imported, export_to, export_with_images, Converted, Destination, ExportedFiles,
+};
 pub use crate::format::{OutputFormat, SourceFormat};
 pub use crate::imported::{Imported, SideFile};
 pub use crate::options::ImportOptions;
-pub use crate::texture::{texture_images, textures_read, MAX_TEXTURE_FILE_BYTES};
+pub use crate::texture::{
+    find_textures, texture_images, textures_read, Textures, MAX_TEXTURE_FILE_BYTES,
+};
 
 /// Reads any file gom understands into a model.
 pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
@@ -140,10 +144,11 @@ fn import_source(
                 ..Default::default()
             };
             let name = path.display().to_string();
-            let (model, report) =
-                crate::fbx::convert(bytes, &name, &fbx_options).map_err(ImportError::Fbx)?;
+            let (model, report, images) =
+                crate::fbx::convert_with_images(bytes, &name, &fbx_options)
+                    .map_err(ImportError::Fbx)?;
             let declared = report.source_space.unwrap_or(space);
-            Ok((imported(model, &report, Vec::new()), declared))
+            Ok((imported(model, &report, images), declared))
         }
         SourceFormat::Gltf | SourceFormat::Glb => {
             let gltf_options = crate::gltf::GltfOptions {
@@ -193,6 +198,15 @@ fn import_source(
             let mut out = imported(converted.model, report, converted.side_files);
             out.report = converted.report.to_json();
             Ok((out, space))
+        }
+        SourceFormat::Bvh => {
+            let bvh_options = crate::bvh::BvhOptions::from_import(options);
+            let name = path.display().to_string();
+            let (model, report) =
+                crate::bvh::convert(bytes, &name, &bvh_options).map_err(ImportError::Bvh)?;
+            let mut out = imported(model, &report.report, Vec::new());
+            (out.report, out.summary) = (report.to_json(), report.summary());
+            Ok((out, crate::bvh::SOURCE_SPACE))
         }
     }
 }
@@ -264,7 +278,8 @@ pub fn companions_of(path: &Path, bytes: &[u8], options: &ImportOptions) -> Vec<
     }
 }
 
-/// Imports `path` and encodes it in `format`: one step of a batch build.
+/// Imports `path` and encodes it in `format` for an output in another folder: one
+/// step of a batch build.
 pub fn convert_path(
     path: &Path,
     options: &ImportOptions,
@@ -272,16 +287,16 @@ pub fn convert_path(
 ) -> Result<Converted, ConvertError> {
     let imported = import_path(path, options)?;
     let out_name = path.with_extension(format.extension());
-    let exported = export_imported(&imported, path, format, &out_name).map_err(|source| {
-        ConvertError::Export {
+    // A build writes into another folder (it refuses the source folder).
+    let exported = export_to(&imported, path, format, &out_name, Destination::OtherFolder)
+        .map_err(|source| ConvertError::Export {
             path: path.to_path_buf(),
             source,
-        }
-    })?;
+        })?;
     Ok(Converted {
         bytes: exported.bytes,
         side_files: exported.side_files,
         warnings: exported.warnings,
-        textures: textures_read(&imported, format),
+        textures: textures_read(&imported),
     })
 }

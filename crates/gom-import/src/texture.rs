@@ -6,44 +6,67 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::format::OutputFormat;
 use crate::imported::{Imported, SideFile};
 
-/// The encoded images of the textures `model`'s materials name, by name: from
-/// `side_files` (images the import extracted) or else the file of that name relative
-/// to `dir` (the source's folder). Textures found in neither are not listed.
-pub fn texture_images(
-    model: &gom::Model,
-    dir: &Path,
-    side_files: &[SideFile],
-) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for name in model
-        .materials
-        .iter()
-        .filter_map(|m| m.base_color_texture.as_ref())
-    {
-        if out.contains_key(name) {
-            continue;
-        }
+/// The textures a model's materials name: the encoded images found, by name, and
+/// the names found nowhere (sorted, each once).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Textures {
+    /// The encoded images found, by the name the materials use.
+    pub found: BTreeMap<String, Vec<u8>>,
+    /// The names neither extracted nor found as files.
+    pub missing: Vec<String>,
+}
+
+/// The textures `model`'s materials name, by name: from `side_files` (images the
+/// import extracted) or else the file of that name relative to `dir` (the source's
+/// folder), read when it is a regular file of at most [`MAX_TEXTURE_FILE_BYTES`].
+pub fn find_textures(model: &gom::Model, dir: &Path, side_files: &[SideFile]) -> Textures {
+    let mut out = Textures::default();
+    for name in texture_names(model) {
         let extracted = side_files
             .iter()
-            .find(|s| s.relative_path == Path::new(name))
+            .find(|s| s.relative_path == Path::new(&name))
             .map(|s| s.bytes.clone());
-        if let Some(bytes) = extracted.or_else(|| read_texture_file(&dir.join(name))) {
-            out.insert(name.clone(), bytes);
+        match extracted.or_else(|| read_texture_file(&dir.join(&name))) {
+            Some(bytes) => {
+                out.found.insert(name, bytes);
+            }
+            None => out.missing.push(name),
         }
     }
     out
 }
 
-/// The largest texture file [`texture_images`] reads.
+/// The texture names `model`'s materials use, sorted, each once.
+pub fn texture_names(model: &gom::Model) -> Vec<String> {
+    let mut names: Vec<String> = model
+        .materials
+        .iter()
+        .filter_map(|m| m.base_color_texture.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The encoded images of the textures `model`'s materials name, by name
+/// ([`find_textures`]); textures found nowhere are not listed.
+pub fn texture_images(
+    model: &gom::Model,
+    dir: &Path,
+    side_files: &[SideFile],
+) -> BTreeMap<String, Vec<u8>> {
+    find_textures(model, dir, side_files).found
+}
+
+/// The largest texture file [`find_textures`] reads.
 pub const MAX_TEXTURE_FILE_BYTES: u64 = 256 << 20;
 
 /// The bytes of the texture file at `path`, when it is a regular file of at most
 /// [`MAX_TEXTURE_FILE_BYTES`]: a texture name comes from the model, so it may name a
 /// device or a pipe that never ends, or a file far larger than any image.
-fn read_texture_file(path: &Path) -> Option<Vec<u8>> {
+pub(crate) fn read_texture_file(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
@@ -57,29 +80,21 @@ fn read_texture_file(path: &Path) -> Option<Vec<u8>> {
     (out.len() as u64 <= MAX_TEXTURE_FILE_BYTES).then_some(out)
 }
 
-/// The texture files (names relative to `source`'s folder) that encoding `imported`
-/// in `format` reads: glTF outputs embed the textures the materials name, from the
-/// import's extracted images or else from files beside the source; other outputs
-/// read none.
-pub fn textures_read(imported: &Imported, format: OutputFormat) -> Vec<String> {
-    if !matches!(format, OutputFormat::Glb | OutputFormat::Gltf) {
-        return Vec::new();
-    }
-    let mut names: Vec<String> = imported
-        .model
-        .materials
-        .iter()
-        .filter_map(|m| m.base_color_texture.clone())
+/// The texture files (names relative to the source's folder) that encoding
+/// `imported` for an output in another folder reads: a glTF output embeds the
+/// textures the materials name, a GOM output has them written beside it; either
+/// takes them from the import's extracted images or else from files beside the
+/// source, and only the latter are read.
+pub fn textures_read(imported: &Imported) -> Vec<String> {
+    texture_names(&imported.model)
+        .into_iter()
         .filter(|n| {
             !imported
                 .side_files
                 .iter()
                 .any(|s| s.relative_path == Path::new(n))
         })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+        .collect()
 }
 
 #[cfg(test)]

@@ -542,14 +542,9 @@ fn corrupted_buffers_of_a_real_model_never_panic() {
 
 #[test]
 fn numbers_changed_in_sample_json_never_panic() {
-    let dir = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/gltf"
-    ));
-    if !dir.is_dir() {
-        eprintln!("skipping: ../shared/data/gltf is absent");
+    let Some(dir) = gom_test_support::shared_data("gltf") else {
         return;
-    }
+    };
     for name in ["SimpleSkin.gltf", "AnimatedTriangle.gltf"] {
         let text = std::fs::read(dir.join(name)).unwrap();
         // Every digit outside the base64 data, set to 9 and to 0 in turn: indices,
@@ -566,7 +561,7 @@ fn numbers_changed_in_sample_json_never_panic() {
             for d in [b'9', b'0'] {
                 let mut bytes = text.clone();
                 bytes[at] = d;
-                let _ = import_slice(&bytes, name, Some(dir), &opts());
+                let _ = import_slice(&bytes, name, Some(dir.as_path()), &opts());
                 tried += 1;
             }
         }
@@ -631,14 +626,9 @@ fn quantized_attributes_and_morph_targets() {
 
 #[test]
 fn companions_list_the_external_buffers() {
-    let dir = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/gltf"
-    ));
-    if !dir.is_dir() {
-        eprintln!("skipping: ../shared/data/gltf is absent");
+    let Some(dir) = gom_test_support::shared_data("gltf") else {
         return;
-    }
+    };
     let c = gom_import::gltf::companions(&dir.join("InterpolationTest.gltf"));
     assert_eq!(c, [dir.join("interpolation.bin")]);
     assert!(gom_import::gltf::companions(&dir.join("SimpleSkin.gltf")).is_empty());
@@ -652,7 +642,7 @@ fn an_endless_external_buffer_is_read_only_up_to_its_byte_length() {
     // ends (or a huge file) hung the import and exhausted memory.
     let endless = std::path::Path::new("/dev/zero");
     if !endless.exists() {
-        eprintln!("skipping: /dev/zero is absent");
+        gom_test_support::skip("/dev/zero is absent");
         return;
     }
     let doc = json!({

@@ -56,7 +56,6 @@ fn clips_pose_like_the_reference(
 fn every_sample_converts_and_follows_the_gom_rules() {
     let samples = samples();
     if samples.is_empty() {
-        eprintln!("skipping: ../shared/data/gltf is absent");
         return;
     }
     for path in &samples {
@@ -102,7 +101,6 @@ fn every_sample_converts_and_follows_the_gom_rules() {
 fn posed_samples_match_the_gltf_reference() {
     let samples = samples();
     if samples.is_empty() {
-        eprintln!("skipping: ../shared/data/gltf is absent");
         return;
     }
     for path in &samples {
@@ -121,7 +119,6 @@ fn posed_samples_match_the_gltf_reference() {
 #[test]
 fn step_keys_jump_at_the_key_time() {
     let Some(dir) = data_dir() else {
-        eprintln!("skipping: ../shared/data/gltf is absent");
         return;
     };
     let path = dir.join("InterpolationTest.gltf");
@@ -211,7 +208,6 @@ fn runtime_triangles(asset: &gom_runtime::Asset, clip: usize, t: f32) -> Vec<Tri
 fn gom_runtime_poses_converted_samples_like_the_gltf_reference() {
     let samples = samples();
     if samples.is_empty() {
-        eprintln!("skipping: ../shared/data/gltf is absent");
         return;
     }
     for path in &samples {
@@ -226,7 +222,6 @@ fn gom_runtime_poses_converted_samples_like_the_gltf_reference() {
 #[test]
 fn cubic_channels_are_resampled_at_the_sample_rate() {
     let Some(dir) = data_dir() else {
-        eprintln!("skipping: ../shared/data/gltf is absent");
         return;
     };
     let path = dir.join("InterpolationTest.gltf");

@@ -1,25 +1,32 @@
 //! Animated pictures of clips: an animated PNG (APNG) or a GIF that loops forever.
 //!
-//! Every frame is the still picture [`crate::render`] draws of the clip at that
-//! frame's time, with the same options, so frame `i` of an APNG holds exactly the
-//! pixels of `gom render --clip NAME --time t_i`. Frame `i` of a clip shows time
-//! `t_i = i / rate`, for `i` in `0..n` with `n = max(1, round(duration · rate))`: the
-//! end pose is left out, since a looping clip's end is its start. A GIF holds at most
-//! 256 colours per frame: each frame gets its own palette, exact when the frame has at
-//! most 256 colours, else from the NeuQuant quantiser (both through the `gif` crate),
-//! so its pixels are those of the still within that quantisation. With several clips, each is played in turn under a caption strip
-//! holding its name; the picture above the strip is again the still.
+//! Frame `i` of a clip shows time `t_i = i / rate`, for `i` in `0..n` with
+//! `n = max(1, round(duration · rate))`: the end pose is left out, since a looping
+//! clip's end is its start. Every frame is seen through one camera, framed (as a
+//! filmstrip's) on the union of the bounds of every pose the animation shows and of
+//! each clip's end pose, so that what stands still stays on the same pixels and what
+//! moves (root motion too) moves on screen; frame `i` of an APNG holds exactly the
+//! pixels of cell `i` of the filmstrip `gom render --clip NAME --frames n+1`. A GIF
+//! holds at most 256 colours per frame: each frame gets its own palette, exact when
+//! the frame has at most 256 colours, else from the NeuQuant quantiser (both through
+//! the `gif` crate), so its pixels are those of the APNG's within that quantisation;
+//! its delays count hundredths of a second, each frame's rounded so that the clip's
+//! frames so far end at their exact time (the rounding's remainder carried to the
+//! next frame), so a clip lasts its `n / rate` seconds to the hundredth. With several
+//! clips, each is played in turn under a caption strip holding its name.
 
 use std::io::Write;
 
 use gom::Model;
 use rayon::prelude::*;
 
+use crate::camera::{Aabb, Camera};
 use crate::error::RenderError;
 use crate::font::{draw_text, fit_text, text_width, ADVANCE};
 use crate::image::Image;
 use crate::layout::{label_height, label_scale, LABEL_COLOR, SHEET_BACKGROUND};
-use crate::render::{render, RenderOptions};
+use crate::pose::{pose_bounds, ClipSampler, Pose, PosedMesh, Skinner};
+use crate::render::{draw_posed, RenderOptions};
 
 /// The most frames one animation may have, over all its clips.
 pub const MAX_ANIMATION_FRAMES: usize = 10_000;
@@ -64,25 +71,30 @@ pub struct FrameDelay {
 }
 
 impl FrameDelay {
-    /// The delay of one frame at `fps` in `format`: `1/fps` exactly for an APNG at a
-    /// whole rate, else in hundredths of a second (to the nearest, at least one).
-    pub fn at(fps: f32, format: AnimationFormat) -> FrameDelay {
-        if format == AnimationFormat::Apng && fps.fract() == 0.0 {
-            return FrameDelay {
+    /// The delay of frame `i` (from 0) of a clip played at `fps` in `format`. An APNG
+    /// shows every frame `1/fps`: exactly at a whole rate, else within 0.005 frames per
+    /// second (exact for rates given to two decimals). A GIF counts hundredths: frame
+    /// `i` ends at `round(100 (i + 1) / fps)` hundredths, so each delay is the rounding
+    /// of `100 / fps` plus the remainder the earlier frames left (at least one for
+    /// `fps` ≤ [`MAX_FPS`]) and the first `k` frames last `k / fps` seconds to the
+    /// nearest hundredth.
+    pub fn of_frame(fps: f32, format: AnimationFormat, i: u32) -> FrameDelay {
+        match format {
+            AnimationFormat::Apng if fps.fract() == 0.0 => FrameDelay {
                 num: 1,
                 den: fps as u16,
-            };
-        }
-        if format == AnimationFormat::Apng {
-            // Within 0.005 frames per second, exact for rates given to two decimals.
-            return FrameDelay {
+            },
+            AnimationFormat::Apng => FrameDelay {
                 num: 100,
                 den: (fps * 100.0).round() as u16,
-            };
-        }
-        FrameDelay {
-            num: ((100.0 / fps).round() as u16).max(1),
-            den: 100,
+            },
+            AnimationFormat::Gif => {
+                let end = |k: u32| (100.0 * f64::from(k) / f64::from(fps)).round();
+                FrameDelay {
+                    num: (end(i + 1) - end(i)).max(1.0) as u16,
+                    den: 100,
+                }
+            }
         }
     }
 }
@@ -132,7 +144,6 @@ pub fn frame_specs<'a>(
                 from,
             });
         }
-        let delay = FrameDelay::at(rate, format);
         let n = (f64::from(clip.duration.max(0.0)) * f64::from(rate))
             .round()
             .max(1.0);
@@ -147,7 +158,7 @@ pub fn frame_specs<'a>(
             specs.push(FrameSpec {
                 clip: name,
                 time: i as f32 / rate,
-                delay,
+                delay: FrameDelay::of_frame(rate, format, i),
             });
         }
     }
@@ -157,12 +168,7 @@ pub fn frame_specs<'a>(
 fn unknown_clip(model: &Model, name: &str) -> RenderError {
     RenderError::UnknownClip {
         name: name.to_string(),
-        available: model
-            .clips
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        available: model.clip_names_listed(),
     }
 }
 
@@ -192,11 +198,25 @@ pub fn write_animation<W: Write>(
     };
     let size = (w, h + caption);
     Image::check_size(u64::from(size.0), u64::from(size.1))?;
+    let skinner = Skinner::new(model)?;
+    let bounds = animation_bounds(model, &options.clips, &specs, &skinner, &options.render)?;
+    let camera = Camera::frame(
+        options.render.view,
+        options.render.projection,
+        &bounds,
+        w,
+        h,
+    );
+    let framing = Framing {
+        skinner: &skinner,
+        camera: &camera,
+        bounds: &bounds,
+    };
     let mut encoder = Encoder::new(out, format, size, specs.len())?;
     for batch in specs.chunks(BATCH) {
         let frames = batch
             .par_iter()
-            .map(|spec| frame(model, options, spec, caption))
+            .map(|spec| frame(model, options, &framing, spec, caption))
             .collect::<Result<Vec<Image>, RenderError>>()?;
         for (image, spec) in frames.into_iter().zip(batch) {
             encoder.frame(image, spec.delay)?;
@@ -212,20 +232,65 @@ pub fn write_animation<W: Write>(
     })
 }
 
-/// The still picture of `spec`, with the clip's name in a strip of `caption` pixels
-/// under it when `caption` is not 0.
+/// The camera every frame shares, and what it was framed on.
+struct Framing<'a> {
+    skinner: &'a Skinner,
+    camera: &'a Camera,
+    bounds: &'a Aabb,
+}
+
+/// The pose of `clip` at `time` and the meshes skinned into it.
+fn posed(
+    model: &Model,
+    skinner: &Skinner,
+    clip: &str,
+    time: f32,
+) -> Result<(Pose, Vec<PosedMesh>), RenderError> {
+    let pose = ClipSampler::new(model, clip)?.sample(time)?;
+    let meshes = skinner.pose(&pose)?;
+    Ok((pose, meshes))
+}
+
+/// The union of the bounds of every pose of `specs` and of each clip's end pose (the
+/// pose a filmstrip of the clip ends on), computed in parallel and joined in order.
+fn animation_bounds(
+    model: &Model,
+    clips: &[&str],
+    specs: &[FrameSpec],
+    skinner: &Skinner,
+    render: &RenderOptions,
+) -> Result<Aabb, RenderError> {
+    let mut moments: Vec<(&str, f32)> = specs.iter().map(|s| (s.clip, s.time)).collect();
+    for &name in clips {
+        moments.push((name, ClipSampler::new(model, name)?.duration()));
+    }
+    let parts = moments
+        .par_iter()
+        .map(|&(clip, time)| {
+            let (pose, meshes) = posed(model, skinner, clip, time)?;
+            Ok(pose_bounds(&meshes, &pose, render.skeleton_overlay))
+        })
+        .collect::<Result<Vec<Aabb>, RenderError>>()?;
+    Ok(parts.iter().fold(Aabb::EMPTY, |b, part| b.union(part)))
+}
+
+/// The picture of `spec` through the shared camera, with the clip's name in a strip of
+/// `caption` pixels under it when `caption` is not 0.
 fn frame(
     model: &Model,
     options: &AnimationOptions,
+    framing: &Framing,
     spec: &FrameSpec,
     caption: u32,
 ) -> Result<Image, RenderError> {
-    let still = render(
+    let (pose, meshes) = posed(model, framing.skinner, spec.clip, spec.time)?;
+    let still = draw_posed(
         model,
-        &RenderOptions {
-            clip: Some((spec.clip, spec.time)),
-            ..options.render
-        },
+        &meshes,
+        &pose,
+        framing.camera,
+        framing.bounds,
+        &options.render,
     )?;
     if caption == 0 {
         return Ok(still);
@@ -319,30 +384,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delays_are_exact_for_whole_apng_rates_and_hundredths_otherwise() {
-        let d = |fps, f| FrameDelay::at(fps, f);
+    fn apng_delays_are_exact_for_whole_rates_and_hundredths_otherwise() {
+        let d = |fps, i| FrameDelay::of_frame(fps, AnimationFormat::Apng, i);
+        assert_eq!(d(30.0, 7), FrameDelay { num: 1, den: 30 });
         assert_eq!(
-            d(30.0, AnimationFormat::Apng),
-            FrameDelay { num: 1, den: 30 }
-        );
-        assert_eq!(
-            d(12.5, AnimationFormat::Apng),
+            d(12.5, 3),
             FrameDelay {
                 num: 100,
                 den: 1250
             }
         );
+    }
+
+    /// The GIF delays of frames `0..n` at `fps`, in hundredths.
+    fn gif_delays(fps: f32, n: u32) -> Vec<u16> {
+        (0..n)
+            .map(|i| {
+                let d = FrameDelay::of_frame(fps, AnimationFormat::Gif, i);
+                assert_eq!(d.den, 100);
+                d.num
+            })
+            .collect()
+    }
+
+    #[test]
+    fn gif_delays_carry_the_rounding_so_a_clip_lasts_its_duration() {
+        // 30 Hz: 3⅓ hundredths a frame. Frame i ends at round(10 (i + 1) / 3).
+        assert_eq!(gif_delays(30.0, 6), vec![3, 4, 3, 3, 4, 3]);
+        // 45 frames at 30 Hz are 1.5 s: 150 hundredths (not 45 × 3 = 135).
         assert_eq!(
-            d(30.0, AnimationFormat::Gif),
-            FrameDelay { num: 3, den: 100 }
+            gif_delays(30.0, 45)
+                .iter()
+                .map(|&d| u32::from(d))
+                .sum::<u32>(),
+            150
         );
-        assert_eq!(
-            d(25.0, AnimationFormat::Gif),
-            FrameDelay { num: 4, den: 100 }
-        );
-        assert_eq!(
-            d(100.0, AnimationFormat::Gif),
-            FrameDelay { num: 1, den: 100 }
-        );
+        // 24 Hz: 4 1/6 hundredths; 48 frames are 2 s.
+        let d24 = gif_delays(24.0, 48);
+        assert_eq!(d24.iter().map(|&d| u32::from(d)).sum::<u32>(), 200);
+        assert!(d24.iter().all(|&d| d == 4 || d == 5));
+        // Whole hundredths stay whole; the highest rate is one hundredth a frame.
+        assert_eq!(gif_delays(25.0, 4), vec![4, 4, 4, 4]);
+        assert_eq!(gif_delays(100.0, 3), vec![1, 1, 1]);
+        // 7 Hz: every prefix of frames ends within half a hundredth of its time.
+        let mut total = 0u32;
+        for (i, d) in gif_delays(7.0, 70).into_iter().enumerate() {
+            total += u32::from(d);
+            let exact = 100.0 * (i + 1) as f64 / 7.0;
+            assert!((f64::from(total) - exact).abs() <= 0.5, "frame {i}");
+        }
     }
 }

@@ -17,26 +17,15 @@ pub enum RenderError {
         /// Why the size is refused.
         reason: &'static str,
     },
-    /// RGBA8 pixel data whose length does not match its size.
-    #[error(
-        "RGBA8 data for a {width}x{height} image must be {expected} bytes, but it is {actual}"
-    )]
-    DataLength {
-        /// Image width.
-        width: u32,
-        /// Image height.
-        height: u32,
-        /// Bytes required (width × height × 4).
-        expected: u64,
-        /// Bytes given.
-        actual: usize,
-    },
+    /// An image could not be made (its size, its data's length).
+    #[error(transparent)]
+    Image(#[from] gom_image::ImageError),
     /// The model has no clip of this name.
-    #[error("the model has no clip named {name:?}; its clips are: {available}")]
+    #[error("no clip named \"{name}\" (the model has: {available})")]
     UnknownClip {
         /// The clip asked for.
         name: String,
-        /// The clip names the model has, comma-separated.
+        /// The clip names the model has ([`gom::Model::clip_names_listed`]).
         available: String,
     },
     /// A filmstrip or sheet asked for zero frames or cells, or too many.
@@ -61,7 +50,7 @@ pub enum RenderError {
         /// The file path, or `<memory>`.
         source_name: String,
         /// The decoder's error.
-        source: png::DecodingError,
+        source: gom_image::ImageError,
     },
     /// A file could not be read or written.
     #[error("cannot access {path}: {source}")]

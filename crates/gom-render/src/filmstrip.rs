@@ -9,8 +9,7 @@ use crate::error::RenderError;
 use crate::image::Image;
 use crate::layout::{label_height, label_scale, Grid};
 use crate::pose::{pose_bounds, ClipSampler, Skinner};
-use crate::raster::Frame;
-use crate::render::{draw_scene, RenderOptions, TextureSource, BACKGROUND};
+use crate::render::{draw_posed, RenderOptions, TextureSource};
 
 /// The most frames a filmstrip may have.
 pub const MAX_FRAMES: u32 = 1024;
@@ -143,17 +142,7 @@ pub fn filmstrip(model: &Model, options: &FilmstripOptions) -> Result<Filmstrip,
         .par_iter()
         .map(|pose| {
             let posed = skinner.pose(pose)?;
-            let mut frame = Frame::new(Image::new(fw, fh, BACKGROUND)?);
-            draw_scene(
-                &mut frame,
-                model,
-                &posed,
-                pose,
-                &camera,
-                &bounds,
-                &render_options,
-            );
-            Ok(frame.image)
+            draw_posed(model, &posed, pose, &camera, &bounds, &render_options)
         })
         .collect::<Result<Vec<Image>, RenderError>>()?;
     let mut frames = Vec::with_capacity(pictures.len());

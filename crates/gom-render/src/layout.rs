@@ -94,7 +94,7 @@ impl Grid {
     /// An image of the grid's size filled with [`SHEET_BACKGROUND`].
     pub fn canvas(&self) -> Result<Image, RenderError> {
         let (w, h) = self.size()?;
-        Image::new(w, h, SHEET_BACKGROUND)
+        Ok(Image::new(w, h, SHEET_BACKGROUND)?)
     }
 
     /// Draws `text`, cut to fit and centred, in the label strip of cell `i`.

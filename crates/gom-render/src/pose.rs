@@ -69,18 +69,9 @@ impl ClipSampler {
     /// A sampler for the first clip of `model` named `name`.
     pub fn new(model: &Model, name: &str) -> Result<ClipSampler, RenderError> {
         let Some(clip) = model.clips.iter().find(|c| c.name == name) else {
-            let available: Vec<String> = model
-                .clips
-                .iter()
-                .map(|c| format!("{:?}", c.name))
-                .collect();
             return Err(RenderError::UnknownClip {
                 name: name.to_string(),
-                available: if available.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    available.join(", ")
-                },
+                available: model.clip_names_listed(),
             });
         };
         let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;

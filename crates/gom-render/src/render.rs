@@ -108,25 +108,28 @@ pub fn render_pose(
     options: &RenderOptions,
 ) -> Result<Image, RenderError> {
     let (w, h) = options.size;
-    let image = Image::new(w, h, BACKGROUND)?;
-    let posed = Skinner::new(model)?.pose(pose)?;
+    let skinner = Skinner::new(model)?;
+    let posed = skinner.pose(pose)?;
     let bounds = pose_bounds(&posed, pose, options.skeleton_overlay);
     let camera = Camera::frame(options.view, options.projection, &bounds, w, h);
-    let mut frame = Frame::new(image);
-    draw_scene(&mut frame, model, &posed, pose, &camera, &bounds, options);
-    Ok(frame.image)
+    draw_posed(model, &posed, pose, &camera, &bounds, options)
 }
 
-/// Draws meshes, then the grid (depth-tested), then the skeleton overlay (on top).
-pub(crate) fn draw_scene(
-    frame: &mut Frame,
+/// A picture of `options.size` of meshes already posed, through a camera framed
+/// elsewhere (on `bounds`, which also places the ground grid): what a still, each cell
+/// of a filmstrip and each frame of an animation draw. Meshes first, then the grid
+/// (depth-tested), then the skeleton overlay (on top).
+pub(crate) fn draw_posed(
     model: &Model,
     posed: &[PosedMesh],
     pose: &Pose,
     camera: &Camera,
     bounds: &Aabb,
     options: &RenderOptions,
-) {
+) -> Result<Image, RenderError> {
+    let (w, h) = options.size;
+    let mut picture = Frame::new(Image::new(w, h, BACKGROUND)?);
+    let frame = &mut picture;
     // Triangles with a vertex behind the near plane are skipped; the framing keeps
     // every vertex of the framed pose in front of the camera.
     for (mesh, posed) in model.meshes.iter().zip(posed) {
@@ -138,6 +141,7 @@ pub(crate) fn draw_scene(
     if options.skeleton_overlay {
         draw_skeleton(frame, model, pose, camera);
     }
+    Ok(picture.image)
 }
 
 fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use common::*;
 use gom_render::render::{BACKGROUND, BONE_COLOR, GRID_COLOR, JOINT_COLOR};
 use gom_render::{
-    encode_png, filmstrip, render, FilmstripOptions, Filter, Image, Projection, RenderOptions,
-    TextureSource, View,
+    encode_png, filmstrip, render, write_animation, AnimationFormat, AnimationOptions,
+    FilmstripOptions, Filter, Image, Projection, RenderOptions, TextureSource, View,
 };
 
 const FACTOR: [f32; 4] = [0.8, 0.6, 0.2, 1.0];
@@ -320,6 +320,21 @@ fn skeleton_overlay_draws_joint_dots_at_the_projected_joints() {
     assert_eq!(img.pixel(20, 90), plain.pixel(20, 90));
 }
 
+/// The pixels inside the swinging arm model's static box's front face (x ∈ [−1.5,
+/// −0.5], y ∈ [0, 1]) through `camera`: `(x0, y0, x1, y1)`, ends excluded.
+fn static_box_front(camera: &gom_render::Camera) -> (i64, i64, i64, i64) {
+    let a = camera.project([-1.5, 1.0, -0.5]).unwrap();
+    let b = camera.project([-0.5, 0.0, -0.5]).unwrap();
+    let (x0, y0, x1, y1) = (
+        a.x.ceil() as i64,
+        a.y.ceil() as i64,
+        b.x.floor() as i64,
+        b.y.floor() as i64,
+    );
+    assert!(x1 - x0 > 5 && y1 - y0 > 5, "static box too small on screen");
+    (x0, y0, x1, y1)
+}
+
 #[test]
 fn a_filmstrip_shows_the_swing_and_keeps_still_parts_still() {
     let model = swinging_arm();
@@ -352,17 +367,8 @@ fn a_filmstrip_shows_the_swing_and_keeps_still_parts_still() {
     assert_eq!(at(last, [1.0, 1.6, -0.25]), BACKGROUND);
     assert_eq!(at(first, [2.5, 0.0, -0.25]), BACKGROUND);
     assert_ne!(at(last, [2.5, 0.0, -0.25]), BACKGROUND);
-    // Every pixel of the static box's front face (x ∈ [−1.5, −0.5], y ∈ [0, 1]) is the
-    // same in both frames.
-    let a = strip.camera.project([-1.5, 1.0, -0.5]).unwrap();
-    let b = strip.camera.project([-0.5, 0.0, -0.5]).unwrap();
-    let (x0, y0, x1, y1) = (
-        a.x.ceil() as i64,
-        a.y.ceil() as i64,
-        b.x.floor() as i64,
-        b.y.floor() as i64,
-    );
-    assert!(x1 - x0 > 5 && y1 - y0 > 5, "static box too small on screen");
+    // Every pixel of the static box's front face is the same in both frames.
+    let (x0, y0, x1, y1) = static_box_front(&strip.camera);
     for y in y0..y1 {
         for x in x0..x1 {
             let p0 = strip
@@ -511,4 +517,86 @@ fn garbage_geometry_never_panics() {
             }
         }
     }
+}
+
+/// Every frame of an APNG, as RGBA8.
+fn apng_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let n = reader.info().animation_control.unwrap().num_frames;
+    (0..n)
+        .map(|_| {
+            let mut buf = vec![0; reader.output_buffer_size()];
+            let info = reader.next_frame(&mut buf).unwrap();
+            buf.truncate(info.buffer_size());
+            buf
+        })
+        .collect()
+}
+
+#[test]
+fn an_animation_keeps_one_camera_so_the_static_box_stays_put_across_frames() {
+    let model = swinging_arm();
+    let (w, h) = (96u32, 96u32);
+    let options = AnimationOptions {
+        clips: vec!["swing"],
+        fps: Some(4.0),
+        captions: false,
+        render: RenderOptions {
+            size: (w, h),
+            view: View::Front,
+            projection: Projection::Orthographic,
+            grid: false,
+            ..RenderOptions::default()
+        },
+    };
+    let mut bytes = Vec::new();
+    write_animation(&model, &options, AnimationFormat::Apng, &mut bytes).unwrap();
+    // The 1 s clip at 4 frames per second: 0, 0.25, 0.5 and 0.75 s.
+    let frames = apng_frames(&bytes);
+    assert_eq!(frames.len(), 4);
+    // A filmstrip of the same clip at 0, 0.25, …, 1 s frames its camera on the same
+    // poses (the animation's and the clip's end): its cells are the animation's frames.
+    let strip = filmstrip(
+        &model,
+        &FilmstripOptions {
+            frames: 5,
+            frame_size: (w, h),
+            view: View::Front,
+            projection: Projection::Orthographic,
+            grid: false,
+            labels: false,
+            ..FilmstripOptions::new("swing")
+        },
+    )
+    .unwrap();
+    let pixel = |f: &[u8], x: i64, y: i64| {
+        let i = ((y * i64::from(w) + x) * 4) as usize;
+        [f[i], f[i + 1], f[i + 2], f[i + 3]]
+    };
+    for (i, frame) in frames.iter().enumerate() {
+        let cell = strip.frames[i];
+        for y in 0..i64::from(h) {
+            for x in 0..i64::from(w) {
+                let want = strip
+                    .image
+                    .pixel(i64::from(cell.x) + x, i64::from(cell.y) + y)
+                    .unwrap();
+                assert_eq!(pixel(frame, x, y), want, "frame {i} at ({x},{y})");
+            }
+        }
+    }
+    // Every pixel of the static box's front face is the same in every frame, while the
+    // arm moves.
+    let (x0, y0, x1, y1) = static_box_front(&strip.camera);
+    for frame in &frames[1..] {
+        for y in y0..y1 {
+            for x in x0..x1 {
+                assert_eq!(pixel(frame, x, y), pixel(&frames[0], x, y), "({x},{y})");
+                assert_ne!(pixel(frame, x, y), BACKGROUND);
+            }
+        }
+    }
+    assert_ne!(frames[0], frames[2], "the arm swings");
 }

@@ -743,3 +743,73 @@ fn bind_pose_through_trs_matches_the_stored_bind_matrices() {
         }
     }
 }
+
+/// The frame of docs/runtime.md: output buffers sized once from
+/// `Mesh::vertex_count`, then every mesh skinned each frame; an empty `Vec` (the
+/// natural first try) is refused with an error naming the buffer and its length.
+#[test]
+fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
+    let bytes = gom::gomb::write(&gom_demo::build()).unwrap();
+    let asset = Asset::parse(&bytes).unwrap();
+    let (mut ctx, mut local, mut model, mut palette) = (
+        SamplingContext::new(),
+        LocalPose::default(),
+        ModelPose::new(),
+        Palette::new(),
+    );
+    let clip = asset.clip("swish").unwrap();
+    // Per mesh: skinned positions and normals.
+    type Attributes = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+    let mut out: Vec<Attributes> = asset
+        .meshes()
+        .iter()
+        .map(|mesh| {
+            let n = mesh.vertex_count();
+            (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
+        })
+        .collect();
+    for time in [0.0, 0.4, 1.3] {
+        sample(
+            clip,
+            asset.skeleton(),
+            time,
+            Playback::Loop,
+            &mut ctx,
+            &mut local,
+        )
+        .unwrap();
+        local_to_model(asset.skeleton(), &local, &mut model).unwrap();
+        for (mesh, (positions, normals)) in asset.meshes().iter().zip(&mut out) {
+            palette.compute(mesh, &model).unwrap();
+            skin(
+                mesh,
+                &palette,
+                SkinTargets {
+                    positions: Some(positions),
+                    normals: Some(normals),
+                    tangents: None,
+                },
+            )
+            .unwrap();
+        }
+    }
+    assert!(out.iter().all(|(p, _)| !p.is_empty()));
+    let mesh = &asset.meshes()[0];
+    palette.compute(mesh, &model).unwrap();
+    let mut empty: Vec<[f32; 3]> = Vec::new();
+    let refused = skin(
+        mesh,
+        &palette,
+        SkinTargets {
+            positions: Some(&mut empty),
+            normals: None,
+            tangents: None,
+        },
+    );
+    match refused {
+        Err(Error::BufferLength {
+            expected, found, ..
+        }) => assert_eq!((expected, found), (mesh.vertex_count(), 0)),
+        other => panic!("{other:?}"),
+    }
+}

@@ -24,14 +24,6 @@ function b64ToBuffer(s) {
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out.buffer;
 }
-function bufferToB64(buffer) {
-  const bytes = new Uint8Array(buffer);
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(s);
-}
 async function getOk(url, kind) {
   const r = await fetch(url);
   if (!r.ok) {
@@ -48,6 +40,7 @@ const server = {
   geometry: (i) => getOk(`api/model/${i}/geometry`),
   textureUrl: (i, t) => `api/model/${i}/texture/${t}`,
   baked: (i, c) => getOk(`api/model/${i}/clip/${c}/baked`),
+  clipBounds: (i, c) => getOk(`api/model/${i}/clip/${c}/bounds`, "json"),
   // The pose at exactly `t` seconds ("t" as a string, passed on unchanged).
   pose: (i, c, t) => getOk(c < 0 ? `api/model/${i}/pose` : `api/model/${i}/pose?clip=${c}&t=${t}`),
   canUpload: true,
@@ -60,6 +53,7 @@ function embedSource(e) {
     geometry: async () => b64ToBuffer(e.geometry),
     textureUrl: (i, t) => `data:${e.textures[t].mime};base64,${e.textures[t].data}`,
     baked: async (i, c) => baked[c].buffer,
+    clipBounds: async (i, c) => e.clip_bounds[c],
     // Without the runtime, the nearest baked frame.
     pose: async (i, c, t) => {
       if (c < 0) return b64ToBuffer(e.bind);
@@ -146,8 +140,6 @@ const LINE_FS = `#version 300 es
 precision mediump float;
 in vec3 v_color; out vec4 o;
 void main() { o = vec4(v_color, 1.0); }`;
-const CAPTURE_FS = `#version 300 es
-precision mediump float; out vec4 o; void main() { o = vec4(1.0); }`;
 
 function compile(type, src) {
   const s = gl.createShader(type);
@@ -158,11 +150,13 @@ function compile(type, src) {
 }
 function program(vs, fs, varyings) {
   const p = gl.createProgram();
-  gl.attachShader(p, compile(gl.VERTEX_SHADER, vs));
-  gl.attachShader(p, compile(gl.FRAGMENT_SHADER, fs));
+  const shaders = [compile(gl.VERTEX_SHADER, vs), compile(gl.FRAGMENT_SHADER, fs)];
+  for (const s of shaders) gl.attachShader(p, s);
   if (varyings) gl.transformFeedbackVaryings(p, varyings, gl.SEPARATE_ATTRIBS);
   gl.linkProgram(p);
   if (!gl.getProgramParameter(p, gl.LINK_STATUS)) console.error(gl.getProgramInfoLog(p));
+  // The linked program keeps what it needs; the shader objects can go.
+  for (const s of shaders) { gl.detachShader(p, s); gl.deleteShader(s); }
   const u = {};
   const count = gl.getProgramParameter(p, gl.ACTIVE_UNIFORMS);
   for (let i = 0; i < count; i++) {
@@ -173,7 +167,6 @@ function program(vs, fs, varyings) {
 }
 const skinProg = program(SKIN_VS, SKIN_FS);
 const lineProg = program(LINE_VS, LINE_FS);
-const captureProg = program(SKIN_VS, CAPTURE_FS, ["v_model"]);
 
 // ---------- matrices (column-major) ----------
 function perspective(fovy, aspect, near, far) {
@@ -200,6 +193,7 @@ const state = {
   clip: -1, time: 0, playing: false, baked: [], bone: -1, boneLocked: -1,
   camera: { yaw: 0.6, pitch: 0.35, dist: 3, target: [0, 0, 0], radius: 1 },
   grid: null, bonesBuf: null, textures: [], hideModel: false, loadToken: 0,
+  bindBounds: null,
 };
 const ui = (id) => document.getElementById(id);
 
@@ -210,24 +204,25 @@ function makeBuffer(target, data) {
   return b;
 }
 
-// A vertex array with the mesh's attributes (locations as in SKIN_VS) and `indices`.
-function meshVao(m, geometry, indices) {
+// A vertex array with the mesh's attributes (locations as in SKIN_VS) and `indices`;
+// the buffers it made go into `buffers`, to be deleted with it.
+function meshVao(m, geometry, indices, buffers) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   const n = m.vertices;
   const attr = (loc, size, offset) => {
-    makeBuffer(gl.ARRAY_BUFFER, new Float32Array(geometry, offset, n * size));
+    buffers.push(makeBuffer(gl.ARRAY_BUFFER, new Float32Array(geometry, offset, n * size)));
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
   };
   attr(0, 3, m.position);
   attr(1, 3, m.normal);
   attr(2, 2, m.uv);
-  makeBuffer(gl.ARRAY_BUFFER, new Uint16Array(geometry, m.joints, n * 4));
+  buffers.push(makeBuffer(gl.ARRAY_BUFFER, new Uint16Array(geometry, m.joints, n * 4)));
   gl.enableVertexAttribArray(3);
   gl.vertexAttribIPointer(3, 4, gl.UNSIGNED_SHORT, 0, 0);
   attr(4, 4, m.weights);
-  makeBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
+  buffers.push(makeBuffer(gl.ELEMENT_ARRAY_BUFFER, indices));
   gl.bindVertexArray(null);
   return vao;
 }
@@ -240,7 +235,22 @@ function buildMesh(m, geometry) {
     const a = indices[t], b = indices[t + 1], c = indices[t + 2];
     edges.set([a, b, b, c, c, a], t * 2);
   }
-  return { m, vao: meshVao(m, geometry, indices), wireVao: meshVao(m, geometry, edges), edgeCount: edges.length };
+  const buffers = [];
+  const vao = meshVao(m, geometry, indices, buffers), wireVao = meshVao(m, geometry, edges, buffers);
+  return { m, vao, wireVao, buffers, edgeCount: edges.length };
+}
+
+// Deletes every GL object of the model shown, before another takes its place.
+function disposeModel() {
+  for (const mesh of state.meshes) {
+    gl.deleteVertexArray(mesh.vao);
+    gl.deleteVertexArray(mesh.wireVao);
+    for (const b of mesh.buffers) gl.deleteBuffer(b);
+  }
+  for (const t of state.textures) if (t) gl.deleteTexture(t);
+  for (const lines of [state.grid, state.bonesBuf]) if (lines) deleteLines(lines);
+  if (state.palette) gl.deleteTexture(state.palette);
+  Object.assign(state, { meshes: [], textures: [], grid: null, bonesBuf: null, palette: null, manifest: null, record: null });
 }
 
 function loadTexture(url) {
@@ -265,11 +275,14 @@ async function selectModel(i) {
   const token = ++state.loadToken;
   const [manifest, geometry] = await Promise.all([source.manifest(i), source.geometry(i)]);
   if (token !== state.loadToken) return;
+  const textureCount = manifest.materials.reduce((n, m) => Math.max(n, m.texture === null ? 0 : m.texture + 1), 0);
+  const textures = await Promise.all([...Array(textureCount).keys()].map((t) => loadTexture(source.textureUrl(i, t))));
+  if (token !== state.loadToken) { for (const t of textures) if (t) gl.deleteTexture(t); return; }
+  disposeModel();
   state.index = i;
   state.manifest = manifest;
   state.meshes = manifest.meshes.map((m) => buildMesh(m, geometry));
-  const textureCount = manifest.materials.reduce((n, m) => Math.max(n, m.texture === null ? 0 : m.texture + 1), 0);
-  state.textures = await Promise.all([...Array(textureCount).keys()].map((t) => loadTexture(source.textureUrl(i, t))));
+  state.textures = textures;
   state.palette = gl.createTexture();
   gl.bindTexture(gl.TEXTURE_2D, state.palette);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
@@ -277,23 +290,36 @@ async function selectModel(i) {
   gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, 3, Math.max(1, manifest.palette_entries));
   state.baked = manifest.clips.map(() => null);
   state.bone = state.boneLocked = -1;
-  frameCamera(manifest.bounds);
-  buildGrid(manifest.bounds);
+  state.bindBounds = manifest.bounds;
+  state.grid = makeLines();
+  frameScene(manifest.bounds);
   renderLists();
   renderBones();
   renderInfo();
   await selectClip(manifest.clips.length ? 0 : -1);
 }
 
+// Shows clip `c` at its start, framed on the bind pose and every pose of the clip.
 async function selectClip(c) {
   state.clip = c;
   state.time = 0;
   state.playing = false;
   renderLists();
   if (c >= 0 && !state.baked[c]) {
-    state.baked[c] = new Float32Array(await source.baked(state.index, c));
+    const i = state.index;
+    const [baked, bounds] = await Promise.all([source.baked(i, c), source.clipBounds(i, c)]);
+    if (i !== state.index) return;
+    state.baked[c] = { records: new Float32Array(baked), bounds };
   }
+  frameScene(c >= 0 ? union(state.bindBounds, state.baked[c].bounds) : state.bindBounds);
   await showExact("0");
+}
+function union(a, b) {
+  return [[0, 1, 2].map((k) => Math.min(a[0][k], b[0][k])), [0, 1, 2].map((k) => Math.max(a[1][k], b[1][k]))];
+}
+function frameScene(bounds) {
+  frameCamera(bounds);
+  setGrid(bounds);
 }
 
 function setRecord(floats) {
@@ -320,7 +346,7 @@ function showBakedFrame() {
   const m = state.manifest, clip = m.clips[state.clip], baked = state.baked[state.clip];
   if (!clip || !baked) return;
   const f = frameAt(clip, state.time), n = recordFloats(m);
-  setRecord(baked.subarray(f * n, (f + 1) * n));
+  setRecord(baked.records.subarray(f * n, (f + 1) * n));
 }
 
 // ---------- camera ----------
@@ -358,19 +384,32 @@ canvas.addEventListener("pointermove", (e) => {
 canvas.addEventListener("wheel", (e) => { e.preventDefault(); state.camera.dist *= Math.exp(e.deltaY * 0.001); }, { passive: false });
 
 // ---------- grid and skeleton lines ----------
-function lineBuffer(points, colors) {
-  const vao = gl.createVertexArray();
+// A set of coloured lines: one vertex array and its two buffers, made once and
+// refilled (setLines) as the lines change.
+function makeLines() {
+  const vao = gl.createVertexArray(), points = gl.createBuffer(), colors = gl.createBuffer();
   gl.bindVertexArray(vao);
-  makeBuffer(gl.ARRAY_BUFFER, new Float32Array(points));
-  gl.enableVertexAttribArray(0);
-  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
-  makeBuffer(gl.ARRAY_BUFFER, new Float32Array(colors));
-  gl.enableVertexAttribArray(1);
-  gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, 0);
+  for (const [loc, b] of [[0, points], [1, colors]]) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, b);
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, 3, gl.FLOAT, false, 0, 0);
+  }
   gl.bindVertexArray(null);
-  return { vao, count: points.length / 3 };
+  return { vao, points, colors, count: 0 };
 }
-function buildGrid(bounds) {
+function setLines(lines, points, colors) {
+  gl.bindBuffer(gl.ARRAY_BUFFER, lines.points);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(points), gl.DYNAMIC_DRAW);
+  gl.bindBuffer(gl.ARRAY_BUFFER, lines.colors);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(colors), gl.DYNAMIC_DRAW);
+  lines.count = points.length / 3;
+}
+function deleteLines(lines) {
+  gl.deleteVertexArray(lines.vao);
+  gl.deleteBuffer(lines.points);
+  gl.deleteBuffer(lines.colors);
+}
+function setGrid(bounds) {
   const [lo, hi] = bounds, y = lo[1];
   const size = Math.max(hi[0] - lo[0], hi[2] - lo[2], 1e-3) * 1.5;
   const step = Math.pow(10, Math.floor(Math.log10(size / 2)));
@@ -382,7 +421,7 @@ function buildGrid(bounds) {
     pts.push(a, y, cz - n * step, a, y, cz + n * step, cx - n * step, y, b, cx + n * step, y, b);
     cols.push(...shade, ...shade, ...shade, ...shade);
   }
-  state.grid = lineBuffer(pts, cols);
+  setLines(state.grid, pts, cols);
 }
 function buildBones() {
   const m = state.manifest, r = state.record;
@@ -395,7 +434,8 @@ function buildBones() {
     pts.push(r[base + b.parent * 3], r[base + b.parent * 3 + 1], r[base + b.parent * 3 + 2], r[base + i * 3], r[base + i * 3 + 1], r[base + i * 3 + 2]);
     cols.push(...c, ...c);
   });
-  state.bonesBuf = lineBuffer(pts, cols);
+  if (!state.bonesBuf) state.bonesBuf = makeLines();
+  setLines(state.bonesBuf, pts, cols);
 }
 
 // ---------- drawing ----------
@@ -463,40 +503,6 @@ function drawMeshes(vp) {
       gl.drawElements(gl.LINES, mesh.edgeCount, gl.UNSIGNED_INT, 0);
     }
   }
-}
-
-// Skins every mesh with transform feedback and returns its model-space positions.
-function captureSkinned() {
-  const p = captureProg;
-  gl.useProgram(p.p);
-  gl.activeTexture(gl.TEXTURE0);
-  gl.bindTexture(gl.TEXTURE_2D, state.palette);
-  gl.uniform1i(p.u.u_palette, 0);
-  gl.enable(gl.RASTERIZER_DISCARD);
-  const out = state.meshes.map((mesh) => {
-    const n = mesh.m.vertices;
-    const buf = gl.createBuffer();
-    gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, buf);
-    gl.bufferData(gl.TRANSFORM_FEEDBACK_BUFFER, n * 12, gl.STATIC_READ);
-    gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, null);
-    const tf = gl.createTransformFeedback();
-    gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, tf);
-    gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, buf);
-    gl.uniform1i(p.u.u_base, mesh.m.palette_base);
-    gl.bindVertexArray(mesh.vao);
-    gl.beginTransformFeedback(gl.POINTS);
-    gl.drawArrays(gl.POINTS, 0, n);
-    gl.endTransformFeedback();
-    gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, null);
-    gl.bindVertexArray(null);
-    const data = new Float32Array(n * 3);
-    gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, buf);
-    gl.getBufferSubData(gl.TRANSFORM_FEEDBACK_BUFFER, 0, data);
-    gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, null);
-    return data;
-  });
-  gl.disable(gl.RASTERIZER_DISCARD);
-  return out;
 }
 
 // ---------- playback ----------
@@ -628,74 +634,6 @@ document.addEventListener("drop", (e) => {
   for (const file of e.dataTransfer.files) upload(file).catch(fail);
 });
 
-// ---------- test mode: results go back to the test's server ----------
-function readPixels() {
-  const w = canvas.width, h = canvas.height, px = new Uint8Array(w * h * 4);
-  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
-  return { width: w, height: h, rgba: bufferToB64(px.buffer) };
-}
-function glErrors() { for (let e = gl.getError(); e !== gl.NO_ERROR; e = gl.getError()) errors.push("WebGL error " + e); }
-async function runTest() {
-  const report = { kind: TEST, errors };
-  const i = Number(params.get("model") || 0);
-  if (TEST === "render") {
-    await selectModel(i);
-    const clip = state.manifest.clips.findIndex((c) => c.name === params.get("clip"));
-    if (clip >= 0) await selectClip(clip);
-    applyLinkOptions();
-    state.hideModel = true; draw();
-    report.images = [{ label: "empty", ...readPixels() }];
-    state.hideModel = false;
-    for (const t of (params.get("times") || "0").split(",")) {
-      await showExact(t);
-      draw();
-      report.images.push({ label: t, ...readPixels() });
-    }
-  } else if (TEST === "skin") {
-    report.models = [];
-    for (const m of await source.models()) {
-      await selectModel(m.index);
-      const clip = state.manifest.clips.length ? 0 : -1;
-      const t = params.get("t") || "0";
-      if (clip >= 0) await selectClip(clip);
-      await showExact(t);
-      const meshes = captureSkinned().map((d) => bufferToB64(d.buffer));
-      report.models.push({ index: m.index, name: m.name, clip: clip >= 0 ? state.manifest.clips[clip].name : null, t, meshes });
-    }
-  } else if (TEST === "drop") {
-    // A file dropped on the page: the bytes come from the address (base64).
-    const file = new File([b64ToBuffer(params.get("file"))], params.get("name"));
-    const before = models.length, shown = errors.length;
-    const dt = new DataTransfer();
-    dt.items.add(file);
-    document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
-    for (let k = 0; k < 200 && models.length === before && errors.length === shown; k++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 200));
-    report.models = models.map((m) => m.name);
-    report.current = state.index;
-    report.shown = ui("errors").textContent;
-  } else if (TEST === "first") {
-    report.firstFrameMs = firstFrameMs;
-  } else if (TEST === "fps") {
-    await selectModel(i);
-    const clip = state.manifest.clips.length ? 0 : -1;
-    if (clip >= 0) await selectClip(clip);
-    state.playing = clip >= 0;
-    const seconds = Number(params.get("seconds") || 5), start = performance.now();
-    let frames = 0;
-    await new Promise((done) => {
-      const step = (now) => { tick(now); frames++; if (now - start < seconds * 1000) requestAnimationFrame(step); else done(); };
-      requestAnimationFrame(step);
-    });
-    report.fps = (frames * 1000) / (performance.now() - start);
-    report.firstFrameMs = firstFrameMs;
-  }
-  glErrors();
-  await fetch("api/report", { method: "POST", body: JSON.stringify(report) });
-}
-
 // Link options: ?skeleton=1&wireframe=1&bone=N (N: a bone's index).
 function applyLinkOptions() {
   for (const id of ["skeleton", "wireframe"]) if (params.get(id) === "1") ui(id).checked = true;
@@ -717,9 +655,30 @@ async function start() {
   renderLists();
   if (models.length) await selectModel(0);
   applyLinkOptions();
+  // A model with clips opens playing its first one.
+  state.playing = state.clip >= 0;
+  last = performance.now();
+  updateTimeUi();
   draw();
   firstFrameMs = performance.now();
-  if (TEST) await runTest();
+  if (TEST) await runTestScript();
   else requestAnimationFrame(tick);
+}
+
+// The browser tests' script (test.js, served only by a test server) drives the page
+// through these parts of it and posts its results back.
+const parts = {
+  gl, canvas, params, state, source, errors, ui, program, SKIN_VS, frameAt,
+  selectModel, selectClip, showExact, showBakedFrame, draw, tick, applyLinkOptions,
+  models: () => models, firstFrameMs: () => firstFrameMs,
+};
+function runTestScript() {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = "test.js";
+    script.onload = () => window.gomViewTest(parts).then(resolve, reject);
+    script.onerror = () => reject(new Error("test.js could not be loaded"));
+    document.head.appendChild(script);
+  });
 }
 if (gl) start().catch((e) => { fail(e.message || e); if (TEST) fetch("api/report", { method: "POST", body: JSON.stringify({ kind: TEST, errors }) }); });

@@ -4,7 +4,7 @@
 //! one exact time).
 
 use crate::ViewError;
-use gom_runtime::{Asset, ModelPose, Palette, Playback};
+use gom_runtime::{skinned_bounds, Aabb, Asset, ModelPose, Palette, Playback};
 use serde::Serialize;
 use std::sync::OnceLock;
 
@@ -29,7 +29,13 @@ pub struct ViewModel {
     /// Texture images (PNG or JPEG bytes) with their MIME type, by texture index.
     textures: Vec<(Vec<u8>, &'static str)>,
     /// Palettes of each clip baked at its sample rate, made when first asked for.
-    baked: Vec<OnceLock<Result<Vec<u8>, String>>>,
+    baked: Vec<OnceLock<Result<Baked, String>>>,
+}
+
+/// A clip's baked pose records, and the box its skinned vertices stay in.
+struct Baked {
+    records: Vec<u8>,
+    bounds: [[f32; 3]; 2],
 }
 
 /// What the importer and the validator said about a model.
@@ -114,9 +120,9 @@ impl ViewModel {
         })?;
         let (geometry, meshes) = geometry(model, &asset);
         let (textures, materials) = materials(model, notes.textures);
-        let bounds = bind_bounds(&asset).map_err(|e| ViewError::Model {
+        let bounds = bind_bounds(&asset).map_err(|reason| ViewError::Model {
             name: name.clone(),
-            reason: e.to_string(),
+            reason,
         })?;
         let clips: Vec<ClipJson> = model
             .clips
@@ -180,16 +186,26 @@ impl ViewModel {
     /// Clip `clip`'s poses at every frame of its sample rate (frame `f` at
     /// `min(f / rate, duration)`), one [`Self::pose_at`] record after the other.
     pub fn baked(&self, clip: usize) -> Result<&[u8], ViewError> {
+        self.baked_clip(clip).map(|b| b.records.as_slice())
+    }
+
+    /// The box, `[min, max]` in model space, holding every vertex skinned at every
+    /// frame of [`Self::baked`] (what the page frames while the clip plays).
+    pub fn clip_bounds(&self, clip: usize) -> Result<[[f32; 3]; 2], ViewError> {
+        self.baked_clip(clip).map(|b| b.bounds)
+    }
+
+    fn baked_clip(&self, clip: usize) -> Result<&Baked, ViewError> {
         let cell = self.baked.get(clip).ok_or(ViewError::NotFound)?;
         cell.get_or_init(|| self.bake(clip))
-            .as_deref()
+            .as_ref()
             .map_err(|reason| ViewError::Model {
                 name: self.name.clone(),
                 reason: reason.clone(),
             })
     }
 
-    fn bake(&self, clip: usize) -> Result<Vec<u8>, String> {
+    fn bake(&self, clip: usize) -> Result<Baked, String> {
         let c = &self.asset.clips()[clip];
         let frames = frame_count(c.duration(), c.sample_rate());
         let record = self.record_bytes();
@@ -200,11 +216,15 @@ impl ViewModel {
             ));
         }
         let mut out = Vec::with_capacity(frames * record);
+        let mut bounds = Aabb::EMPTY;
         for f in 0..frames {
             let t = frame_time(f, c.duration(), c.sample_rate());
-            out.extend(self.pose_at(Some(clip), t)?);
+            out.extend(pose_record(&self.asset, Some(clip), t, Some(&mut bounds))?);
         }
-        Ok(out)
+        Ok(Baked {
+            records: out,
+            bounds: box_or_unit(bounds),
+        })
     }
 
     fn record_bytes(&self) -> usize {
@@ -217,21 +237,7 @@ impl ViewModel {
     /// `palette_base` entries of [`FLOATS_PER_ENTRY`] floats), then every bone's
     /// model-space position (3 floats), as little-endian `f32`.
     pub fn pose_at(&self, clip: Option<usize>, time: f32) -> Result<Vec<u8>, String> {
-        let pose = self
-            .asset
-            .model_pose(clip, time, Playback::Once)
-            .map_err(|e| e.to_string())?;
-        let mut floats = Vec::with_capacity(self.record_bytes() / 4);
-        let mut palette = Palette::new();
-        for mesh in self.asset.meshes() {
-            palette.compute(mesh, &pose).map_err(|e| e.to_string())?;
-            for b in 0..palette.matrices().len() {
-                let m = palette.row_major(b).unwrap_or(gom::model::IDENTITY);
-                push_entry(&mut floats, &m);
-            }
-        }
-        push_bone_positions(&mut floats, &pose);
-        Ok(floats.iter().flat_map(|f| f.to_le_bytes()).collect())
+        pose_record(&self.asset, clip, time, None)
     }
 
     /// The index of the clip named `name`.
@@ -397,23 +403,50 @@ fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// The bind pose's bounding box in model space, `[min, max]`, from the skinned
-/// positions (what the camera frames).
-fn bind_bounds(asset: &Asset<'_>) -> Result<[[f32; 3]; 2], gom_runtime::Error> {
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for mesh in asset.posed_meshes(None, 0.0, Playback::Once)? {
-        for p in mesh.positions {
-            for k in 0..3 {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
+/// The record [`ViewModel::pose_at`] describes; with `bounds`, also grows it to hold
+/// every vertex skinned in this pose (through the runtime's own skinning).
+fn pose_record(
+    asset: &Asset<'_>,
+    clip: Option<usize>,
+    time: f32,
+    mut bounds: Option<&mut Aabb>,
+) -> Result<Vec<u8>, String> {
+    let pose = asset
+        .model_pose(clip, time, Playback::Once)
+        .map_err(|e| e.to_string())?;
+    let entries: usize = asset.meshes().iter().map(palette_len).sum();
+    let mut floats =
+        Vec::with_capacity(entries * FLOATS_PER_ENTRY + asset.skeleton().bone_count() * 3);
+    let mut palette = Palette::new();
+    for mesh in asset.meshes() {
+        palette.compute(mesh, &pose).map_err(|e| e.to_string())?;
+        if let Some(b) = bounds.as_deref_mut() {
+            *b = b.union(&skinned_bounds(mesh, &palette).map_err(|e| e.to_string())?);
+        }
+        for b in 0..palette.matrices().len() {
+            let m = palette.row_major(b).unwrap_or(gom::model::IDENTITY);
+            push_entry(&mut floats, &m);
         }
     }
-    if lo[0] > hi[0] {
-        return Ok([[-1.0; 3], [1.0; 3]]);
+    push_bone_positions(&mut floats, &pose);
+    Ok(floats.iter().flat_map(|f| f.to_le_bytes()).collect())
+}
+
+/// The bind pose's bounding box in model space, `[min, max]`, from the skinned
+/// positions (what the camera frames before a clip is chosen).
+fn bind_bounds(asset: &Asset<'_>) -> Result<[[f32; 3]; 2], String> {
+    let mut bounds = Aabb::EMPTY;
+    pose_record(asset, None, 0.0, Some(&mut bounds))?;
+    Ok(box_or_unit(bounds))
+}
+
+/// `[min, max]` of a box; the unit box around the origin for an empty one (a model
+/// without vertices).
+fn box_or_unit(b: Aabb) -> [[f32; 3]; 2] {
+    if b.is_empty() {
+        return [[-1.0; 3], [1.0; 3]];
     }
-    Ok([lo, hi])
+    [b.min.to_array(), b.max.to_array()]
 }
 
 fn info(model: &gom::Model, warnings: Vec<String>) -> InfoJson {

@@ -3,7 +3,7 @@
 //! base64, for opening in any browser without gom.
 
 use crate::data::ViewModel;
-use crate::page::{INDEX_HTML, STYLE_CSS, VIEWER_JS};
+use crate::page::{fill, INDEX_TEMPLATE, SCRIPT_MARKER, STYLE_CSS, STYLE_MARKER, VIEWER_JS};
 use crate::ViewError;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -12,6 +12,9 @@ use base64::Engine;
 pub fn self_contained(model: &ViewModel) -> Result<String, ViewError> {
     let baked = (0..model.clip_count())
         .map(|c| model.baked(c).map(|b| STANDARD.encode(b)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let clip_bounds = (0..model.clip_count())
+        .map(|c| model.clip_bounds(c))
         .collect::<Result<Vec<_>, _>>()?;
     let mut textures = Vec::new();
     while let Some((bytes, mime)) = model.texture(textures.len()) {
@@ -23,6 +26,7 @@ pub fn self_contained(model: &ViewModel) -> Result<String, ViewError> {
         "geometry": STANDARD.encode(model.geometry()),
         "textures": textures,
         "baked": baked,
+        "clip_bounds": clip_bounds,
         "bind": STANDARD.encode(model.pose_at(None, 0.0).map_err(|reason| ViewError::Model {
             name: model.name.clone(),
             reason,
@@ -33,11 +37,9 @@ pub fn self_contained(model: &ViewModel) -> Result<String, ViewError> {
     let script = VIEWER_JS.replace("</script", "<\\/script");
     let head =
         format!("<style>\n{STYLE_CSS}</style>\n<script>window.GOM_EMBED = {data};</script>\n");
-    let out = INDEX_HTML
-        .replace("<link rel=\"stylesheet\" href=\"style.css\">", &head)
-        .replace(
-            "<script src=\"viewer.js\"></script>",
-            &format!("<script>\n{script}</script>"),
-        );
-    Ok(out)
+    let body = format!("<script>\n{script}</script>");
+    Ok(fill(
+        INDEX_TEMPLATE,
+        &[(STYLE_MARKER, &head), (SCRIPT_MARKER, &body)],
+    )?)
 }

@@ -56,6 +56,9 @@ pub enum ViewError {
     /// No such model, clip or texture.
     #[error("not found")]
     NotFound,
+    /// The page's template lacks a marker (a fault of this build, not of the input).
+    #[error(transparent)]
+    Template(#[from] page::TemplateError),
 }
 
 /// Why an upload is refused before it is read.

@@ -31,7 +31,7 @@ pub fn load_path(path: &Path, options: &ImportOptions) -> Result<ViewModel, View
 
 /// The formats an upload may have: those whose file holds everything (a `.tmd` needs
 /// its libraries, a `.gltf` may name buffers beside it, and an upload has no folder).
-pub const UPLOAD_FORMATS: &str = ".gom, .gomt, .glb, .fbx, or .gltf with embedded buffers";
+pub const UPLOAD_FORMATS: &str = ".gom, .gomt, .glb, .fbx, .bvh, or .gltf with embedded buffers";
 
 /// Reads uploaded `bytes` named `file_name` (a name only: it chooses the format and is
 /// shown, and never becomes a path that is opened).

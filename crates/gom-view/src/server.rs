@@ -1,17 +1,25 @@
 //! The local HTTP server: loopback only, a fixed set of routes, the Host header
-//! checked on every request, uploads capped.
+//! checked on every request, uploads capped. Requests are answered on [`WORKERS`]
+//! threads, so that a slow upload or conversion does not hold up the page, and a
+//! handler that panics ends only its own request.
 
 use crate::data::ViewModel;
 use crate::{page, ViewError};
 use gom_import::source::ImportOptions;
 use std::io::Read;
-use std::sync::{Arc, Condvar, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tiny_http::{Header, Method, Request, Response, StatusCode};
 
 /// The default upload cap: 256 MiB.
 pub const DEFAULT_MAX_UPLOAD: usize = 256 << 20;
+
+/// Threads answering requests: this many slow uploads at once can keep the page
+/// waiting, fewer cannot.
+pub const WORKERS: usize = 4;
 
 /// How the server is started.
 #[derive(Debug, Clone)]
@@ -24,6 +32,9 @@ pub struct Config {
     pub options: ImportOptions,
     /// Accept `POST /api/report` from the page's test mode (for the browser tests).
     pub accept_reports: bool,
+    /// A script served as `/test.js`, which the page runs in its test mode (the
+    /// browser tests' own code; `None` outside them).
+    pub test_script: Option<String>,
 }
 
 impl Default for Config {
@@ -33,6 +44,7 @@ impl Default for Config {
             max_upload: DEFAULT_MAX_UPLOAD,
             options: ImportOptions::default(),
             accept_reports: false,
+            test_script: None,
         }
     }
 }
@@ -44,20 +56,24 @@ struct State {
     report_ready: Condvar,
     config: Config,
     port: u16,
+    /// The page, filled in once at the start ([`page::served`]).
+    index_html: String,
 }
 
 /// A running viewer server; [`ViewServer::stop`] ends it.
 pub struct ViewServer {
     server: Arc<tiny_http::Server>,
     state: Arc<State>,
-    thread: Option<JoinHandle<()>>,
+    stopping: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 type Reply = Response<std::io::Cursor<Vec<u8>>>;
 
 impl ViewServer {
-    /// Starts serving `models` on 127.0.0.1 on a thread of its own.
+    /// Starts serving `models` on 127.0.0.1 on [`WORKERS`] threads of its own.
     pub fn start(models: Vec<ViewModel>, config: Config) -> Result<ViewServer, ViewError> {
+        let index_html = page::served()?;
         let server = tiny_http::Server::http(("127.0.0.1", config.port)).map_err(|source| {
             ViewError::Bind {
                 address: format!("127.0.0.1:{}", config.port),
@@ -79,17 +95,24 @@ impl ViewServer {
             report_ready: Condvar::new(),
             config,
             port,
+            index_html,
         });
-        let (s, st) = (Arc::clone(&server), Arc::clone(&state));
-        let thread = std::thread::spawn(move || {
-            for request in s.incoming_requests() {
-                handle(&st, request);
-            }
-        });
+        let stopping = Arc::new(AtomicBool::new(false));
+        let threads = (0..WORKERS)
+            .map(|_| {
+                let (s, st, stop) = (
+                    Arc::clone(&server),
+                    Arc::clone(&state),
+                    Arc::clone(&stopping),
+                );
+                std::thread::spawn(move || serve(&s, &stop, |request| handle(&st, request)))
+            })
+            .collect();
         Ok(ViewServer {
             server,
             state,
-            thread: Some(thread),
+            stopping,
+            threads,
         })
     }
 
@@ -105,7 +128,7 @@ impl ViewServer {
 
     /// Waits up to `timeout` for the next report the page's test mode posts.
     pub fn next_report(&self, timeout: Duration) -> Option<String> {
-        let guard = self.state.reports.lock().ok()?;
+        let guard = lock(&self.state.reports);
         let (mut guard, _) = self
             .state
             .report_ready
@@ -114,14 +137,17 @@ impl ViewServer {
         (!guard.is_empty()).then(|| guard.remove(0))
     }
 
-    /// Stops accepting requests and waits for the handler thread to finish.
+    /// Stops accepting requests and waits for the handler threads to finish.
     pub fn stop(mut self) {
         self.shutdown();
     }
 
     fn shutdown(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
+        self.stopping.store(true, Ordering::SeqCst);
+        for _ in &self.threads {
+            self.server.unblock();
+        }
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }
@@ -131,6 +157,25 @@ impl Drop for ViewServer {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Hands each request `server` receives to `handler` until `stopping` is set (and the
+/// server unblocked). A handler that panics ends only its request: tiny_http answers
+/// a request dropped unanswered with 500, and the loop goes on.
+fn serve(server: &tiny_http::Server, stopping: &AtomicBool, handler: impl Fn(Request)) {
+    while !stopping.load(Ordering::SeqCst) {
+        if let Ok(request) = server.recv() {
+            let _ = catch_unwind(AssertUnwindSafe(|| handler(request)));
+        }
+    }
+}
+
+/// The data behind `mutex`, also after a handler panicked while holding it: every
+/// critical section leaves it whole (a push, a read).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Answers one request; a failure to send the answer only ends that connection.
@@ -166,9 +211,14 @@ fn route(state: &State, request: &mut Request) -> Reply {
     let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
     let segments: Vec<&str> = path.split('/').skip(1).collect();
     match (request.method(), segments.as_slice()) {
-        (Method::Get, [""]) => asset(page::INDEX_HTML, "text/html; charset=utf-8"),
+        (Method::Get, [""]) => asset(&state.index_html, "text/html; charset=utf-8"),
         (Method::Get, ["viewer.js"]) => asset(page::VIEWER_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["style.css"]) => asset(page::STYLE_CSS, "text/css; charset=utf-8"),
+        (Method::Get, ["favicon.ico"]) => Response::from_data(Vec::new()).with_status_code(204),
+        (Method::Get, ["test.js"]) => match &state.config.test_script {
+            Some(script) => asset(script, "text/javascript; charset=utf-8"),
+            None => not_found(),
+        },
         (Method::Get, ["api", "models"]) => models_list(state),
         (Method::Get, ["api", "model", i, rest @ ..]) => match model(state, i) {
             Some(m) => model_route(&m, rest, query),
@@ -192,6 +242,13 @@ fn model_route(m: &ViewModel, rest: &[&str], query: &str) -> Reply {
         ["clip", c, "baked"] => match index(c).filter(|&c| c < m.clip_count()) {
             Some(c) => match m.baked(c) {
                 Ok(b) => bytes(b.to_vec(), "application/octet-stream"),
+                Err(e) => error(500, &e.to_string()),
+            },
+            None => not_found(),
+        },
+        ["clip", c, "bounds"] => match index(c).filter(|&c| c < m.clip_count()) {
+            Some(c) => match m.clip_bounds(c) {
+                Ok(b) => json(200, &serde_json::json!(b)),
                 Err(e) => error(500, &e.to_string()),
             },
             None => not_found(),
@@ -223,9 +280,7 @@ fn pose(m: &ViewModel, query: &str) -> Reply {
 }
 
 fn models_list(state: &State) -> Reply {
-    let Ok(models) = state.models.lock() else {
-        return error(500, "the model list is unavailable");
-    };
+    let models = lock(&state.models);
     let list: Vec<serde_json::Value> = models
         .iter()
         .enumerate()
@@ -236,7 +291,7 @@ fn models_list(state: &State) -> Reply {
 
 fn model(state: &State, i: &str) -> Option<Arc<ViewModel>> {
     let i = index(i)?;
-    state.models.lock().ok()?.get(i).cloned()
+    lock(&state.models).get(i).cloned()
 }
 
 /// `POST /api/upload?name=FILE`: the body is the file; converted and added to the list.
@@ -259,9 +314,7 @@ fn upload(state: &State, request: &mut Request, query: &str) -> Reply {
     let name = param(query, "name").unwrap_or_default();
     match crate::load::load_upload(&name, &body, &state.config.options) {
         Ok(model) => {
-            let Ok(mut models) = state.models.lock() else {
-                return error(500, "the model list is unavailable");
-            };
+            let mut models = lock(&state.models);
             models.push(Arc::new(model));
             json(
                 200,
@@ -291,10 +344,8 @@ fn report(state: &State, request: &mut Request) -> Reply {
     {
         return error(400, "the report is not UTF-8 text");
     }
-    if let Ok(mut r) = state.reports.lock() {
-        r.push(body);
-        state.report_ready.notify_all();
-    }
+    lock(&state.reports).push(body);
+    state.report_ready.notify_all();
     text(200, "ok")
 }
 
@@ -374,4 +425,64 @@ fn text(status: u16, message: &str) -> Reply {
 
 fn not_found() -> Reply {
     text(404, "not found")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// One `GET path` on a fresh connection to `port`; the status line's code.
+    fn get(port: u16, path: &str) -> u16 {
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            c,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = c.read_to_string(&mut answer);
+        answer
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_handler_that_panics_ends_its_request_and_serving_goes_on() {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let (s, stop) = (Arc::clone(&server), Arc::clone(&stopping));
+        // One thread only: were the panic to end it, nothing would answer again.
+        let thread = std::thread::spawn(move || {
+            serve(&s, &stop, |request| {
+                assert!(request.url() != "/boom", "a handler's bug");
+                let _ = request.respond(Response::empty(200));
+            })
+        });
+        assert_eq!(get(port, "/boom"), 500);
+        assert_eq!(get(port, "/fine"), 200);
+        assert_eq!(get(port, "/boom"), 500);
+        assert_eq!(get(port, "/fine"), 200);
+        stopping.store(true, Ordering::SeqCst);
+        server.unblock();
+        thread.join().unwrap();
+    }
+
+    #[test]
+    fn a_poisoned_lock_still_gives_its_data() {
+        let m = Arc::new(Mutex::new(vec![1]));
+        let m2 = Arc::clone(&m);
+        let _ = std::thread::spawn(move || {
+            let _g = m2.lock().unwrap();
+            panic!("poison");
+        })
+        .join();
+        assert!(m.is_poisoned());
+        lock(&m).push(2);
+        assert_eq!(*lock(&m), vec![1, 2]);
+    }
 }

@@ -19,9 +19,13 @@ fn run_page(server: &gom_view::ViewServer, query: &str) -> serde_json::Value {
     report
 }
 
+/// The browser tests' own script, which the page runs in its test mode.
+const TEST_SCRIPT: &str = include_str!("page/test.js");
+
 fn test_config() -> gom_view::Config {
     gom_view::Config {
         accept_reports: true,
+        test_script: Some(TEST_SCRIPT.to_string()),
         ..Default::default()
     }
 }
@@ -179,6 +183,8 @@ fn serve_page(page: String) -> (u16, std::sync::mpsc::Receiver<String>) {
                 let _ = std::io::Read::read_to_string(request.as_reader(), &mut body);
                 let _ = tx.send(body);
                 tiny_http::Response::from_string("ok")
+            } else if request.url() == "/test.js" {
+                tiny_http::Response::from_string(TEST_SCRIPT)
             } else {
                 tiny_http::Response::from_string(page.clone()).with_header(
                     tiny_http::Header::from_bytes("Content-Type", "text/html").unwrap(),
@@ -213,6 +219,12 @@ fn the_self_contained_html_draws_what_the_served_page_draws() {
     let viewed = gom_view::load_path(&path, &Default::default()).unwrap();
     let page = gom_view::html::self_contained(&viewed).unwrap();
     assert!(!page.contains("src=\"viewer.js\"") && !page.contains("href=\"style.css\""));
+    assert!(!page.contains("<!-- gom:"));
+    assert_eq!(
+        page.matches(gom_view::page::VIEWER_JS.lines().nth(5).unwrap())
+            .count(),
+        1
+    );
     let (port, reports) = serve_page(page);
     let _browser = Browser::open(&binary, &format!("http://127.0.0.1:{port}/?{query}"));
     let report = reports
@@ -362,5 +374,46 @@ fn a_file_dropped_on_the_page_is_added_and_a_broken_one_is_shown_as_an_error() {
     assert_eq!(
         bad["models"],
         serde_json::json!(["demo.gom", "triangle.gltf"])
+    );
+}
+
+#[test]
+fn the_page_opens_playing_the_first_clip_framed_on_the_whole_clip() {
+    if chromium().is_none() {
+        return;
+    }
+    let (server, model) = common::demo_server(test_config());
+    let report = run_page(&server, "test=open");
+    assert_eq!(report["playing"], true, "plays on open");
+    assert_eq!(report["clip"], model.clips[0].name.as_str());
+    // The camera's sphere holds every vertex of every baked frame of the clip (the
+    // page frames a sphere around the box it is given: its centre, half its diagonal).
+    let b: [[f32; 3]; 2] = common::request_json(server.port(), "/api/model/0/clip/0/bounds");
+    let target: Vec<f64> = serde_json::from_value(report["camera"]["target"].clone()).unwrap();
+    let radius = report["camera"]["radius"].as_f64().unwrap();
+    for corner in 0..8 {
+        let p: Vec<f64> = (0..3).map(|k| f64::from(b[(corner >> k) & 1][k])).collect();
+        // The page's Z is mirrored (GOM is left-handed).
+        let d =
+            ((p[0] - target[0]).powi(2) + (p[1] - target[1]).powi(2) + (-p[2] - target[2]).powi(2))
+                .sqrt();
+        assert!(
+            d <= radius * (1.0 + 1e-4),
+            "corner {p:?} is {d} from {target:?}, radius {radius}"
+        );
+    }
+}
+
+#[test]
+fn gl_objects_stay_as_many_over_a_thousand_frames_and_reloads() {
+    if chromium().is_none() {
+        return;
+    }
+    let (server, _) = common::demo_server(test_config());
+    let report = run_page(&server, "test=gl&frames=1000");
+    assert_eq!(report["frames"], 1000);
+    assert_eq!(
+        report["before"], report["after"],
+        "GL objects alive after one round and after four"
     );
 }

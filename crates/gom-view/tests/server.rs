@@ -22,7 +22,7 @@ fn page_script_and_style_are_served_from_the_binary() {
     let page = get(server.port(), "/");
     assert_eq!(page.status, 200);
     assert!(page.header("content-type").starts_with("text/html"));
-    assert_eq!(page.body, gom_view::page::INDEX_HTML.as_bytes());
+    assert_eq!(page.body, gom_view::page::served().unwrap().as_bytes());
     let js = get(server.port(), "/viewer.js");
     assert_eq!(js.status, 200);
     assert_eq!(js.body, gom_view::page::VIEWER_JS.as_bytes());
@@ -333,4 +333,72 @@ fn a_corrupt_upload_gets_a_clear_error_and_a_good_one_is_added() {
         get(port, "/api/model/0/geometry").body
     );
     bytes.clear();
+}
+
+#[test]
+fn the_favicon_is_answered_without_content_not_with_a_404() {
+    let (server, _) = demo_server(Default::default());
+    assert_eq!(get(server.port(), "/favicon.ico").status, 204);
+    // The page names an icon of its own, so that browsers need not ask at all.
+    let page = String::from_utf8(get(server.port(), "/").body).unwrap();
+    assert!(page.contains(r#"<link rel="icon" href="data:,">"#));
+}
+
+#[test]
+fn a_clip_s_bounds_hold_every_vertex_of_every_baked_frame() {
+    let (server, model) = demo_server(Default::default());
+    let b: [[f32; 3]; 2] = get(server.port(), "/api/model/0/clip/0/bounds").json();
+    let clip = &model.clips[0];
+    let frames = (clip.duration * clip.sample_rate).ceil() as usize + 1;
+    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for f in 0..frames {
+        let t = (f as f32 / clip.sample_rate).min(clip.duration);
+        let at = PoseAt {
+            clip: Some(clip.name.clone()),
+            time: t,
+            looped: false,
+        };
+        for mesh in pose_model(&model, &at).unwrap() {
+            for p in mesh.positions {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                }
+            }
+        }
+    }
+    for k in 0..3 {
+        assert!(
+            (b[0][k] - lo[k]).abs() <= 1e-5 && (b[1][k] - hi[k]).abs() <= 1e-5,
+            "{b:?} against {lo:?} {hi:?}"
+        );
+    }
+    // The swish reaches beyond the bind pose.
+    let bind: serde_json::Value = get(server.port(), "/api/model/0").json();
+    let bind: [[f32; 3]; 2] = serde_json::from_value(bind["bounds"].clone()).unwrap();
+    assert!((0..3).any(|k| b[0][k] < bind[0][k] - 1e-3 || b[1][k] > bind[1][k] + 1e-3));
+    assert_eq!(get(server.port(), "/api/model/0/clip/9/bounds").status, 404);
+}
+
+#[test]
+fn a_slow_upload_does_not_hold_up_the_page() {
+    use std::io::Write;
+    let (server, _) = demo_server(Default::default());
+    let port = server.port();
+    // An upload that announces a megabyte and sends ten bytes, then waits.
+    let mut slow = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        slow,
+        "POST /api/upload?name=slow.glb HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 1048576\r\n\r\n0123456789"
+    )
+    .unwrap();
+    slow.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(get(port, "/").status);
+    });
+    let status = rx.recv_timeout(std::time::Duration::from_secs(10));
+    assert_eq!(status, Ok(200), "GET / waited behind the upload");
+    drop(slow);
 }

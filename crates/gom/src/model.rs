@@ -259,6 +259,22 @@ pub struct MeshPart {
     pub bounds: Option<Bounds>,
 }
 
+impl Model {
+    /// The clip names, each in double quotes, separated by commas (`no clips` when
+    /// there are none): how a message lists what a clip option could have named.
+    pub fn clip_names_listed(&self) -> String {
+        if self.clips.is_empty() {
+            return "no clips".to_string();
+        }
+        let names: Vec<String> = self
+            .clips
+            .iter()
+            .map(|c| format!("\"{}\"", c.name))
+            .collect();
+        names.join(", ")
+    }
+}
+
 impl MeshPart {
     /// Whether the mesh is skinned (vertex format bit 6).
     pub fn is_skinned(&self) -> bool {

@@ -25,28 +25,35 @@ pub enum Check {
     Weights,
     /// submeshMaterialsPass: submeshes cover their mesh and name valid materials.
     SubmeshMaterials,
+    /// uniqueClipNames: no two clips share a name (no header flag: a clip option, a
+    /// game or an engine names a clip, and a second clip of that name is unreachable).
+    ClipNames,
 }
 
 impl Check {
-    /// The check's bit in [`ValidationFlags`].
+    /// The check's bit in [`ValidationFlags`] (0 for [`Check::ClipNames`], which has
+    /// none).
     pub fn flag(self) -> u32 {
         match self {
             Check::BindPose => ValidationFlags::BIND_POSE_PASS,
             Check::Weights => ValidationFlags::WEIGHTS_PASS,
             Check::SubmeshMaterials => ValidationFlags::SUBMESH_MATERIALS_PASS,
+            Check::ClipNames => 0,
         }
     }
 
-    /// The flag's name as `docs/format.md` spells it.
+    /// The check's name as `docs/format.md` spells it (a flag's name for the three
+    /// flagged checks).
     pub fn name(self) -> &'static str {
         match self {
             Check::BindPose => "bindPosePass",
             Check::Weights => "weightsPass",
             Check::SubmeshMaterials => "submeshMaterialsPass",
+            Check::ClipNames => "uniqueClipNames",
         }
     }
 
-    /// All three checks, in bit order.
+    /// The three checks behind the header's flags, in bit order.
     pub const ALL: [Check; 3] = [Check::BindPose, Check::Weights, Check::SubmeshMaterials];
 }
 
@@ -132,7 +139,45 @@ pub fn validate(model: &Model) -> Vec<Finding> {
         );
         push_findings(&mut out, mi, &mesh.name, bind, weights, subs);
     }
+    out.extend(clip_names_finding(
+        model.clips.iter().map(|c| c.name.as_str()),
+    ));
     out
+}
+
+/// The uniqueClipNames finding of clips named `names` (in file order), or `None` when
+/// no two share a name. Its items are the clips whose name an earlier clip has.
+pub(crate) fn clip_names_finding<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Finding> {
+    let mut first_of: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut tally = Tally::default();
+    for (i, name) in names.into_iter().enumerate() {
+        match first_of.get(name) {
+            Some(&first) => tally.fail(item(i), || {
+                format!("clip {i} is named \"{name}\" like clip {first}")
+            }),
+            None => {
+                first_of.insert(name, i);
+            }
+        }
+    }
+    let first = tally.first?;
+    let listed: Vec<String> = tally.items.iter().map(u32::to_string).collect();
+    let more = if tally.more { ", …" } else { "" };
+    Some(Finding {
+        check: Check::ClipNames,
+        mesh: None,
+        message: format!(
+            "{} (clips {}{more}); the first: {first}",
+            if tally.count == 1 {
+                "1 clip repeats a name".to_string()
+            } else {
+                format!("{} clips repeat a name", tally.count)
+            },
+            listed.join(", ")
+        ),
+        count: tally.count,
+        items: tally.items,
+    })
 }
 
 /// The validation flags `model` earns: each bit set exactly when its check passes.

@@ -263,3 +263,34 @@ fn the_ellipsis_means_more_items_not_the_coverage_failure() {
          the first: submesh 0 names material 9, but there are 1 materials"
     );
 }
+
+#[test]
+fn clips_sharing_a_name_are_one_finding_of_both_paths_without_a_flag() {
+    let mut m = gom_demo::build();
+    let first = m.clips[0].clone();
+    m.clips.push(first.clone());
+    m.clips.push(first);
+    let name = m.clips[0].name.clone();
+    // Clips 2 and 3 repeat clip 0's name; clip 1 has its own.
+    let expected = Finding {
+        check: Check::ClipNames,
+        mesh: None,
+        message: format!(
+            "2 clips repeat a name (clips 2, 3); the first: clip 2 is named \"{name}\" like clip 0"
+        ),
+        count: 2,
+        items: vec![2, 3],
+    };
+    assert_eq!(validate(&m), vec![expected.clone()]);
+    // No header flag stands for it: the model keeps every flag it earns, and a file
+    // with those flags is readable, with the finding.
+    let flags = gom::validate::flags_for(&m);
+    assert_eq!(flags, gom::ValidationFlags(gom::ValidationFlags::ALL));
+    m.header.validation_flags = flags;
+    let read = gomb::read(&gomb::write(&m).unwrap()).unwrap();
+    assert_eq!(read.findings, vec![expected]);
+    assert_eq!(
+        read.findings[0].to_string(),
+        format!("uniqueClipNames fails: {}", read.findings[0].message)
+    );
+}

@@ -91,13 +91,14 @@ pub enum Error {
         /// What was looked for.
         what: String,
     },
-    /// A PNG could not be encoded or decoded.
-    #[error("PNG {context}: {source}")]
-    Png {
-        /// What was being done: `encode`, `decode` or `image`.
+    /// An image could not be made, decoded or encoded (gom's one image codec).
+    #[error("{context}: {source}")]
+    Image {
+        /// What was being done: "decode", "encode", "image".
         context: &'static str,
-        /// Why.
-        source: PngError,
+        /// The codec's error.
+        #[source]
+        source: gom_image::ImageError,
     },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
@@ -107,50 +108,6 @@ pub enum Error {
         /// The underlying error.
         #[source]
         source: std::io::Error,
-    },
-}
-
-/// Why a PNG could not be encoded or decoded, or an image made.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PngError {
-    /// The `png` crate could not decode the file.
-    #[error(transparent)]
-    Decode(#[from] png::DecodingError),
-    /// The `png` crate could not encode the image.
-    #[error(transparent)]
-    Encode(#[from] png::EncodingError),
-    /// The PLTE chunk is not three bytes an entry for at most 256 entries.
-    #[error("the PLTE chunk holds {0} bytes: not three an entry for at most 256 entries")]
-    Palette(usize),
-    /// The header claims more pixels than the file's bytes can expand into.
-    #[error("a {width}×{height} image cannot come from {bytes} bytes of PNG")]
-    TooLarge {
-        /// The header's width.
-        width: u32,
-        /// The header's height.
-        height: u32,
-        /// The file's size.
-        bytes: usize,
-    },
-    /// A palette image the decoder did not expand.
-    #[error("palette image was not expanded")]
-    NotExpanded,
-    /// RGBA8 pixels whose length does not match the size (`need` is `None` when the
-    /// size overflows).
-    #[error(
-        "{width}×{height} needs {} bytes, got {got}",
-        need.map_or("too many".to_string(), |n| n.to_string())
-    )]
-    Size {
-        /// The width.
-        width: u32,
-        /// The height.
-        height: u32,
-        /// `width × height × 4`.
-        need: Option<usize>,
-        /// The bytes given.
-        got: usize,
     },
 }
 

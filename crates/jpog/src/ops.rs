@@ -259,8 +259,8 @@ pub fn extract_textures(tml: &Tml, outdir: &Path, opts: CodecOptions) -> Result<
                     path: path.display().to_string(),
                     source: err,
                 })?;
-                e.width = img.width;
-                e.height = img.height;
+                e.width = img.width();
+                e.height = img.height();
                 e.file = Some(name);
             }
             Err(err) => e.skipped = Some(err.to_string()),
@@ -310,7 +310,7 @@ pub fn pack_tml(materials: &[PackMaterial], opts: CodecOptions) -> Result<Tml> {
             let rec = format!("texture {i} (material {:?})", m.name);
             let data = texture::encode(t.format, &t.image, opts, t.dds, &rec)?;
             let mut header =
-                TextureHeader::new(t.format, t.image.width as u16, t.image.height as u16);
+                TextureHeader::new(t.format, t.image.width() as u16, t.image.height() as u16);
             header.flags = t.flags;
             header.id = (total - 1 - i) as u32;
             ids.push(header.id);
@@ -385,18 +385,18 @@ pub fn replace_texture(
     } else {
         (u32::from(t.header.width), u32::from(t.header.height), None)
     };
-    if !opts.allow_resize && (image.width, image.height) != (old_w, old_h) {
+    if !opts.allow_resize && (image.width(), image.height()) != (old_w, old_h) {
         return Err(Error::refused(
             FileKind::Tml,
             rec,
             "width/height",
-            format!("the new image is {}×{}, the texture is {old_w}×{old_h} (allow resizing to change it)", image.width, image.height),
+            format!("the new image is {}×{}, the texture is {old_w}×{old_h} (allow resizing to change it)", image.width(), image.height()),
         ));
     }
     let data = texture::encode(format, image, opts.codec, dds, &rec)?;
     let t = &mut tml.textures[ti];
-    t.header.width = image.width as u16;
-    t.header.height = image.height as u16;
+    t.header.width = image.width() as u16;
+    t.header.height = image.height() as u16;
     t.data = data;
     Ok(ti)
 }

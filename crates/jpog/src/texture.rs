@@ -6,40 +6,16 @@
 use crate::dds;
 use crate::error::{Error, Result};
 
-/// An RGBA8 image: 4 bytes R, G, B, A per pixel, rows top to bottom in stored order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Image {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// `width × height × 4` bytes.
-    pub rgba: Vec<u8>,
-}
+/// An RGBA8 image: 4 bytes R, G, B, A per pixel, rows top to bottom in stored order
+/// (gom's one image type).
+pub use gom_image::Image;
 
-impl Image {
-    /// Builds an image, checking that the buffer has `width × height × 4` bytes.
-    pub fn new(width: u32, height: u32, rgba: Vec<u8>) -> Result<Self> {
-        let need = (width as usize)
-            .checked_mul(height as usize)
-            .and_then(|n| n.checked_mul(4));
-        if need != Some(rgba.len()) {
-            return Err(Error::Png {
-                context: "image",
-                source: crate::error::PngError::Size {
-                    width,
-                    height,
-                    need,
-                    got: rgba.len(),
-                },
-            });
-        }
-        Ok(Image {
-            width,
-            height,
-            rgba,
-        })
-    }
+/// [`Image::from_rgba8`], its error as this crate's.
+pub(crate) fn image(width: u32, height: u32, rgba: Vec<u8>) -> Result<Image> {
+    Image::from_rgba8(width, height, rgba).map_err(|source| Error::Image {
+        context: "image",
+        source,
+    })
 }
 
 /// Byte order of format 0 (RGBA 8888), an open question.
@@ -170,7 +146,7 @@ pub fn decode(
             }
         }
     }
-    Image::new(u32::from(width), u32::from(height), out)
+    image(u32::from(width), u32::from(height), out)
 }
 
 /// Round-to-nearest quantisation of an 8-bit channel to `bits` bits.
@@ -197,45 +173,30 @@ pub fn encode(
     dds_opts: Option<DdsOptions>,
     record: &str,
 ) -> Result<Vec<u8>> {
-    let need = (image.width as usize)
-        .checked_mul(image.height as usize)
-        .and_then(|n| n.checked_mul(4));
-    if need != Some(image.rgba.len()) {
-        return Err(Error::refused(
-            crate::FileKind::Tml,
-            record,
-            "pixels",
-            format!(
-                "a {}×{} image needs {} bytes, it has {}",
-                image.width,
-                image.height,
-                need.map_or("too many".to_string(), |n| n.to_string()),
-                image.rgba.len()
-            ),
-        ));
-    }
-    if image.width == 0 || image.height == 0 || image.width > 65535 || image.height > 65535 {
+    // An image has at least one pixel a side and exactly its pixels' bytes.
+    if image.width() > 65535 || image.height() > 65535 {
         return Err(Error::refused(
             crate::FileKind::Tml,
             record,
             "width/height",
             format!(
                 "{}×{} is outside 1..=65535 in each dimension",
-                image.width, image.height
+                image.width(),
+                image.height()
             ),
         ));
     }
     match format {
         0 => Ok(match opts.order_8888 {
-            Order8888::Rgba => image.rgba.clone(),
+            Order8888::Rgba => image.data().to_vec(),
             Order8888::Argb => image
-                .rgba
+                .data()
                 .chunks_exact(4)
                 .flat_map(|p| [p[3], p[0], p[1], p[2]])
                 .collect(),
         }),
         2 => Ok(image
-            .rgba
+            .data()
             .chunks_exact(4)
             .flat_map(|p| {
                 let v = quant(p[0], 5)
@@ -246,7 +207,7 @@ pub fn encode(
             })
             .collect()),
         7 => Ok(image
-            .rgba
+            .data()
             .chunks_exact(4)
             .flat_map(|p| {
                 let (lo, hi) = match opts.order_4444 {
@@ -282,7 +243,7 @@ mod tests {
     fn format2_hand_computed() {
         // R=31, G=0, B=16, A=1 -> 0x8000 | 16<<10 | 31 = 0xC01F
         let img = decode(2, 1, 1, &[0x1F, 0xC0], CodecOptions::default(), "t").unwrap();
-        assert_eq!(img.rgba, vec![255, 0, 132, 255]);
+        assert_eq!(img.data(), vec![255, 0, 132, 255]);
     }
 
     #[test]
@@ -290,13 +251,13 @@ mod tests {
         // nibbles from low: 1, 2, 3, 4 -> 0x4321
         let d = [0x21, 0x43];
         let a = decode(7, 1, 1, &d, CodecOptions::default(), "t").unwrap();
-        assert_eq!(a.rgba, vec![17, 34, 51, 68]);
+        assert_eq!(a.data(), vec![17, 34, 51, 68]);
         let o = CodecOptions {
             order_4444: Order4444::BLow,
             ..Default::default()
         };
         let b = decode(7, 1, 1, &d, o, "t").unwrap();
-        assert_eq!(b.rgba, vec![51, 34, 17, 68]);
+        assert_eq!(b.data(), vec![51, 34, 17, 68]);
     }
 
     #[test]
@@ -306,8 +267,11 @@ mod tests {
             order_8888: Order8888::Argb,
             ..Default::default()
         };
-        assert_eq!(decode(0, 1, 1, &d, o, "t").unwrap().rgba, vec![2, 3, 4, 1]);
-        let img = Image::new(1, 1, vec![2, 3, 4, 1]).unwrap();
+        assert_eq!(
+            decode(0, 1, 1, &d, o, "t").unwrap().data(),
+            vec![2, 3, 4, 1]
+        );
+        let img = Image::from_rgba8(1, 1, vec![2, 3, 4, 1]).unwrap();
         assert_eq!(encode(0, &img, o, None, "t").unwrap(), d.to_vec());
     }
 
@@ -323,23 +287,19 @@ mod tests {
     }
 
     #[test]
-    fn images_whose_size_overflows_are_refused() {
-        // width × height × 4 does not fit in 64 bits: refused, not an overflow panic
-        let huge = Image {
-            width: u32::MAX,
-            height: u32::MAX,
-            rgba: Vec::new(),
-        };
-        for format in [0, 2, 6, 7] {
+    fn images_too_large_for_a_tml_are_refused() {
+        // A side above 65535 does not fit the header's u16.
+        let wide = Image::new(65536, 1, [0; 4]).unwrap();
+        for format in [0, 2, 7] {
             assert!(matches!(
-                encode(format, &huge, CodecOptions::default(), None, "t"),
+                encode(format, &wide, CodecOptions::default(), None, "t"),
                 Err(Error::Refused {
-                    field: "pixels",
+                    field: "width/height",
                     ..
                 })
             ));
         }
-        assert!(dds::encode(&huge, Dxt::Dxt5, false).is_err());
+        assert!(dds::encode(&wide, Dxt::Dxt5, false).is_err());
     }
 
     #[test]

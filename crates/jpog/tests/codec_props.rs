@@ -26,7 +26,7 @@ proptest! {
     fn format0_round_trips(w in 1u16..6, h in 1u16..6, seed in any::<u64>(), argb in any::<bool>()) {
         let n = w as usize * h as usize * 4;
         let rgba: Vec<u8> = (0..n).map(|i| (seed.rotate_left(i as u32 % 64) as u8) ^ i as u8).collect();
-        let img = Image::new(u32::from(w), u32::from(h), rgba).unwrap();
+        let img = Image::from_rgba8(u32::from(w), u32::from(h), rgba).unwrap();
         let o = opts(argb, false);
         let data = encode(0, &img, o, None, "t").unwrap();
         prop_assert_eq!(decode(0, w, h, &data, o, "t").unwrap(), img);

@@ -29,7 +29,7 @@ fn tml_fixture_reads_hand_values() {
     let d = CodecOptions::default();
     // format 0: bytes R,G,B,A as stored; A,R,G,B as the option
     assert_eq!(
-        tml.decode_texture(0, d).unwrap().rgba,
+        tml.decode_texture(0, d).unwrap().data(),
         vec![10, 20, 30, 40, 50, 60, 70, 80]
     );
     let argb = CodecOptions {
@@ -37,17 +37,17 @@ fn tml_fixture_reads_hand_values() {
         ..d
     };
     assert_eq!(
-        tml.decode_texture(0, argb).unwrap().rgba,
+        tml.decode_texture(0, argb).unwrap().data(),
         vec![20, 30, 40, 10, 60, 70, 80, 50]
     );
     // format 2: 0x801F = R 31, A 1; 0x03E0 = G 31, A 0
     assert_eq!(
-        tml.decode_texture(1, d).unwrap().rgba,
+        tml.decode_texture(1, d).unwrap().data(),
         vec![255, 0, 0, 255, 0, 255, 0, 0]
     );
     // format 7: 0xF00F = R 15 (bits 0-3), A 15; 0x1234 = R 4, G 3, B 2, A 1 (×17)
     assert_eq!(
-        tml.decode_texture(2, d).unwrap().rgba,
+        tml.decode_texture(2, d).unwrap().data(),
         vec![255, 0, 0, 255, 68, 51, 34, 17]
     );
     let blow = CodecOptions {
@@ -55,13 +55,13 @@ fn tml_fixture_reads_hand_values() {
         ..d
     };
     assert_eq!(
-        tml.decode_texture(2, blow).unwrap().rgba,
+        tml.decode_texture(2, blow).unwrap().data(),
         vec![0, 0, 255, 255, 34, 51, 68, 17]
     );
     // format 6: DXT5 4×4 with three levels, all solid red, opaque
     let img = tml.decode_texture(3, d).unwrap();
-    assert_eq!((img.width, img.height), (4, 4));
-    assert!(img.rgba.chunks(4).all(|p| p == [255, 0, 0, 255]));
+    assert_eq!((img.width(), img.height()), (4, 4));
+    assert!(img.data().chunks(4).all(|p| p == [255, 0, 0, 255]));
     let dds = jpog::dds::Dds::parse(&tml.textures[3].data, "t").unwrap();
     assert_eq!(
         dds.levels
@@ -189,6 +189,27 @@ fn tmd_direct_reads_hand_values() {
     assert_eq!(g1.triangles, vec![[1, 0, 2]]);
     assert_eq!(g1.stitches, 1);
     assert!(tmd.lod_geometry(2).is_err());
+}
+
+#[test]
+fn open_channel_flags_and_trailing_bytes_report_where_the_file_holds_them() {
+    let bytes = common::tmd_direct();
+    let tmd = Tmd::read(&bytes).unwrap();
+    let open = tmd.open_fields();
+    let find = |record: &str, field: &str| {
+        open.iter()
+            .find(|f| f.record == record && f.field == field)
+            .unwrap_or_else(|| panic!("{record} {field} in {open:?}"))
+            .offset as usize
+    };
+    // Animation 0's third channel stores flags 3 and no keys (common::tmd_anims).
+    let at = find("animation 0 channel 2", "flags (bit 1 and up)");
+    assert_ne!(at, 0);
+    assert_eq!(&bytes[at..at + 4], &[3, 0, 0, 0], "flags 3, keyCount 0");
+    // The file ends in the five bytes "TRAIL" after the mesh block.
+    let at = find("end", "trailing bytes");
+    assert_eq!(at, bytes.len() - 5);
+    assert_eq!(&bytes[at..], b"TRAIL");
 }
 
 #[test]
@@ -381,7 +402,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
     let mut t = tml();
     let before = t.write().unwrap();
     // format 2: pick values 5551 represents exactly
-    let img = Image::new(2, 1, vec![8, 16, 255, 255, 0, 0, 0, 0]).unwrap();
+    let img = Image::from_rgba8(2, 1, vec![8, 16, 255, 255, 0, 0, 0, 0]).unwrap();
     // slot 1 of "Beta_2" (found case-insensitively) is id 1 = texture 3, the 4×4 DDS:
     // a 2×1 image is refused and nothing changes
     assert!(matches!(
@@ -397,7 +418,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
             &mut t,
             "beta1",
             0,
-            &Image::new(1, 1, vec![0; 4]).unwrap(),
+            &Image::from_rgba8(1, 1, vec![0; 4]).unwrap(),
             ReplaceOptions::default()
         ),
         Err(Error::Refused { .. })
@@ -409,7 +430,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
         img
     );
     // the DDS keeps DXT5 and its full chain; resizing needs the option
-    let big = Image::new(8, 8, [0, 255, 0, 255].repeat(64)).unwrap();
+    let big = Image::from_rgba8(8, 8, [0, 255, 0, 255].repeat(64)).unwrap();
     assert!(ops::replace_texture(&mut t, "Beta_2", 1, &big, ReplaceOptions::default()).is_err());
     let opts = ReplaceOptions {
         allow_resize: true,
@@ -440,7 +461,7 @@ fn tml_replace_reencodes_in_the_texture_format() {
 
 #[test]
 fn pack_sorts_names_reverses_ids_and_reads_back() {
-    let solid = |c: [u8; 4], w, h| Image::new(w, h, c.repeat((w * h) as usize)).unwrap();
+    let solid = |c: [u8; 4], w, h| Image::from_rgba8(w, h, c.repeat((w * h) as usize)).unwrap();
     let mats = vec![
         PackMaterial {
             name: "zebra".into(),

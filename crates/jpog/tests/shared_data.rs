@@ -8,16 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn data_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/jpog"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
+    gom_test_support::shared_data("jpog")
 }
 
 fn u(v: &Value, k: &str) -> u64 {
@@ -125,14 +116,14 @@ fn tml_files_match_expected_json() {
                 .unwrap_or_else(|e| panic!("{w}: {e}"));
             assert_eq!(
                 e["rgba_hex"].as_str().unwrap(),
-                hex::encode(&img.rgba),
+                hex::encode(img.data()),
                 "{w} rgba"
             );
             if let Some(a) = e.get("rgba_hex_alt") {
                 let img = tml.decode_texture(k, alt).unwrap();
                 assert_eq!(
                     a["rgba_hex"].as_str().unwrap(),
-                    hex::encode(&img.rgba),
+                    hex::encode(img.data()),
                     "{w} rgba alt ({})",
                     a["reading"]
                 );
@@ -166,7 +157,7 @@ fn tml_files_match_expected_json() {
                     let img = dds.decode_level(li, &t.data, "t").unwrap();
                     assert_eq!(
                         el["rgba_hex"].as_str().unwrap(),
-                        hex::encode(&img.rgba),
+                        hex::encode(img.data()),
                         "{w} level {li} rgba"
                     );
                 }

@@ -67,7 +67,7 @@ pub fn run(
         .map(|(_, _, d)| format!("{}/{} s", d.num, d.den))
         .collect();
     eprintln!(
-        "wrote {} ({}x{}, {} frames, each shown {}, looping)",
+        "wrote {} ({}x{}, {}, each shown {}, looping)",
         if output == Path::new("-") {
             "<standard output>".to_string()
         } else {
@@ -75,7 +75,7 @@ pub fn run(
         },
         info.size.0,
         info.size.1,
-        info.frames.len(),
+        super::plural(info.frames.len(), "frame", "frames"),
         delays.into_iter().collect::<Vec<_>>().join(" or ")
     );
     Ok(ExitCode::SUCCESS)

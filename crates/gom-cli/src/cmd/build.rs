@@ -94,6 +94,44 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.plan {
         return print_plan(&args, &out, &options, &import);
     }
+    // The work and the manifest come first: a closed output only loses lines.
+    crate::closed_output_ends_process(false);
+    let report = build_all(&args, &out, &options, &import);
+    crate::closed_output_ends_process(true);
+    let report = report?;
+    if args.report.is_some() {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        print_summary(&report, args.quiet);
+    }
+    Ok(if report.failed() > 0 || report.cancelled() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A line on standard error that a closed output does not turn into a panic.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Converts the folder, with progress on standard error.
+fn build_all(
+    args: &Args,
+    out: &std::path::Path,
+    options: &BuildOptions,
+    import: &ImportOptions,
+) -> Result<BuildReport, CliError> {
+    let format = options.format;
+    if build::output_inside_source(&args.src, out) && !args.quiet {
+        say(&format!(
+            "note: the output folder {} lies inside the source folder; it is left out of \
+             the sources",
+            out.display()
+        ));
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -103,7 +141,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             if cancel.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            eprintln!("\nstopping: finishing the files in progress…");
+            say("\nstopping: finishing the files in progress…");
         });
     }
 
@@ -128,9 +166,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let quiet = args.quiet;
     let report = build::config::run_with_configs(
         &args.src,
-        &out,
-        &options,
-        &import,
+        out,
+        options,
+        import,
         |path, import| source::convert_path(path, import, format),
         source::companions_of,
         &cancel,
@@ -138,7 +176,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Progress::Planned { files, bytes } => {
                 bar.set_length(files as u64);
                 if !terminal && !quiet {
-                    eprintln!("{files} files, {bytes} bytes");
+                    say(&format!(
+                        "{}, {}",
+                        super::plural(files, "file", "files"),
+                        super::plural(
+                            usize::try_from(bytes).unwrap_or(usize::MAX),
+                            "byte",
+                            "bytes"
+                        )
+                    ));
                 }
             }
             Progress::Done(f) => {
@@ -153,22 +199,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                         bar.println(text);
                     }
                 } else if !quiet || failed {
-                    eprintln!("{text}");
+                    say(&text);
                 }
             }
         },
     )?;
     bar.finish_and_clear();
-    if args.report.is_some() {
-        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
-    } else {
-        print_summary(&report, quiet);
-    }
-    Ok(if report.failed() > 0 || report.cancelled() > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(report)
 }
 
 /// The cache folder: `--cache`, else a non-empty `GOM_CACHE_DIR`.

@@ -2,8 +2,9 @@
 //! extension.
 
 use crate::input::CliError;
-use gom_import::build::{write_atomic, Inputs};
-use gom_import::source::{self, ImportOptions, OutputFormat};
+use crate::output::{import_reads, refuse_overwrite};
+use gom_import::build::write_atomic;
+use gom_import::source::{self, ImportOptions, Imported, OutputFormat};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,11 +19,12 @@ pub struct Args {
     /// Where to write the result (.gom, .gomt, .glb, .gltf, or .tmd with its .tkl and
     /// .tml beside it).
     output: PathBuf,
-    /// Output format, overriding OUT's extension: gom, gomt, glb or gltf.
+    /// Output format when OUT's extension names none: gom, gomt, glb, gltf or tmd
+    /// (an extension naming another format is refused).
     #[arg(long)]
     to: Option<String>,
-    /// Print the conversion report as JSON on stderr (`--report json`) instead of as
-    /// text.
+    /// Print the conversion report as JSON on standard output, alone (`--report
+    /// json`), instead of as text on standard error.
     #[arg(long, value_name = "FORMAT")]
     report: Option<String>,
     #[command(flatten)]
@@ -56,20 +58,28 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "OLD=NEW")]
     rename_clip: Vec<gom_import::pipeline::ClipRename>,
     /// Cut a range out of a clip, in frames or seconds (`1.5s`); with NEWNAME as a new
-    /// clip, else in place (repeatable).
+    /// clip, else in place (repeatable). Frames count at the clip's sample rate
+    /// (--sample-rate, 30 Hz by default), not the source's frame rate; the report gives
+    /// the range in seconds.
     #[arg(long, value_name = "NAME:START-END[:NEWNAME]")]
     clip_range: Vec<gom_import::pipeline::ClipRange>,
     /// Extract root motion on this bone in every clip.
     #[arg(long, value_name = "BONE")]
     root_motion: Option<String>,
     /// Uniform scale for the skeleton, the meshes and the keys.
-    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "S",
+        allow_hyphen_values = true,
+        value_parser = super::finite_f32
+    )]
     scale: f32,
     /// The source's true up axis (x, y, z, -x, -y, -z), overriding its header.
-    #[arg(long, value_name = "AXIS")]
+    #[arg(long, value_name = "AXIS", allow_hyphen_values = true)]
     up: Option<gom_import::pipeline::Axis>,
     /// The source's true forward axis, overriding its header.
-    #[arg(long, value_name = "AXIS")]
+    #[arg(long, value_name = "AXIS", allow_hyphen_values = true)]
     forward: Option<gom_import::pipeline::Axis>,
     /// The source's true unit (cm, m, in), overriding its header.
     #[arg(long, value_name = "UNIT")]
@@ -96,13 +106,55 @@ impl PipelineArgs {
     }
 }
 
-/// Whether the output is a game model (`.tmd`, or `--to tmd`).
-fn is_tmd(args: &Args) -> bool {
-    let ext = args.output.extension().and_then(|e| e.to_str());
-    args.to
-        .as_deref()
-        .or(ext)
-        .is_some_and(|e| e.eq_ignore_ascii_case("tmd"))
+/// What `gom convert` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// A GOM or glTF file.
+    Model(OutputFormat),
+    /// A game model with its libraries.
+    Tmd,
+}
+
+impl Target {
+    /// The target `--to` names (which must agree with an output extension that
+    /// names a format), or else the one of `output`'s extension.
+    fn of(to: Option<&str>, output: &Path) -> Result<Target, CliError> {
+        let by_name = |name: &str| {
+            if name.eq_ignore_ascii_case("tmd") {
+                Some(Target::Tmd)
+            } else {
+                OutputFormat::from_name(name).map(Target::Model)
+            }
+        };
+        let ext = output.extension().and_then(|e| e.to_str());
+        let by_ext = ext.and_then(by_name);
+        let Some(name) = to else {
+            return output_format(None, output)
+                .map(Target::Model)
+                .or_else(|e| by_ext.ok_or(e));
+        };
+        let target = by_name(name).ok_or_else(|| {
+            format!("unknown output format '{name}' (gom writes {OUTPUT_FORMATS}, tmd)")
+        })?;
+        match (by_ext, ext) {
+            (Some(named), Some(ext)) if named != target => Err(format!(
+                "{}: --to {name} writes {}, but the name ends in .{ext}, which is another \
+                 format; name the file .{} (or drop --to)",
+                output.display(),
+                target.extension(),
+                target.extension()
+            )
+            .into()),
+            _ => Ok(target),
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Target::Model(f) => f.extension(),
+            Target::Tmd => "tmd",
+        }
+    }
 }
 
 /// The output format `--to` names, or else the one of `output`'s extension.
@@ -126,45 +178,20 @@ pub fn output_format(to: Option<&str>, output: &Path) -> Result<OutputFormat, Cl
     }
 }
 
-/// Refuses to write any of `outputs` over one of the files the conversion of `input`
-/// reads: the input itself and its companions (a `.gltf`'s buffers and images, a
-/// `.tmd`'s `.tkl` and `.tml`).
-pub(super) fn refuse_overwriting_inputs<'a>(
-    input: &Path,
-    options: &ImportOptions,
-    outputs: impl IntoIterator<Item = &'a Path>,
-) -> Result<(), CliError> {
-    let mut read = vec![input.to_path_buf()];
-    read.extend(source::companions(input, options));
-    if let Some((output, input)) = Inputs::new(read).first_overwritten(outputs) {
-        return Err(gom_import::build::BuildError::WouldOverwrite { output, input }.into());
-    }
-    Ok(())
-}
-
 /// Runs `gom convert`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let options = args.pipeline.apply(args.import.options());
-    if is_tmd(&args) {
-        let imported = source::import_path(&args.input, &options)?;
-        let import = &args.import;
-        let lines = super::jpog_out::run(
-            &imported,
-            &args.input,
-            &args.output,
-            &options,
-            import.handedness,
-            &args.tmd,
-        )?;
-        for w in imported.warnings.iter().chain(&lines) {
-            eprintln!("{w}");
+    let json = match args.report.as_deref() {
+        None => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(format!("unknown report format '{other}' (expected json)").into())
         }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let format = output_format(args.to.as_deref(), &args.output)?;
-    if let Some(other) = args.report.as_deref().filter(|r| *r != "json") {
-        return Err(format!("unknown report format '{other}' (expected json)").into());
-    }
+    };
+    let format = match Target::of(args.to.as_deref(), &args.output)? {
+        Target::Tmd => return run_tmd(&args, &options, json),
+        Target::Model(format) => format,
+    };
     let dir = args
         .output
         .parent()
@@ -176,10 +203,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if format == OutputFormat::Gltf {
         planned.push(&bin);
     }
-    refuse_overwriting_inputs(&args.input, &options, planned)?;
+    refuse_overwrite(import_reads(&args.input, &options), planned)?;
 
     let imported = source::import_path(&args.input, &options)?;
-    let findings = gom::validate::validate(&imported.model);
     let exported = source::export_imported(&imported, &args.input, format, &args.output)
         .map_err(|e| format!("{}: {e}", args.output.display()))?;
     let side_paths: Vec<PathBuf> = exported
@@ -187,45 +213,78 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .iter()
         .map(|s| dir.join(&s.relative_path))
         .collect();
-    refuse_overwriting_inputs(
-        &args.input,
-        &options,
+    refuse_overwrite(
+        import_reads(&args.input, &options),
         side_paths.iter().map(PathBuf::as_path),
     )?;
     for (side, path) in exported.side_files.iter().zip(&side_paths) {
         write_atomic(path, &side.bytes)?;
     }
     write_atomic(&args.output, &exported.bytes)?;
-    if args.report.is_some() {
-        let mut report = imported.report.clone();
-        let export_warnings = &exported.warnings[imported.warnings.len()..];
-        if let Some(list) = report.get_mut("warnings").and_then(|w| w.as_array_mut()) {
+    let export_warnings = &exported.warnings[imported.warnings.len()..];
+    let wrote = wrote_line(&args.output, exported.bytes.len(), &side_paths);
+    finish(&imported, export_warnings, json, &wrote)
+}
+
+/// `gom convert IN OUT.tmd`: the game model and its libraries.
+fn run_tmd(args: &Args, options: &ImportOptions, json: bool) -> Result<ExitCode, CliError> {
+    let imported = source::import_path(&args.input, options)?;
+    let written = super::jpog_out::run(
+        &imported,
+        &args.input,
+        &args.output,
+        options,
+        args.import.handedness,
+        &args.tmd,
+    )?;
+    finish(&imported, &written.notes, json, &written.wrote)
+}
+
+/// Reports a conversion whose files are written, the same for every output: the
+/// report (text on stderr, or JSON alone on stdout), every warning as `warning: …`,
+/// the validation findings as warnings, the `wrote …` line; exit 1 when the model has
+/// validation findings, as `gom validate` does.
+fn finish(
+    imported: &Imported,
+    export_warnings: &[String],
+    json: bool,
+    wrote: &str,
+) -> Result<ExitCode, CliError> {
+    let findings = gom::validate::validate(&imported.model);
+    if json {
+        // Every input's report is an object with its warnings (a GOM input's import
+        // has no report of its own).
+        let mut report = match imported.report.clone() {
+            serde_json::Value::Object(o) => o,
+            _ => serde_json::Map::new(),
+        };
+        let warnings = report
+            .entry("warnings")
+            .or_insert_with(|| serde_json::json!(imported.warnings));
+        if let Some(list) = warnings.as_array_mut() {
             list.extend(export_warnings.iter().map(|w| serde_json::json!(w)));
         }
-        eprintln!("{}", serde_json::to_string_pretty(&report)?);
+        let texts: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+        report.insert("validation".to_string(), serde_json::json!(texts));
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         for line in &imported.summary {
             eprintln!("{line}");
         }
-        for w in &exported.warnings {
+        for w in imported.warnings.iter().chain(export_warnings) {
             eprintln!("warning: {w}");
         }
     }
     for f in &findings {
         eprintln!("warning: validation: {f}");
     }
-    eprintln!(
-        "{}",
-        wrote_line(&args.output, exported.bytes.len(), &side_paths)
-    );
-    // Exit codes as `gom validate`'s: 1 when the model has validation findings.
+    eprintln!("{wrote}");
     Ok(if findings.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
 }
-
 /// `wrote OUT (N bytes)`, and the files written beside it.
 fn wrote_line(output: &Path, bytes: usize, side_paths: &[PathBuf]) -> String {
     let mut line = format!(

@@ -25,7 +25,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let path = args.outdir.join(name);
         let (bytes, _) = export(&model, kind, &path)?;
         write_atomic(&path, &bytes)?;
-        let read = input::load(&path)?;
+        let read = input::load(&path, &gom_import::source::ImportOptions::default())?;
         // A second path: what was read must encode to the very same bytes.
         let (again, _) = export(&read.model, kind, &path)?;
         let verdict = if read.findings.is_empty() && again == bytes {

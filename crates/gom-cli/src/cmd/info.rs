@@ -17,29 +17,37 @@ pub struct Args {
     /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    tkl: super::TklArg,
 }
 
 /// Runs `gom info`: each file in turn (a blank line between them); a file that
 /// cannot be read is reported and the others are still described (exit 2). With
 /// `--json`, one JSON document: the file's, or for several files an array of them in
-/// the order given (a file that cannot be read is left out of it).
+/// the order given; each names its `file`, and a file that cannot be read is an entry
+/// of its `file` and `error`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut code = ExitCode::SUCCESS;
     let mut docs = Vec::new();
+    let options = args.tkl.options();
     for (i, file) in args.files.iter().enumerate() {
         if i > 0 && !args.json {
             println!();
         }
         let described = if args.json {
-            describe_json(file).map(|d| docs.push(d))
+            describe_json(file, &options).map(|d| docs.push(named(file, d)))
         } else {
-            describe_text(file)
+            describe_text(file, &options)
         };
         if let Err(e) = described {
             if args.files.len() == 1 {
                 return Err(e);
             }
             eprintln!("error: {e}");
+            if args.json {
+                let error = input::reason(file, &e);
+                docs.push(named(file, serde_json::json!({ "error": error })));
+            }
             code = ExitCode::from(2);
         }
     }
@@ -53,37 +61,67 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     Ok(code)
 }
 
-/// What `file` holds, read with the warnings and findings its reading gave.
-fn read_model(file: &Path) -> Result<(input::Loaded, Vec<String>), CliError> {
-    let read = input::load(file)?;
-    let mut warnings = read.warnings.clone();
+/// `doc` with the file it describes as its `file` member.
+fn named(file: &Path, mut doc: Value) -> Value {
+    if let Some(object) = doc.as_object_mut() {
+        object.insert("file".to_string(), Value::from(file.display().to_string()));
+    }
+    doc
+}
+
+/// What reading a model said beside the model itself.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// Reader and importer warnings and validation findings.
+    pub warnings: Vec<String>,
+    /// Facts that are no fault of the file: a `.tmd`'s open fields (kept verbatim,
+    /// meaning unknown), which every file of the game has.
+    pub information: Vec<String>,
+}
+
+/// What `file` holds, read with the warnings, findings and information its reading
+/// gave.
+fn read_model(
+    file: &Path,
+    options: &gom_import::source::ImportOptions,
+) -> Result<(input::Loaded, Notes), CliError> {
+    let read = input::load(file, options)?;
+    let mut notes = Notes {
+        warnings: read.warnings.clone(),
+        information: Vec::new(),
+    };
     let is_tmd = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tmd"));
     if is_tmd {
-        warnings.extend(super::game_files::tmd_open_fields(file)?);
+        notes.information = super::game_files::tmd_open_fields(file)?;
     }
-    warnings.extend(read.findings.iter().map(|f| f.to_string()));
-    Ok((read, warnings))
+    notes
+        .warnings
+        .extend(read.findings.iter().map(|f| f.to_string()));
+    Ok((read, notes))
 }
 
 /// Prints what `file` holds, as text.
-fn describe_text(file: &Path) -> Result<(), CliError> {
+fn describe_text(file: &Path, options: &gom_import::source::ImportOptions) -> Result<(), CliError> {
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info(file, kind);
     }
-    let (read, warnings) = read_model(file)?;
-    print_text(&file.display().to_string(), &read.model, &warnings);
+    let (read, notes) = read_model(file, options)?;
+    print_text(&file.display().to_string(), &read.model, &notes);
     Ok(())
 }
 
 /// What `file` holds, as JSON.
-fn describe_json(file: &Path) -> Result<Value, CliError> {
+fn describe_json(
+    file: &Path,
+    options: &gom_import::source::ImportOptions,
+) -> Result<Value, CliError> {
     if let Some(kind) = super::game_files::Library::of_path(file) {
         return super::game_files::info_json(file, kind);
     }
-    let (read, warnings) = read_model(file)?;
-    Ok(describe(&read.model, &warnings))
+    let (read, notes) = read_model(file, options)?;
+    Ok(describe(&read.model, &notes))
 }
 
 /// The names of the attributes in a vertex format, in layout order.
@@ -129,6 +167,8 @@ struct Summary<'a> {
     meshes: Vec<MeshSummary<'a>>,
     clips: Vec<ClipSummary<'a>>,
     warnings: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    information: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -254,8 +294,8 @@ fn clip_summary(c: &gom::Clip) -> ClipSummary<'_> {
     }
 }
 
-/// The model summary as JSON.
-pub fn describe(model: &Model, warnings: &[String]) -> Value {
+/// The model summary as JSON (`information` only when there is some).
+pub fn describe(model: &Model, notes: &Notes) -> Value {
     let bones: Vec<BoneSummary> = model
         .skeleton
         .bones
@@ -285,14 +325,15 @@ pub fn describe(model: &Model, warnings: &[String]) -> Value {
             .collect(),
         meshes: model.meshes.iter().map(mesh_summary).collect(),
         clips: model.clips.iter().map(clip_summary).collect(),
-        warnings,
+        warnings: &notes.warnings,
+        information: &notes.information,
     };
     // Plain strings, numbers and arrays: serialising cannot fail (a non-finite float,
     // which the readers refuse, would become `null`).
     serde_json::to_value(summary).unwrap_or(Value::Null)
 }
 
-fn print_text(name: &str, model: &Model, warnings: &[String]) {
+fn print_text(name: &str, model: &Model, notes: &Notes) {
     println!("{name}");
     println!("  converter: {}", model.header.converter_version);
     println!("  source sha256: {}", hex::encode(model.header.source_hash));
@@ -379,10 +420,15 @@ fn print_text(name: &str, model: &Model, warnings: &[String]) {
             .collect();
         println!("    keys per bone: {}", per.join(" "));
     }
-    if !warnings.is_empty() {
-        println!("warnings: {}", warnings.len());
-        for w in warnings {
-            println!("  {w}");
+    for (title, lines) in [
+        ("warnings", &notes.warnings),
+        ("information", &notes.information),
+    ] {
+        if !lines.is_empty() {
+            println!("{title}: {}", lines.len());
+            for line in lines {
+                println!("  {line}");
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use gom_import::jpog::export::{self, ExportOptions, NameLimit};
+use gom_import::optimize::keys::KeyTolerance;
 use gom_import::source::Imported;
 
 use crate::input::CliError;
@@ -15,6 +16,11 @@ pub struct TmdArgs {
     /// beside the output).
     #[arg(long, value_name = "PATH")]
     tkl_out: Option<PathBuf>,
+    /// `.tmd` output: the name of the new keyframe library (the model's header names
+    /// it, the `.tkl` file takes it). By default a name of at most 8 bytes made from
+    /// the output's name, unique in its folder; modding tools read only 8 bytes.
+    #[arg(long, value_name = "NAME", conflicts_with = "tkl")]
+    tkl_name: Option<String>,
     /// `.tmd` output: a clip the game loops (`_lp` suffix); may be repeated. Clips
     /// whose name ends in `_lp` loop already.
     #[arg(long = "loop", value_name = "CLIP")]
@@ -41,9 +47,56 @@ fn folder(p: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// What a `.tmd` export wrote and had to say.
+pub struct Written {
+    /// What the game's files cannot hold of the model, and names shortened.
+    pub notes: Vec<String>,
+    /// The `wrote …` line naming the three files.
+    pub wrote: String,
+}
+
+/// The name of a new keyframe library: `--tkl-name`, else the stem of `--tkl-out`, else
+/// a name of at most 8 bytes made from the output's stem, unique in its folder.
+fn library_name(output: &Path, stem: &str, args: &TmdArgs) -> Result<String, CliError> {
+    let asked = match (&args.tkl_name, &args.tkl_out) {
+        (Some(n), _) => Some(n.clone()),
+        (None, Some(p)) => Some(
+            p.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+        (None, None) => None,
+    };
+    match asked {
+        Some(n) => export::fit_name(&n, NameLimit::Library, false, "library name")
+            .map_err(|e| format!("{}: {e}", output.display()).into()),
+        None => export::library_name_in(output, stem).ok_or_else(|| {
+            format!(
+                "{}: no library name of at most 8 bytes made from {stem:?} is free in its folder",
+                output.display()
+            )
+            .into()
+        }),
+    }
+}
+
+/// The tolerance keys are inserted to: the import's key tolerance, or its default when
+/// that is 0 (which keeps every key when reducing, but cannot be met by inserting).
+fn key_tolerance(import: &gom_import::source::ImportOptions) -> KeyTolerance {
+    let default = KeyTolerance::default();
+    KeyTolerance {
+        tolerance: if import.key_tolerance > 0.0 {
+            import.key_tolerance
+        } else {
+            default.tolerance
+        },
+        ..default
+    }
+}
+
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
 /// Every file is built and checked before the first is written, and they are written
-/// all or none.
+/// all or none; none of them may replace a file the conversion reads.
 pub fn run(
     imported: &Imported,
     input: &Path,
@@ -51,14 +104,18 @@ pub fn run(
     import: &gom_import::source::ImportOptions,
     handedness: gom_import::jpog::Handedness,
     args: &TmdArgs,
-) -> Result<Vec<String>, CliError> {
+) -> Result<Written, CliError> {
+    if let Some(p) = &args.tkl_out {
+        crate::output::expect_extension(p, &["tkl"], "a keyframe library")?;
+    }
     let stem = output
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = export::fit_name(&stem, NameLimit::Library, false, "output name")
+    let stem = export::fit_name(&stem, NameLimit::Library, false, "output name")
         .map_err(|e| format!("{}: {e}", output.display()))?;
     let tkl = import.tkl.as_deref();
+    let name = library_name(output, &stem, args)?;
     let existing = match tkl {
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -76,6 +133,7 @@ pub fn run(
     let options = ExportOptions {
         template,
         name: name.clone(),
+        key_tolerance: key_tolerance(import),
         handedness,
         loop_clips: args.loop_clips.clone(),
         rename: args.rename,
@@ -98,29 +156,34 @@ pub fn run(
         (None, Some(p)) => p.to_path_buf(),
         (None, None) => dir.join(format!("{name}.tkl")),
     };
-    let tml_path = dir.join(format!("{name}.tml"));
+    let tml_path = dir.join(format!("{stem}.tml"));
     // The library named by --tkl is rewritten in place on purpose (unless --tkl-out);
     // every other output must not be one of the files the conversion reads.
     let appended_in_place = tkl.is_some() && args.tkl_out.is_none();
     let guarded = [output, tml_path.as_path()]
         .into_iter()
         .chain((!appended_in_place).then_some(tkl_path.as_path()));
-    super::convert::refuse_overwriting_inputs(input, import, guarded)?;
+    let mut reads = crate::output::import_reads(input, import);
+    reads.extend(args.template.iter().cloned());
+    reads.extend(tkl.filter(|_| !appended_in_place).map(Path::to_path_buf));
+    crate::output::refuse_overwrite(reads, guarded)?;
     // all three or none: a failure leaves no new file and the library as it was
     export::write_all_or_nothing(&[
         (tkl_path.as_path(), tkl_bytes.as_slice()),
         (tml_path.as_path(), tml.as_slice()),
         (output, tmd.as_slice()),
     ])?;
-    let mut lines = exported.notes.clone();
-    lines.push(format!(
-        "wrote {} ({} bytes), {} ({} bytes), {} ({} bytes)",
-        tkl_path.display(),
-        tkl_bytes.len(),
-        tml_path.display(),
-        tml.len(),
-        output.display(),
-        tmd.len()
-    ));
-    Ok(lines)
+    let size = |n: usize| super::plural(n, "byte", "bytes");
+    Ok(Written {
+        notes: exported.notes.clone(),
+        wrote: format!(
+            "wrote {} ({}), {} ({}), {} ({})",
+            tkl_path.display(),
+            size(tkl_bytes.len()),
+            tml_path.display(),
+            size(tml.len()),
+            output.display(),
+            size(tmd.len())
+        ),
+    })
 }

@@ -23,14 +23,14 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone, Debug)]
 pub struct ImportArgs {
     /// Animation sample rate in Hz, for sources that must be resampled.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, allow_hyphen_values = true, value_parser = finite_f32)]
     pub sample_rate: f32,
     /// Keep the source's vertex order (no vertex-cache or vertex-fetch optimisation).
     #[arg(long)]
     pub no_optimize: bool,
     /// Key reduction tolerance in millimetres, measured 10 cm from the joint (0 keeps
     /// every key).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true, value_parser = non_negative_f32)]
     pub key_tolerance_mm: f32,
     /// JPOG models: the level of detail to convert.
     #[arg(long, default_value_t = 0)]
@@ -49,6 +49,64 @@ pub struct ImportArgs {
     /// `translation-and-rotation` (the default) or `translation-only`.
     #[arg(long, default_value = "translation-and-rotation", value_parser = parse_flag3)]
     pub channel_flag3: gom_import::jpog::ChannelFlag3Reading,
+    /// BVH files: leave End Sites out of the skeleton (by default each is a leaf bone
+    /// named after its parent with `_End`).
+    #[arg(long)]
+    pub drop_end_sites: bool,
+}
+
+/// A number option's value: any decimal or exponent form, finite and within the range
+/// of `f32`, so that a huge value is refused as given (`1e40`), not as `inf`.
+pub fn finite_f32(s: &str) -> Result<f32, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || v.abs() > f64::from(f32::MAX) {
+        return Err(format!(
+            "'{s}' is not a finite number gom can hold (at most {:e} in size)",
+            f32::MAX
+        ));
+    }
+    // Within range: the nearest f32 (a value below f32's smallest rounds to 0).
+    Ok(v as f32)
+}
+
+/// [`finite_f32`], and not negative.
+pub fn non_negative_f32(s: &str) -> Result<f32, String> {
+    let v = finite_f32(s)?;
+    if v < 0.0 {
+        return Err(format!("'{s}' is negative; give 0 or more"));
+    }
+    Ok(v)
+}
+
+/// The keyframe library of a `.tmd` model, for the commands that read models without
+/// converting them (`info`, `pose`, `render`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TklArg {
+    /// JPOG models: the keyframe library (.tkl); found beside the model (by the name
+    /// the model gives) when omitted.
+    #[arg(long, value_name = "LIB.tkl")]
+    pub tkl: Option<PathBuf>,
+}
+
+impl TklArg {
+    /// The import options that read a `.tmd` with this library.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            tkl: self.tkl.clone(),
+            ..ImportOptions::default()
+        }
+    }
+}
+
+/// Prints a loaded model's reader and importer warnings (a `.tmd` whose keyframe
+/// library was not found says so here), each as `warning: …`.
+pub fn print_load_warnings(loaded: &crate::input::Loaded) {
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 fn parse_handedness(s: &str) -> Result<gom_import::jpog::Handedness, String> {
@@ -73,27 +131,10 @@ impl ImportArgs {
             tml: self.tml.clone(),
             jpog_handedness: self.handedness,
             jpog_channel_flag3: self.channel_flag3,
+            bvh_drop_end_sites: self.drop_end_sites,
             ..ImportOptions::default()
         }
     }
-}
-
-/// Writes `bytes` to the file `path` (whole or not at all), or to standard output
-/// when `path` is `-`; returns the name to report: the path, or `<standard output>`.
-pub fn write_output(
-    path: &std::path::Path,
-    bytes: &[u8],
-) -> Result<String, crate::input::CliError> {
-    if path != std::path::Path::new("-") {
-        gom_import::build::write_atomic(path, bytes)?;
-        return Ok(path.display().to_string());
-    }
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("<standard output>: {e}"))?;
-    Ok("<standard output>".to_string())
 }
 
 /// `n` and the noun in the number it needs: `1 mesh`, `2 meshes`, `0 meshes`.
@@ -101,10 +142,11 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The time at which to sample `clip` of `model` for a `--time` of `time`: wrapped
-/// into the clip with `looped`, else clamped to it with a note on stderr when it lies
-/// outside. An unknown clip keeps the time (sampling reports the missing clip).
-pub fn clip_time(model: &gom::Model, clip: &str, time: f32, looped: bool) -> f32 {
+/// The time at which to sample `clip` of `model` for a `--time` of `time` (`asked`
+/// says how it was given, for the note): wrapped into the clip with `looped`, else
+/// clamped to it with a note on stderr when it lies outside. An unknown clip keeps the
+/// time (sampling reports the missing clip).
+pub fn clip_time(model: &gom::Model, clip: &str, time: f32, looped: bool, asked: &str) -> f32 {
     let Some(c) = model.clips.iter().find(|c| c.name == clip) else {
         return time;
     };
@@ -124,7 +166,7 @@ pub fn clip_time(model: &gom::Model, clip: &str, time: f32, looped: bool) -> f32
             "past the end"
         };
         eprintln!(
-            "note: --time {time} is {side} of clip \"{clip}\" (0 to {duration} s): \
+            "note: {asked} is {side} of clip \"{clip}\" (0 to {duration} s): \
              using {clamped} s (--loop wraps instead)"
         );
     }
@@ -156,18 +198,28 @@ mod tests {
     }
 
     #[test]
+    fn numbers_out_of_range_are_refused_as_given() {
+        assert_eq!(super::finite_f32("-1.3e-17"), Ok(-1.3e-17));
+        let e = super::finite_f32("1e40").unwrap_err();
+        assert!(e.contains("'1e40'") && !e.contains("inf"), "{e}");
+        assert!(super::finite_f32("nan").is_err());
+        assert!(super::non_negative_f32("-1").unwrap_err().contains("'-1'"));
+    }
+
+    #[test]
     fn clip_time_clamps_without_loop_and_wraps_with_it() {
         let model = gom_demo::build();
         let clip = &model.clips[0];
         let d = clip.duration;
         let name = clip.name.as_str();
-        assert_eq!(super::clip_time(&model, name, -1.0, false), 0.0);
-        assert_eq!(super::clip_time(&model, name, d + 3.0, false), d);
-        assert_eq!(super::clip_time(&model, name, d * 0.5, false), d * 0.5);
-        let wrapped = super::clip_time(&model, name, d + d * 0.25, true);
+        let at = |clip: &str, t: f32, looped: bool| super::clip_time(&model, clip, t, looped, "t");
+        assert_eq!(at(name, -1.0, false), 0.0);
+        assert_eq!(at(name, d + 3.0, false), d);
+        assert_eq!(at(name, d * 0.5, false), d * 0.5);
+        let wrapped = at(name, d + d * 0.25, true);
         assert!((wrapped - d * 0.25).abs() < 1e-5, "{wrapped}");
-        let before = super::clip_time(&model, name, -d * 0.25, true);
+        let before = at(name, -d * 0.25, true);
         assert!((before - d * 0.75).abs() < 1e-5, "{before}");
-        assert_eq!(super::clip_time(&model, "no such clip", 7.0, false), 7.0);
+        assert_eq!(at("no such clip", 7.0, false), 7.0);
     }
 }

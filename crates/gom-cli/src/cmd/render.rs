@@ -22,7 +22,8 @@ pub struct Args {
         long,
         default_value_t = 0.0,
         requires = "clip",
-        allow_negative_numbers = true
+        allow_hyphen_values = true,
+        value_parser = super::finite_f32
     )]
     time: f32,
     /// Wrap a --time outside the clip into it instead of clamping it.
@@ -44,9 +45,12 @@ pub struct Args {
     /// Leave out the ground grid.
     #[arg(long)]
     no_grid: bool,
-    /// Base-colour textures from this JPOG material library, by material name.
+    /// Base-colour textures from this JPOG material library, by material name (at
+    /// least one of its materials must be one of the model's).
     #[arg(long)]
     tml: Option<PathBuf>,
+    #[command(flatten)]
+    tkl: super::TklArg,
     /// A contact sheet of every model in this folder, each with its name.
     #[arg(long, conflicts_with_all = ["file", "clip", "frames"])]
     sheet: Option<PathBuf>,
@@ -59,7 +63,7 @@ pub struct Args {
     all_clips: bool,
     /// Frames per second of an animation (at most 100) [default: each clip's sample
     /// rate].
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::finite_f32)]
     fps: Option<f32>,
     /// The PNG file to write (an animation: `.png` or `.gif`); `-` writes the PNG (an
     /// animation: an animated PNG) to standard output.
@@ -106,20 +110,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let Some(file) = &args.file else {
         return Err("give a model file or --sheet DIR".into());
     };
-    if !args.time.is_finite() {
-        return Err(format!("--time {} is not a finite number", args.time).into());
-    }
     if args.fps.is_some() && !(args.animate || args.all_clips) {
         return Err("--fps needs --animate or --all-clips".into());
     }
-    super::convert::refuse_overwriting_inputs(
-        file,
-        &gom_import::source::ImportOptions::default(),
-        [args.output.as_path()],
-    )?;
-    let loaded = input::load(file)?;
+    let options = gom_import::source::ImportOptions {
+        tml: args.tml.clone(),
+        ..args.tkl.options()
+    };
+    let mut reads = crate::output::import_reads(file, &options);
+    reads.extend(args.tml.iter().cloned());
+    crate::output::refuse_overwrite(reads, [args.output.as_path()])?;
+    check_output_name(&args.output, args.animate || args.all_clips)?;
+    let loaded = input::load(file, &options)?;
+    super::print_load_warnings(&loaded);
     let model = &loaded.model;
-    let images = load_textures(model, file.parent(), args.tml.as_deref())?;
+    let (images, warnings) = load_textures(&loaded, file.parent(), args.tml.as_deref())?;
+    for w in warnings {
+        eprintln!("warning: {}: {w}", file.display());
+    }
     let textures = TextureSource::ByMaterial {
         images: &images,
         filter: Filter::Bilinear,
@@ -156,10 +164,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             &gom_render::RenderOptions {
                 size: args.size.unwrap_or(PICTURE_SIZE),
                 view: args.view,
-                clip: args
-                    .clip
-                    .as_deref()
-                    .map(|c| (c, super::clip_time(model, c, args.time, args.looped))),
+                clip: args.clip.as_deref().map(|c| {
+                    let asked = format!("--time {}", args.time);
+                    (
+                        c,
+                        super::clip_time(model, c, args.time, args.looped, &asked),
+                    )
+                }),
                 skeleton_overlay: args.skeleton,
                 textures,
                 grid: !args.no_grid,
@@ -170,60 +181,108 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     save(&image, &args.output)
 }
 
+/// Refuses an output whose name does not say what is written there: a PNG, or for an
+/// animation an animated PNG or a GIF.
+fn check_output_name(output: &Path, animation: bool) -> Result<(), CliError> {
+    if animation {
+        crate::output::expect_extension(output, &["png", "gif"], "an animation")
+    } else {
+        crate::output::expect_extension(output, &["png"], "a picture")
+    }
+}
+
 fn save(image: &Image, path: &Path) -> Result<ExitCode, CliError> {
     let png = gom_render::encode_png(image)?;
-    let shown = super::write_output(path, &png)?;
+    let shown = crate::output::write(path, &png)?;
     eprintln!("wrote {shown} ({}x{})", image.width(), image.height());
     Ok(ExitCode::SUCCESS)
 }
 
-/// Base-colour textures by material index: from the `.tml` when one is given (by
-/// material name), else PNG files beside the model named by the materials.
+/// Base-colour textures by material index, with a warning for each texture that
+/// cannot be drawn. With a `.tml` given, its textures by material name come first;
+/// the others are found as `gom view` finds them ([`gom_import::texture`]: images the
+/// import extracted — embedded in a `.glb`, `.gltf` or `.fbx`, or a `.tmd`'s `.tml` —
+/// else files beside the model) and decoded as PNG or JPEG.
 pub fn load_textures(
-    model: &gom::Model,
+    loaded: &input::Loaded,
     dir: Option<&Path>,
     tml: Option<&Path>,
-) -> Result<BTreeMap<usize, Image>, CliError> {
+) -> Result<(BTreeMap<usize, Image>, Vec<String>), CliError> {
+    let model = &loaded.model;
     let mut out = BTreeMap::new();
-    let library = match tml {
-        Some(p) => {
-            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Some(jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?)
-        }
-        None => None,
-    };
-    for (i, m) in model.materials.iter().enumerate() {
-        if let Some(lib) = &library {
-            if let Some(&first) = lib
-                .material_textures(&m.name)
-                .as_deref()
-                .and_then(|t| t.first())
-            {
-                let img = lib.decode_texture(first, jpog::CodecOptions::default())?;
-                out.insert(i, Image::from_rgba8(img.width, img.height, img.rgba)?);
-                continue;
-            }
-        }
-        let Some(tex) = &m.base_color_texture else {
-            continue;
-        };
-        let path = dir.unwrap_or(Path::new(".")).join(tex);
-        let is_png = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-        if is_png && path.is_file() {
-            match gom_render::png_file::load_png(&path) {
-                Ok(img) => {
-                    out.insert(i, img);
-                }
-                Err(e) => eprintln!(
-                    "warning: {}: {e}; drawing the colour factor",
-                    path.display()
-                ),
+    if let Some(p) = tml {
+        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let library = jpog::Tml::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        refuse_unmatched_library(model, &library, p)?;
+        for (i, m) in model.materials.iter().enumerate() {
+            let textures = library.material_textures(&m.name);
+            if let Some(&first) = textures.as_deref().and_then(|t| t.first()) {
+                out.insert(
+                    i,
+                    library.decode_texture(first, jpog::CodecOptions::default())?,
+                );
             }
         }
     }
-    Ok(out)
+    let dir = dir.unwrap_or(Path::new("."));
+    let found = gom_import::texture::find_textures(model, dir, &loaded.side_files);
+    let mut warnings: Vec<String> = found
+        .missing
+        .iter()
+        .map(|name| format!("texture {name} not found; drawing the colour factor"))
+        .collect();
+    let mut decoded = BTreeMap::new();
+    for (name, bytes) in &found.found {
+        match gom_image::decode(bytes) {
+            Ok(image) => {
+                decoded.insert(name.as_str(), image);
+            }
+            Err(e) => warnings.push(format!(
+                "texture {name} cannot be drawn ({e}); drawing the colour factor"
+            )),
+        }
+    }
+    for (i, m) in model.materials.iter().enumerate() {
+        let image = m.base_color_texture.as_deref().and_then(|n| decoded.get(n));
+        if let (false, Some(image)) = (out.contains_key(&i), image) {
+            out.insert(i, image.clone());
+        }
+    }
+    Ok((out, warnings))
+}
+
+/// Refuses a material library none of whose materials the model has: naming both
+/// lists, as it would otherwise add nothing to the picture without a word.
+fn refuse_unmatched_library(
+    model: &gom::Model,
+    lib: &jpog::Tml,
+    path: &Path,
+) -> Result<(), CliError> {
+    if model
+        .materials
+        .iter()
+        .any(|m| lib.material_textures(&m.name).is_some())
+    {
+        return Ok(());
+    }
+    let quoted = |names: Vec<&str>| {
+        if names.is_empty() {
+            return "none".to_string();
+        }
+        names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let listing = jpog::ops::list_tml(lib);
+    Err(format!(
+        "--tml {}: none of its materials ({}) is one of the model's ({})",
+        path.display(),
+        quoted(listing.materials.iter().map(|m| m.name.as_str()).collect()),
+        quoted(model.materials.iter().map(|m| m.name.as_str()).collect()),
+    )
+    .into())
 }
 
 fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
@@ -231,16 +290,21 @@ fn sheet(dir: &Path, args: &Args) -> Result<ExitCode, CliError> {
     if sources.is_empty() {
         return Err(format!("{}: no model files found", dir.display()).into());
     }
-    let read = gom_import::build::Inputs::new(sources.clone());
-    if let Some((output, input)) = read.first_overwritten([args.output.as_path()]) {
-        return Err(gom_import::build::BuildError::WouldOverwrite { output, input }.into());
-    }
+    let mut reads = sources.clone();
+    reads.extend(args.tml.iter().cloned());
+    crate::output::refuse_overwrite(reads, [args.output.as_path()])?;
+    check_output_name(&args.output, false)?;
+    let options = args.tkl.options();
     let mut models = Vec::new();
     for path in &sources {
-        match input::load(path) {
+        match input::load(path, &options) {
             Ok(l) => {
                 let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
-                let textures = load_textures(&l.model, path.parent(), None).unwrap_or_default();
+                let (textures, warnings) =
+                    load_textures(&l, path.parent(), None).unwrap_or_default();
+                for w in warnings {
+                    eprintln!("warning: {}: {w}", path.display());
+                }
                 models.push((name, l.model, textures));
             }
             Err(e) => eprintln!("warning: skipped {e}"),

@@ -147,6 +147,19 @@ fn parse_u16(s: &str) -> Result<u16, String> {
     r.map_err(|e| format!("'{s}' is not a 16-bit number: {e}"))
 }
 
+/// `NAME=A.png[,B.png…]` as the name and the image paths.
+fn parse_material(spec: &str) -> Result<(String, Vec<PathBuf>), CliError> {
+    let (name, files) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
+    let files = files
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    Ok((name.to_string(), files))
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, CliError> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()).into())
 }
@@ -184,11 +197,11 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 dxt: if dxt3 { Dxt::Dxt3 } else { Dxt::Dxt5 },
                 mipmaps: !no_mipmaps,
             });
-            let list = materials
+            let specs = materials
                 .iter()
-                .map(|spec| pack_material(spec, format, flags, dds))
+                .map(|spec| parse_material(spec))
                 .collect::<Result<Vec<_>, _>>()?;
-            pack(&output, &list, codec)?
+            pack(&output, &specs, format, flags, dds, codec)?
         }
         Command::Replace {
             file,
@@ -203,6 +216,8 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 codec: codec.options(),
                 allow_resize,
             };
+            // Without --out the library is rewritten in place, as documented; the
+            // image it reads must never be the file written.
             let target = out.unwrap_or_else(|| file.clone());
             replace(&file, &material, slot, &png, opts, &target)?
         }
@@ -213,6 +228,8 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
 /// `gom tml sheet`: every decodable texture on one PNG sheet, labelled with the
 /// materials using it.
 fn sheet(file: &Path, output: &Path, cell: u32, codec: CodecArgs) -> Result<(), CliError> {
+    crate::output::refuse_overwrite([file.to_path_buf()], [output])?;
+    crate::output::expect_extension(output, &["png"], "a texture sheet")?;
     let tml = load(file)?;
     let listing = ops::list_tml(&tml);
     let mut names = Vec::new();
@@ -221,9 +238,7 @@ fn sheet(file: &Path, output: &Path, cell: u32, codec: CodecArgs) -> Result<(), 
         match tml.decode_texture(i, codec.options()) {
             Ok(img) => {
                 names.push(texture_label(t));
-                images.push(gom_render::Image::from_rgba8(
-                    img.width, img.height, img.rgba,
-                )?);
+                images.push(img);
             }
             Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
         }
@@ -241,11 +256,11 @@ fn sheet(file: &Path, output: &Path, cell: u32, codec: CodecArgs) -> Result<(), 
         },
     )?;
     let png = gom_render::encode_png(&sheet)?;
-    gom_import::build::write_atomic(output, &png)?;
+    crate::output::write(output, &png)?;
     eprintln!(
-        "wrote {} ({} textures, {}x{})",
+        "wrote {} ({}, {}x{})",
         output.display(),
-        items.len(),
+        super::plural(items.len(), "texture", "textures"),
         sheet.width(),
         sheet.height()
     );
@@ -303,6 +318,11 @@ fn list(file: &Path, json: bool) -> Result<(), CliError> {
 /// `gom tml extract`: every texture to `outdir` as PNG, reported as text or JSON.
 fn extract(file: &Path, outdir: &Path, json: bool, codec: CodecArgs) -> Result<(), CliError> {
     let tml = load(file)?;
+    let planned: Vec<PathBuf> = ops::texture_file_names(&tml)
+        .iter()
+        .map(|n| outdir.join(n))
+        .collect();
+    crate::output::refuse_overwrite([file.to_path_buf()], planned.iter().map(PathBuf::as_path))?;
     let manifest = ops::extract_textures(&tml, outdir, codec.options())
         .map_err(|e| format!("{}: {e}", file.display()))?;
     if json {
@@ -321,18 +341,14 @@ fn extract(file: &Path, outdir: &Path, json: bool, codec: CodecArgs) -> Result<(
 
 /// One `--material NAME=A.png[,B.png…]` of `gom tml pack`, its PNGs decoded.
 fn pack_material(
-    spec: &str,
+    (name, files): &(String, Vec<PathBuf>),
     format: u16,
     flags: u16,
     dds: Option<DdsOptions>,
 ) -> Result<PackMaterial, CliError> {
-    let (name, files) = spec
-        .split_once('=')
-        .ok_or_else(|| format!("--material '{spec}': expected NAME=PNG[,PNG…]"))?;
     let mut textures = Vec::new();
-    for f in files.split(',').filter(|f| !f.is_empty()) {
-        let path = PathBuf::from(f);
-        let image = jpog::png_io::decode_png(&read(&path)?)
+    for path in files {
+        let image = jpog::png_io::decode_png(&read(path)?)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         textures.push(PackTexture {
             image,
@@ -348,11 +364,25 @@ fn pack_material(
     })
 }
 
-/// `gom tml pack`: a library of `list`, written to `output`.
-fn pack(output: &Path, list: &[PackMaterial], codec: CodecArgs) -> Result<(), CliError> {
-    let tml = ops::pack_tml(list, codec.options())?;
+/// `gom tml pack`: a library of the materials `specs` name, written to `output`.
+fn pack(
+    output: &Path,
+    specs: &[(String, Vec<PathBuf>)],
+    format: u16,
+    flags: u16,
+    dds: Option<DdsOptions>,
+    codec: CodecArgs,
+) -> Result<(), CliError> {
+    let pngs = specs.iter().flat_map(|(_, files)| files.iter().cloned());
+    crate::output::refuse_overwrite(pngs, [output])?;
+    crate::output::expect_extension(output, &["tml"], "a material library")?;
+    let list = specs
+        .iter()
+        .map(|spec| pack_material(spec, format, flags, dds))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tml = ops::pack_tml(&list, codec.options())?;
     let bytes = tml.write()?;
-    gom_import::build::write_atomic(output, &bytes)?;
+    crate::output::write(output, &bytes)?;
     eprintln!(
         "wrote {} ({}, {})",
         output.display(),
@@ -372,13 +402,15 @@ fn replace(
     opts: ReplaceOptions,
     target: &Path,
 ) -> Result<(), CliError> {
+    crate::output::refuse_overwrite([png.to_path_buf()], [target])?;
+    crate::output::expect_extension(target, &["tml"], "a material library")?;
     let mut tml = load(file)?;
     let index = ops::replace_texture_png(&mut tml, material, slot, &read(png)?, opts)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let bytes = tml
         .write()
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    gom_import::build::write_atomic(target, &bytes)?;
+    crate::output::write(target, &bytes)?;
     eprintln!(
         "replaced texture {index} of \"{material}\"; wrote {}",
         target.display()

@@ -21,7 +21,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             worst = worst.max(super::game_files::validate(file, kind));
             continue;
         }
-        match input::load(file) {
+        match input::load(file, &gom_import::source::ImportOptions::default()) {
             Err(e) => {
                 println!(
                     "{}: unreadable: {}",

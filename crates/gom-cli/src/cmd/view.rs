@@ -35,11 +35,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let [file] = args.files.as_slice() else {
             return Err("--html writes one model: give one file".into());
         };
-        super::convert::refuse_overwriting_inputs(file, &options, [out.as_path()])?;
+        crate::output::refuse_overwrite(
+            crate::output::import_reads(file, &options),
+            [out.as_path()],
+        )?;
+        crate::output::expect_extension(out, &["html", "htm"], "a web page")?;
         let model = gom_view::load_path(file, &options)?;
         let page = gom_view::html::self_contained(&model)?;
-        gom_import::build::write_atomic(out, page.as_bytes())?;
-        eprintln!("wrote {} ({} bytes)", out.display(), page.len());
+        crate::output::write(out, page.as_bytes())?;
+        eprintln!(
+            "wrote {} ({})",
+            out.display(),
+            super::plural(page.len(), "byte", "bytes")
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let models = args
@@ -53,7 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             port: args.port.unwrap_or(0),
             max_upload: args.max_upload_mib.saturating_mul(1 << 20),
             options,
-            accept_reports: false,
+            ..Default::default()
         },
     )?;
     let url = server.url();

@@ -20,17 +20,10 @@ pub fn s(p: &Path) -> &str {
 }
 
 /// `../shared/data/<sub>` beside the checkout, or `None` (with a note that the test
-/// skips its third-party part) when it is absent.
+/// skips its third-party part) when it is absent; a failure under
+/// `GOM_REQUIRE_TEST_DATA=1`.
 pub fn shared_data(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(sub);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping what needs {}: it is absent", p.display());
-        None
-    }
+    gom_test_support::shared_data(sub)
 }
 
 /// The width and height a PNG file declares.

@@ -128,10 +128,11 @@ where
             src: src.to_path_buf(),
         });
     }
+    let old = manifest::load_merged(out);
+    refuse_sources_in_output(src, out, &old)?;
     let sources = find_sources(src, Some(out))?;
     let all = list_jobs(src, out, options.format, &sources);
     let mut jobs = keep_shard(all, options.shard);
-    let old = manifest::load_merged(out);
     super::pool(options.jobs)?.install(|| {
         use rayon::prelude::*;
         jobs.par_iter_mut().for_each(|job| {
@@ -155,6 +156,34 @@ where
         parts: manifest::parts(out),
         inputs,
     })
+}
+
+/// Refuses an output folder inside the source folder that holds model files no build
+/// wrote there (its manifest's outputs): the walk of the sources leaves the output
+/// folder out, and they would be skipped without a word.
+fn refuse_sources_in_output(
+    src: &Path,
+    out: &Path,
+    old: &BTreeMap<String, Record>,
+) -> Result<(), BuildError> {
+    if !super::output_inside_source(src, out) {
+        return Ok(());
+    }
+    let written: std::collections::BTreeSet<&str> =
+        old.values().map(|r| r.output.as_str()).collect();
+    let strays: Vec<PathBuf> = find_sources(out, None)?
+        .into_iter()
+        .filter(|p| !written.contains(rel_string(out, p).as_str()))
+        .collect();
+    match strays.first() {
+        None => Ok(()),
+        Some(first) => Err(BuildError::SourcesInOutput {
+            out: out.to_path_buf(),
+            src: src.to_path_buf(),
+            count: strays.len(),
+            first: first.clone(),
+        }),
+    }
 }
 
 /// One job per source, in source order; sources that map to the same output
@@ -255,6 +284,31 @@ fn is_current(record: &Record, hash: &str, job: &PlannedJob, out: &Path) -> bool
         && textures_unchanged(&record.textures, &job.source)
         && std::fs::read(out.join(&job.output_rel))
             .is_ok_and(|b| hex::encode(Sha256::digest(&b)) == record.output_hash)
+        && side_files_unchanged(record, out)
+}
+
+/// Whether every side file `record` lists (beside its output in `out`) still holds
+/// the bytes written.
+fn side_files_unchanged(record: &Record, out: &Path) -> bool {
+    let output = out.join(&record.output);
+    let dir = output.parent().unwrap_or(out);
+    record.side_files.iter().all(|(name, hash)| {
+        std::fs::read(dir.join(name)).is_ok_and(|b| hex::encode(Sha256::digest(&b)) == *hash)
+    })
+}
+
+/// The SHA-256 of each side file, by its path relative to the output's folder (with
+/// `/` separators), for the manifest.
+pub(crate) fn side_file_hashes(
+    side_files: &[crate::imported::SideFile],
+) -> BTreeMap<String, String> {
+    side_files
+        .iter()
+        .map(|s| {
+            let name = rel_string(Path::new(""), &s.relative_path);
+            (name, hex::encode(Sha256::digest(&s.bytes)))
+        })
+        .collect()
 }
 
 /// Hashes a source's bytes together with the companion files its conversion reads.
@@ -271,13 +325,14 @@ fn input_hash(bytes: &[u8], companions: &[PathBuf]) -> String {
 }
 
 /// The SHA-256 of each texture file `names` (relative to `source`'s folder), empty for
-/// one that is absent.
+/// one that is absent (or that texture lookup would not read: not a regular file, or
+/// too large).
 pub(crate) fn texture_hashes(source: &Path, names: &[String]) -> BTreeMap<String, String> {
     let dir = source.parent().unwrap_or(Path::new("."));
     names
         .iter()
         .map(|n| {
-            let hash = std::fs::read(dir.join(n))
+            let hash = crate::texture::read_texture_file(&dir.join(n))
                 .map(|b| hex::encode(Sha256::digest(&b)))
                 .unwrap_or_default();
             (n.clone(), hash)

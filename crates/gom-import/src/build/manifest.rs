@@ -25,6 +25,11 @@ pub(crate) struct Record {
     #[serde(default)]
     pub output_bytes: u64,
     pub output_hash: String,
+    /// The files written beside the output (a `.gltf`'s buffer, images), by path
+    /// relative to the output's folder, with the SHA-256 of their bytes: a side file
+    /// removed or changed rebuilds the output. Written only when there are some.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub side_files: BTreeMap<String, String>,
     pub source: String,
     /// The texture files the conversion read (names relative to the source's folder)
     /// with the SHA-256 of their bytes, empty for a texture that was absent. Written
@@ -159,6 +164,7 @@ mod tests {
             output: source.replace(".fbx", ".gom"),
             output_bytes: 1,
             output_hash: "h".into(),
+            side_files: BTreeMap::new(),
             source: source.into(),
             textures: BTreeMap::new(),
             warnings: Vec::new(),

@@ -448,6 +448,10 @@ pub(crate) fn build_clips(
             followed.add(follow, &mut clip, &mut cr, report);
         }
         cr.tracks = clip.tracks.len();
+        if clip.tracks.is_empty() && stack.locals.iter().all(|l| l.len() <= 1) {
+            report.clip_moves_no_node("animation stack", &stack.name);
+            continue;
+        }
         if cr.keys_after > u64::from(gom::limits::MAX_KEYS_PER_CLIP) {
             report.warn(format!(
                 "clip \"{}\" holds {} keys, more than a GOM reader accepts ({})",

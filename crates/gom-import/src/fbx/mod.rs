@@ -40,12 +40,14 @@ mod follow;
 mod mat;
 mod mesh;
 mod skeleton;
+mod textures;
 mod times;
 
 use sha2::{Digest, Sha256};
 
 pub use follow::SkinnedMeshNodeMotion;
 
+use crate::imported::SideFile;
 use crate::optimize::keys::KeyTolerance;
 use crate::report::Report;
 
@@ -214,11 +216,24 @@ pub(crate) fn load(bytes: &[u8], name: &str) -> Result<ufbx::SceneRoot, FbxError
 /// global one unless the caller installed another); the conversion itself runs on the
 /// calling thread, and its sampling, mesh and track steps spread over the pool when
 /// they are large (100,000 node samples, vertices or track keys).
+///
+/// A material whose texture the file embeds names it by a safe file name
+/// (`<stem>_image<k>.<ext>`); [`convert_with_images`] also returns those images.
 pub fn convert(
     bytes: &[u8],
     name_for_errors: &str,
     options: &FbxOptions,
 ) -> Result<(gom::Model, Report), FbxError> {
+    convert_with(bytes, name_for_errors, options, PARALLEL_WORK).map(|(m, r, _)| (m, r))
+}
+
+/// [`convert`], with the images the file embeds that the materials name, each as
+/// the side file of the name the model uses (bytes unchanged).
+pub fn convert_with_images(
+    bytes: &[u8],
+    name_for_errors: &str,
+    options: &FbxOptions,
+) -> Result<(gom::Model, Report, Vec<SideFile>), FbxError> {
     convert_with(bytes, name_for_errors, options, PARALLEL_WORK)
 }
 
@@ -229,7 +244,7 @@ fn convert_with(
     name_for_errors: &str,
     options: &FbxOptions,
     parallel_work: usize,
-) -> Result<(gom::Model, Report), FbxError> {
+) -> Result<(gom::Model, Report, Vec<SideFile>), FbxError> {
     check_options(options)?;
     // The source hash needs only the bytes: a free thread of the pool computes it while
     // this one loads the file (with one thread, it runs when the conversion is done).
@@ -238,9 +253,9 @@ fn convert_with(
         s.spawn(|_| hash = Some(Sha256::digest(bytes).into()));
         convert_unhashed(bytes, name_for_errors, options, parallel_work)
     });
-    let (mut model, report) = result?;
+    let (mut model, report, images) = result?;
     model.header.source_hash = hash.unwrap_or_else(|| Sha256::digest(bytes).into());
-    Ok((model, report))
+    Ok((model, report, images))
 }
 
 /// Rejects options out of range.
@@ -261,7 +276,10 @@ fn check_options(options: &FbxOptions) -> Result<(), FbxError> {
         && tol.distance >= 0.0)
     {
         return Err(FbxError::Option(format!(
-            "key tolerance {tol:?} is not finite and non-negative"
+            "key tolerance {} mm measured {} mm from the joint: both must be finite and \
+             not negative",
+            tol.tolerance * 1000.0,
+            tol.distance * 1000.0
         )));
     }
     Ok(())
@@ -296,7 +314,7 @@ fn convert_unhashed(
     name_for_errors: &str,
     options: &FbxOptions,
     parallel_work: usize,
-) -> Result<(gom::Model, Report), FbxError> {
+) -> Result<(gom::Model, Report, Vec<SideFile>), FbxError> {
     let scene = load(bytes, name_for_errors)?;
     let mut report = Report {
         source: name_for_errors.to_string(),
@@ -357,7 +375,8 @@ fn convert_unhashed(
     let built = map_in_order(prepared, vertices >= parallel_work, |p| {
         mesh::build(&scene, p, optimize)
     });
-    mesh::finish(&scene, built, &mut model, &mut report);
+    let mut embedded = textures::Embedded::new(name_for_errors);
+    mesh::finish(&scene, built, &mut model, &mut report, &mut embedded);
     match plan {
         Some(plan) => {
             let tracks = plan.tracks(&stacks, &skel, options, parallel_work);
@@ -367,11 +386,12 @@ fn convert_unhashed(
         None => unanimated_clips(&stacks, &stored, &skel, options, &mut model, &mut report),
     }
     report.bones = model.skeleton.bones.len();
+    report.warn_if_empty(&model);
     gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
         file: name_for_errors.to_string(),
         message: e.to_string(),
     })?;
-    Ok((model, report))
+    Ok((model, report, embedded.images))
 }
 
 /// ufbx's load warnings, into the report.
@@ -399,10 +419,7 @@ fn unanimated_clips(
     report: &mut Report,
 ) {
     for s in stacks {
-        report.warn(format!(
-            "animation stack \"{}\" moves no node: no clip written",
-            s.name
-        ));
+        report.clip_moves_no_node("animation stack", &s.name);
     }
     if !options.stored_pose_clip {
         return;
@@ -496,7 +513,7 @@ mod tests {
                 .build()
                 .unwrap();
             let convert = || convert_with(bytes, "test.fbx", &options, parallel_work);
-            let (model, report) = pool.install(convert).unwrap();
+            let (model, report, _) = pool.install(convert).unwrap();
             (gom::gomb::write(&model).unwrap(), report)
         };
         let (serial, report) = run(text.as_bytes(), 1, usize::MAX);

@@ -129,6 +129,13 @@ pub(crate) fn build(
             needed[i] = true;
         }
     }
+    // A file without meshes (an animation export, a rig) keeps its whole skeleton:
+    // every joint, animated or not, is a bone.
+    if mesh_nodes(scene).is_empty() {
+        for node in scene.nodes.iter().filter(|n| n.bone.is_some()) {
+            needed[node.element.typed_id as usize] = true;
+        }
+    }
     // Ancestors.
     for node in scene.nodes.iter() {
         if !needed[node.element.typed_id as usize] {

@@ -718,7 +718,13 @@ pub fn export_with_warnings(
         json!({ "version": "2.0", "generator": gom::CONVERTER_VERSION }),
     );
     root.insert("scene".into(), json!(0));
-    root.insert("scenes".into(), json!([{ "nodes": scene_nodes }]));
+    // An empty model gives a scene without nodes (glTF has no empty `nodes` array).
+    let scene = if scene_nodes.is_empty() {
+        json!({})
+    } else {
+        json!({ "nodes": scene_nodes })
+    };
+    root.insert("scenes".into(), json!([scene]));
     if !nodes.is_empty() {
         root.insert("nodes".into(), Value::Array(nodes));
     }

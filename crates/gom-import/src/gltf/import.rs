@@ -11,6 +11,7 @@ use super::accessor::Buffers;
 use super::anim::{self, Rest};
 use super::convert::{decompose, mirror_mat};
 use super::source::{self, Resolved};
+use super::{meshopt_views, prepare};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
 
 mod primitive;
@@ -35,6 +36,10 @@ struct Ctx<'a> {
     stem: &'a str,
     buffers: Buffers<'a>,
     report: GltfReport,
+    /// Base colour texture transforms by material (`KHR_texture_transform`).
+    uv_transforms: BTreeMap<usize, super::prepare::UvTransform>,
+    /// Instancing attributes by node (`EXT_mesh_gpu_instancing`).
+    instancing: BTreeMap<usize, super::prepare::Instancing>,
 }
 
 impl Ctx<'_> {
@@ -56,23 +61,26 @@ pub(crate) fn run(
     options: &GltfOptions,
 ) -> Result<(gom::Model, GltfReport), GltfError> {
     let container = source::split(bytes, file)?;
-    let root: gltf::json::Root =
-        gltf::json::deserialize::from_slice(container.json).map_err(|e| GltfError::Json {
-            file: file.to_string(),
-            message: e.to_string(),
-        })?;
+    let prepared = prepare::prepare(container.json, file)?;
+    let mut root = prepared.root;
+    let mut data =
+        source::load_buffers(&root, container.bin, base, file, &prepared.fallback_buffers)?;
+    meshopt_views::decode_all(&mut root, &mut data, &prepared.meshopt, file)?;
     let doc = validate(root, file)?;
-    let data = source::load_buffers(&doc, container.bin, base, file)?;
     let mut ctx = Ctx {
         file,
         stem,
         buffers: Buffers { file, data },
         report: GltfReport::default(),
+        uv_transforms: prepared.uv_transforms,
+        instancing: prepared.instancing,
     };
+    ctx.report.report.warnings.extend(prepared.warnings);
     let mut model = build(&mut ctx, &doc, options)?;
     model.header.source_hash = Sha256::digest(bytes).into();
     model.header.converter_version = gom::CONVERTER_VERSION.to_string();
     let report = &mut ctx.report.report;
+    report.warn_if_empty(&model);
     report.source = file.to_string();
     report.bones = model.skeleton.bones.len();
     report.meshes = model
@@ -148,11 +156,7 @@ fn validate(root: gltf::json::Root, file: &str) -> Result<gltf::Document, GltfEr
         let path = path().to_string();
         let position_bounds = path.contains("attributes[\"POSITION\"]")
             && (path.ends_with(".min") || path.ends_with(".max"));
-        // KHR_mesh_quantization only widens the accessor types allowed; the reader
-        // decodes every component type, so the extension is supported.
-        let quantization =
-            path.starts_with("extensionsRequired") && path.contains("KHR_mesh_quantization");
-        if !position_bounds && !quantization {
+        if !position_bounds {
             problems.push((path, error.to_string()));
         }
     });
@@ -300,7 +304,7 @@ fn build(
     let roles = roles(doc, &nodes, &all);
     let (bones, bone_of) = skeleton(ctx, &nodes, &all, &roles.needed)?;
     let materials = materials(ctx, doc)?;
-    let meshes = meshes(ctx, &nodes, &all, &roles, &bones, &bone_of)?;
+    let meshes = meshes(ctx, doc, &nodes, &all, &roles, &bones, &bone_of)?;
     let clips = clips(ctx, doc, &nodes, &bone_of, options)?;
     check_finite(ctx, &bones, &meshes)?;
     Ok(gom::Model {
@@ -446,6 +450,7 @@ fn skeleton(
 /// The mesh parts of every drawn node with a mesh, in node order.
 fn meshes(
     ctx: &mut Ctx<'_>,
+    doc: &gltf::Document,
     nodes: &Nodes,
     all: &[gltf::Node<'_>],
     roles: &Roles,
@@ -466,35 +471,107 @@ fn meshes(
         if !roles.rendered[i] {
             continue;
         }
-        let binding = NodeBinding {
-            node: i,
-            world: world[i],
-            bone: bone_of[i].filter(|_| roles.moving[i]),
-            skin: node.skin(),
-            bone_world: &bone_world,
+        let placements = match ctx.instancing.get(&i).cloned() {
+            Some(inst) => instances(ctx, doc, i, node, &inst, &world[i])?,
+            None => vec![world[i]],
         };
-        mesh_parts(
-            ctx,
-            &mesh,
-            node,
-            &binding,
-            bone_of,
-            &default_ibnd,
-            &mut meshes,
-        )?;
-        total_vertices += meshes[parts_before..]
-            .iter()
-            .map(|m| m.vertices.len())
-            .sum::<usize>();
-        parts_before = meshes.len();
-        if total_vertices > MAX_TOTAL_VERTICES {
-            return Err(ctx.invalid(
-                format!("nodes[{i}]"),
-                format!("the scene expands to more than {MAX_TOTAL_VERTICES} vertices"),
-            ));
+        for (k, placement) in placements.iter().enumerate() {
+            let binding = NodeBinding {
+                node: i,
+                world: *placement,
+                bone: bone_of[i].filter(|_| roles.moving[i]),
+                skin: node.skin(),
+                bone_world: &bone_world,
+            };
+            mesh_parts(
+                ctx,
+                &mesh,
+                node,
+                &binding,
+                bone_of,
+                &default_ibnd,
+                &mut meshes,
+            )?;
+            if placements.len() > 1 {
+                for m in &mut meshes[parts_before..] {
+                    m.name = format!("{}@{k}", m.name);
+                }
+            }
+            total_vertices += meshes[parts_before..]
+                .iter()
+                .map(|m| m.vertices.len())
+                .sum::<usize>();
+            parts_before = meshes.len();
+            if total_vertices > MAX_TOTAL_VERTICES {
+                return Err(ctx.invalid(
+                    format!("nodes[{i}]"),
+                    format!("the scene expands to more than {MAX_TOTAL_VERTICES} vertices"),
+                ));
+            }
         }
     }
     Ok(meshes)
+}
+
+/// The rest world matrix of each instance of node `i` (`EXT_mesh_gpu_instancing`):
+/// the instance's TRS, then the node's world matrix. A skinned node is refused (the
+/// extension leaves skinned instances undefined).
+fn instances(
+    ctx: &mut Ctx<'_>,
+    doc: &gltf::Document,
+    i: usize,
+    node: &gltf::Node<'_>,
+    inst: &prepare::Instancing,
+    world: &Mat4,
+) -> Result<Vec<Mat4>, GltfError> {
+    let object = format!("nodes[{i}].extensions.EXT_mesh_gpu_instancing");
+    if node.skin().is_some() {
+        return Err(ctx.invalid(object, "instancing of a skinned mesh is not supported"));
+    }
+    let read = |index: Option<usize>, dims, what: &str| -> Result<Option<_>, GltfError> {
+        let Some(index) = index else { return Ok(None) };
+        let acc = doc.accessors().nth(index).ok_or_else(|| {
+            ctx.invalid(&object, format!("{what}: accessor {index} does not exist"))
+        })?;
+        ctx.buffers.read_typed(&acc, &[dims], what).map(Some)
+    };
+    use gltf::accessor::Dimensions::{Vec3, Vec4};
+    let t = read(inst.translation, Vec3, "TRANSLATION")?;
+    let r = read(inst.rotation, Vec4, "ROTATION")?;
+    let s = read(inst.scale, Vec3, "SCALE")?;
+    let counts: Vec<usize> = [&t, &r, &s]
+        .iter()
+        .filter_map(|a| a.as_ref().map(|a| a.count()))
+        .collect();
+    let count = counts.first().copied().unwrap_or(0);
+    if counts.iter().any(|&c| c != count) {
+        return Err(ctx.invalid(object, "its attributes have different counts"));
+    }
+    let mut out = Vec::with_capacity(count.min(MAX_TOTAL_VERTICES));
+    for k in 0..count {
+        let v3 = |a: &Option<crate::gltf::accessor::AccessorData>, d: [f32; 3]| {
+            a.as_ref().map_or(d, |a| {
+                let e = a.element(k);
+                [e[0] as f32, e[1] as f32, e[2] as f32]
+            })
+        };
+        let rotation = r.as_ref().map_or([0.0, 0.0, 0.0, 1.0], |a| {
+            let e = a.element(k);
+            unit_rest_rotation([e[0] as f32, e[1] as f32, e[2] as f32, e[3] as f32])
+        });
+        let m = gltf::scene::Transform::Decomposed {
+            translation: v3(&t, [0.0; 3]),
+            rotation,
+            scale: v3(&s, [1.0; 3]),
+        }
+        .matrix();
+        let flat: Mat4 = std::array::from_fn(|i| m[i / 4][i % 4]);
+        out.push(mul(&mirror_mat(&flat), world));
+    }
+    ctx.report.report.warnings.push(format!(
+        "nodes[{i}]: {count} instances (EXT_mesh_gpu_instancing) expanded"
+    ));
+    Ok(out)
 }
 
 /// Rest world of every node (GOM convention).
@@ -526,6 +603,19 @@ fn clips(
     let mut clips = Vec::new();
     let mut total_keys = 0usize;
     for a in doc.animations() {
+        let moves_a_node = a.channels().any(|c| {
+            !matches!(
+                c.target().property(),
+                gltf::animation::Property::MorphTargetWeights
+            )
+        });
+        if !moves_a_node {
+            let name = a
+                .name()
+                .map_or_else(|| format!("animations[{}]", a.index()), str::to_string);
+            ctx.report.report.clip_moves_no_node("animation", &name);
+            continue;
+        }
         clips.push(anim::clip(
             &ctx.buffers,
             &a,

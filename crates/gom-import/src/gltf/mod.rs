@@ -50,6 +50,8 @@ pub(crate) use convert::{normalize3, normalize_quat};
 mod error;
 mod export;
 mod import;
+mod meshopt_views;
+mod prepare;
 mod source;
 
 use std::path::Path;
@@ -162,8 +164,9 @@ pub fn external_files(path: &Path, bytes: &[u8]) -> Vec<std::path::PathBuf> {
 
 /// The JSON document of the glTF or GLB `bytes`, if it parses.
 fn json_root(path: &Path, bytes: &[u8]) -> Option<gltf::json::Root> {
-    let container = source::split(bytes, &path.display().to_string()).ok()?;
-    gltf::json::deserialize::from_slice::<gltf::json::Root>(container.json).ok()
+    let file = path.display().to_string();
+    let container = source::split(bytes, &file).ok()?;
+    prepare::prepare(container.json, &file).ok().map(|p| p.root)
 }
 
 /// The files that relative `uris` of the glTF `path` name.

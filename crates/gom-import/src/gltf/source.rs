@@ -200,39 +200,46 @@ fn read_prefix(path: &Path, len: usize) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Loads every buffer, cut to its `byteLength`.
+/// Loads every buffer of `root`, cut to its `byteLength`. A buffer in `fallback` (one
+/// that only stands in for meshopt-compressed data) holds no bytes and may be absent.
 pub(crate) fn load_buffers(
-    doc: &gltf::Document,
+    root: &gltf::json::Root,
     bin: Option<&[u8]>,
     base: Option<&Path>,
     file: &str,
+    fallback: &[usize],
 ) -> Result<Vec<Vec<u8>>, GltfError> {
     let mut out = Vec::new();
-    for buffer in doc.buffers() {
-        let object = format!("buffers[{}]", buffer.index());
+    for (index, buffer) in root.buffers.iter().enumerate() {
+        let object = format!("buffers[{index}]");
         let invalid = |message: String| GltfError::Invalid {
             file: file.to_string(),
             object: object.clone(),
             message,
         };
-        let mut bytes = match buffer.source() {
-            gltf::buffer::Source::Bin => bin
-                .ok_or_else(|| invalid("refers to the GLB BIN chunk, which is absent".into()))?
-                .to_vec(),
-            gltf::buffer::Source::Uri(uri) => match resolve(uri, base).map_err(invalid)? {
-                Resolved::Data(b, _) => b,
-                Resolved::File(path) => read_prefix(&path, buffer.length())
-                    .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?,
+        let length = usize::try_from(buffer.byte_length.0).unwrap_or(usize::MAX);
+        let loaded = match buffer.uri.as_deref() {
+            None => bin
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| invalid("refers to the GLB BIN chunk, which is absent".into())),
+            Some(uri) => match resolve(uri, base).map_err(invalid)? {
+                Resolved::Data(b, _) => Ok(b),
+                Resolved::File(path) => read_prefix(&path, length)
+                    .map_err(|e| invalid(format!("cannot read {}: {e}", path.display()))),
             },
         };
-        if bytes.len() < buffer.length() {
+        let mut bytes = match loaded {
+            Err(_) if fallback.contains(&index) => Vec::new(),
+            other => other?,
+        };
+        if bytes.len() < length && !fallback.contains(&index) {
             return Err(invalid(format!(
                 "byteLength is {} but only {} bytes are present",
-                buffer.length(),
+                length,
                 bytes.len()
             )));
         }
-        bytes.truncate(buffer.length());
+        bytes.truncate(length);
         out.push(bytes);
     }
     Ok(out)

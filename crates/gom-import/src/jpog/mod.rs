@@ -283,8 +283,12 @@ pub fn convert(
             )?);
         }
         None if !tmd.animations.is_empty() => report.warn(format!(
-            "{} animation(s) not converted: no keyframe library (the model names \"{}\")",
-            tmd.animations.len(),
+            "{} not converted: the keyframe library \"{}.tkl\" the model names was not \
+             found beside it (give it with --tkl)",
+            match tmd.animations.len() {
+                1 => "1 animation".to_string(),
+                n => format!("{n} animations"),
+            },
             tmd.header.tkl_name()
         )),
         None => {}
@@ -295,12 +299,8 @@ pub fn convert(
             "clip \"{c}\" loops in the game (\"_lp\" suffix); play it looped"
         ));
     }
-    if stats.stitches > 0 {
-        report.warn(format!(
-            "{} stitch triangle(s) of the strips skipped",
-            stats.stitches
-        ));
-    }
+    // Stitch triangles are degenerate by construction (how strips are joined), so
+    // skipping them loses nothing: they are counted in the report, not warned about.
 
     let mut model = gom::Model::default();
     model.header.source_hash = Sha256::digest(tmd_bytes).into();

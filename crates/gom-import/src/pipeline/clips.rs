@@ -8,35 +8,81 @@ use super::options::{ClipRange, ClipRename};
 /// Keys closer in time than this (seconds) to a range's end count as on it.
 const ON_BOUND: f32 = 1e-5;
 
-/// Renames clips; every `OLD` must name a clip.
+/// Renames clips; every `OLD` must name a clip and no `NEW` may name another clip
+/// (two clips of one name could not be told apart by any later option or game).
 pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), StepError> {
     for r in renames {
-        let clip = model
+        let index = clip_index(model, &r.from, "--rename-clip")?;
+        if model
             .clips
-            .iter_mut()
-            .find(|c| c.name == r.from)
-            .ok_or_else(|| missing_clip(&r.from, "--rename-clip"))?;
-        clip.name = r.to.clone();
+            .iter()
+            .enumerate()
+            .any(|(i, c)| i != index && c.name == r.to)
+        {
+            return Err(StepError::RenameTaken {
+                rename: r.clone(),
+                available: model.clip_names_listed(),
+            });
+        }
+        model.clips[index].name = r.to.clone();
     }
     Ok(())
 }
 
-fn missing_clip(name: &str, option: &'static str) -> StepError {
+/// The index of the clip named `name`, or an error for `option` naming the clips
+/// there are.
+fn clip_index(model: &gom::Model, name: &str, option: &'static str) -> Result<usize, StepError> {
+    model
+        .clips
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| missing_clip(model, name, option))
+}
+
+/// `option: no clip named "NAME" (the model has: …)`.
+fn missing_clip(model: &gom::Model, name: &str, option: &'static str) -> StepError {
     StepError::NoClip {
         option,
         name: name.to_string(),
+        available: model.clip_names_listed(),
     }
+}
+
+/// What one `--clip-range` cut, in seconds, and the rate its frame numbers counted at.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RangeReport {
+    /// The range as given.
+    pub range: String,
+    /// The rate frame numbers count at: the clip's sample rate (after resampling on
+    /// import, not the source's frame rate).
+    pub frame_rate: f32,
+    /// Where the cut starts, in seconds of the clip.
+    pub start: f32,
+    /// Where it ends, in seconds of the clip.
+    pub end: f32,
 }
 
 /// Cuts every range out of the clips as they were before any cut: a range with a
 /// new name is added as a clip of that name, one without replaces its clip.
-pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), StepError> {
+pub fn cut_ranges(
+    model: &mut gom::Model,
+    ranges: &[ClipRange],
+) -> Result<Vec<RangeReport>, StepError> {
     let before = model.clips.clone();
+    let mut reports = Vec::with_capacity(ranges.len());
     for r in ranges {
         let source = before
             .iter()
             .find(|c| c.name == r.clip)
-            .ok_or_else(|| missing_clip(&r.clip, "--clip-range"))?;
+            .ok_or_else(|| missing_clip(model, &r.clip, "--clip-range"))?;
+        let rate = source.sample_rate;
+        reports.push(RangeReport {
+            range: r.to_string(),
+            frame_rate: rate,
+            start: r.start.seconds(rate),
+            end: r.end.seconds(rate).min(source.duration),
+        });
         let mut cut = cut(source, r)?;
         match &r.new_name {
             Some(name) => {
@@ -44,6 +90,7 @@ pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), St
                     return Err(StepError::ClipExists {
                         range: r.clone(),
                         name: name.clone(),
+                        available: model.clip_names_listed(),
                     });
                 }
                 cut.name = name.clone();
@@ -56,7 +103,7 @@ pub fn cut_ranges(model: &mut gom::Model, ranges: &[ClipRange]) -> Result<(), St
             }
         }
     }
-    Ok(())
+    Ok(reports)
 }
 
 /// The part of `clip` between the range's ends, starting at time 0. Keys strictly
@@ -193,8 +240,22 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 /// Marks root motion on the bone `bone` in every clip.
 pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), StepError> {
-    let index = super::retarget::find_bone(&model.skeleton.bones, bone)
-        .ok_or_else(|| StepError::NoRootBone(bone.to_string()))?;
+    let index = super::retarget::find_bone(&model.skeleton.bones, bone).ok_or_else(|| {
+        let names: Vec<String> = model
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| format!("\"{}\"", b.name))
+            .collect();
+        StepError::NoRootBone {
+            bone: bone.to_string(),
+            available: if names.is_empty() {
+                "no bones".to_string()
+            } else {
+                names.join(", ")
+            },
+        }
+    })?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;
         clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;

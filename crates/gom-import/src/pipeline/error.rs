@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::options::ClipRange;
+use super::options::{ClipRange, ClipRename};
 use super::Axis;
 
 /// Why a pipeline step refused its options or its input. Each message names the
@@ -11,23 +11,43 @@ use super::Axis;
 #[non_exhaustive]
 pub enum StepError {
     /// `--rename-clip` or `--clip-range` names a clip the model does not have.
-    #[error("{option}: no clip named '{name}'")]
+    #[error("{option}: no clip named \"{name}\" (the model has: {available})")]
     NoClip {
         /// The option.
         option: &'static str,
         /// The clip it names.
         name: String,
+        /// The clips the model has ([`gom::Model::clip_names_listed`]).
+        available: String,
+    },
+    /// A rename's new name is another clip's (two clips of one name could not be told
+    /// apart by any later option or game).
+    #[error(
+        "--rename-clip {rename}: a clip named \"{}\" exists already (the model has: \
+         {available}); rename that one first or choose another name",
+        rename.to
+    )]
+    RenameTaken {
+        /// The rename.
+        rename: ClipRename,
+        /// The clips the model has.
+        available: String,
     },
     /// A range's new name is taken.
-    #[error("--clip-range {range}: a clip named '{name}' exists")]
+    #[error(
+        "--clip-range {range}: a clip named \"{name}\" exists already (the model has: \
+         {available})"
+    )]
     ClipExists {
         /// The range.
         range: ClipRange,
         /// Its new name.
         name: String,
+        /// The clips the model has.
+        available: String,
     },
     /// A range in frames on a clip without a sample rate.
-    #[error("--clip-range {range}: clip '{clip}' has no sample rate to count frames at")]
+    #[error("--clip-range {range}: clip \"{clip}\" has no sample rate to count frames at")]
     NoSampleRate {
         /// The range.
         range: ClipRange,
@@ -36,7 +56,7 @@ pub enum StepError {
     },
     /// A range that is empty or runs past its clip.
     #[error(
-        "--clip-range {range}: {start} s to {end} s is not a range within clip '{clip}' \
+        "--clip-range {range}: {start} s to {end} s is not a range within clip \"{clip}\" \
          (0 to {duration} s)"
     )]
     OutOfClip {
@@ -60,8 +80,19 @@ pub enum StepError {
         source: Box<gom_runtime::Error>,
     },
     /// `--root-motion` names a bone the model does not have.
-    #[error("--root-motion: the model has no bone named '{0}'")]
-    NoRootBone(String),
+    #[error("--root-motion: no bone named \"{bone}\" (the model has: {available})")]
+    NoRootBone {
+        /// The bone asked for.
+        bone: String,
+        /// The model's bone names, quoted, or `no bones`.
+        available: String,
+    },
+    /// `--bone-map` without an `--anim` file for it to pair.
+    #[error(
+        "--bone-map pairs the bones of --anim files with the model's, and no --anim file \
+         is given"
+    )]
+    BoneMapWithoutAnim,
     /// The bone map file could not be read.
     #[error("{}: {source}", path.display())]
     BoneMapRead {

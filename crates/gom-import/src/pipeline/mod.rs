@@ -30,6 +30,9 @@ pub struct PipelineReport {
     /// Each animation file's mapping.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub anim: Vec<anim::AnimReport>,
+    /// Each clip range cut, with the rate its frames counted at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<clips::RangeReport>,
     /// The clips the model ends with.
     pub clips: Vec<String>,
     /// The bone root motion was extracted on.
@@ -41,6 +44,7 @@ pub struct PipelineReport {
 pub fn is_active(options: &ImportOptions) -> bool {
     space_active(options)
         || !options.anim.is_empty()
+        || options.bone_map.is_some()
         || !options.clip.is_empty()
         || !options.rename_clip.is_empty()
         || !options.clip_range.is_empty()
@@ -101,6 +105,9 @@ pub fn run<E>(
         space,
         ..Default::default()
     };
+    if options.bone_map.is_some() && options.anim.is_empty() {
+        return Err(PipelineError::Step(StepError::BoneMapWithoutAnim).into());
+    }
     let map = match &options.bone_map {
         Some(path) => retarget::BoneMap::read(path).map_err(PipelineError::Step)?,
         None => retarget::BoneMap::default(),
@@ -131,7 +138,7 @@ pub fn run<E>(
     }
     let model = &mut imported.model;
     clips::rename(model, &options.rename_clip).map_err(PipelineError::Step)?;
-    clips::cut_ranges(model, &options.clip_range).map_err(PipelineError::Step)?;
+    report.ranges = clips::cut_ranges(model, &options.clip_range).map_err(PipelineError::Step)?;
     for p in clips::filter(model, &options.clip) {
         imported
             .warnings
@@ -207,6 +214,12 @@ fn summary(report: &PipelineReport) -> Vec<String> {
             a.retargeted_bones.len(),
             a.dropped_tracks.len(),
             a.held_bones.len()
+        ));
+    }
+    for r in &report.ranges {
+        lines.push(format!(
+            "  clip range {}: {} s to {} s (frames count at the clip's sample rate, {} Hz)",
+            r.range, r.start, r.end, r.frame_rate
         ));
     }
     if let Some(b) = &report.root_motion {

@@ -9,13 +9,10 @@ use std::process::Command;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use gom::math::{from_trs, mul, transform_point};
 
-/// `../shared/data/gltf`, or `None` (the caller prints that it skips).
+/// `../shared/data/gltf`, or `None` after saying the test skips (a failure under
+/// `GOM_REQUIRE_TEST_DATA=1`).
 pub fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/gltf"
-    ));
-    d.is_dir().then(|| d.to_path_buf())
+    gom_test_support::shared_data("gltf")
 }
 
 /// Every `.gltf` / `.glb` sample, sorted by name.

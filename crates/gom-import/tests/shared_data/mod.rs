@@ -4,17 +4,9 @@
 use std::path::PathBuf;
 
 /// `../shared/data/<kind>` beside the checkout, or `None` after printing that the
-/// test skips what needs it.
+/// test skips what needs it (a failure under `GOM_REQUIRE_TEST_DATA=1`).
 pub fn dir(kind: &str) -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(kind);
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: {} is absent", d.display());
-        None
-    }
+    gom_test_support::shared_data(kind)
 }
 
 /// The FBX files of the shared data (`../shared/data/fbx`).

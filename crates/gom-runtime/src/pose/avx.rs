@@ -253,6 +253,19 @@ mod tests {
                 bits(&plain),
                 "{n} bones, the path this CPU takes"
             );
+            eprintln!(
+                "{n} bones: local → model paths run: plain, this CPU's{}{}",
+                if is_x86_feature_detected!("avx") {
+                    ", AVX"
+                } else {
+                    ""
+                },
+                if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+                    ", AVX-512"
+                } else {
+                    " (no AVX-512 on this CPU)"
+                }
+            );
             if is_x86_feature_detected!("avx") {
                 let mut fast = vec![Affine3A::IDENTITY; n];
                 // SAFETY: the CPU has AVX (checked just above).

@@ -257,6 +257,18 @@ mod tests {
     /// groups (the AVX paths take two at a time and leave one).
     #[test]
     fn every_path_gives_the_four_lane_bits() {
+        #[cfg(target_arch = "x86_64")]
+        let avx = std::arch::is_x86_feature_detected!("avx");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx = false;
+        eprintln!(
+            "sampling paths run: four lanes, {}",
+            if avx {
+                "AVX"
+            } else {
+                "no AVX on this CPU (the dispatching calls take four lanes)"
+            }
+        );
         let (blocks, _) = blocks(5);
         let groups: Vec<Group> = blocks.iter().flat_map(|b| b.groups()).take(9).collect();
         for t in [0.0, 0.1, 0.25, 0.5999, 0.6, 1.0] {

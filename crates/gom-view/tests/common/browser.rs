@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 /// The Chromium binary: `GOM_CHROMIUM`, else the first of the usual names on PATH.
-/// `None` (with a message) when there is none: the caller skips.
+/// `None` (with a message) when there is none: the caller skips, or under
+/// `GOM_REQUIRE_TEST_DATA=1` the test fails ([`gom_test_support::skip`]).
 pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GOM_CHROMIUM") {
         return Some(PathBuf::from(p));
@@ -19,7 +20,9 @@ pub fn chromium() -> Option<PathBuf> {
             }
         }
     }
-    eprintln!("skipping: no chromium on PATH (install the system's chromium package, or set GOM_CHROMIUM)");
+    gom_test_support::skip(
+        "no chromium on PATH (install the system's chromium package, or set GOM_CHROMIUM)",
+    );
     None
 }
 

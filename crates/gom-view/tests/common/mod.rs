@@ -150,13 +150,14 @@ pub fn changed_pixels(a: &Image, b: &Image, threshold: u8) -> Vec<(usize, usize)
 }
 
 /// The shared test files of `sub` (`gltf`, `fbx`, `jpog`) ending in `.ext`, sorted;
-/// empty, with a message, when `../shared/data` is absent.
+/// empty, with a message, when `../shared/data` is absent (a failure under
+/// `GOM_REQUIRE_TEST_DATA=1`).
 pub fn shared(sub: &str, ext: &str) -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(sub);
+    let Some(dir) = gom_test_support::shared_data(sub) else {
+        return Vec::new();
+    };
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping shared files: {} is absent", dir.display());
+        gom_test_support::skip(format_args!("{} cannot be read", dir.display()));
         return Vec::new();
     };
     let mut out: Vec<_> = entries
@@ -165,4 +166,9 @@ pub fn shared(sub: &str, ext: &str) -> Vec<std::path::PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// `GET path` on 127.0.0.1:`port`, its JSON body.
+pub fn request_json<T: serde::de::DeserializeOwned>(port: u16, path: &str) -> T {
+    request(port, "GET", path, &format!("127.0.0.1:{port}"), &[]).json()
 }

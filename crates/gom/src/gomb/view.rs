@@ -377,6 +377,9 @@ impl<'a> FileView<'a> {
             }
         }
 
+        findings.extend(crate::validate::clip_names_finding(
+            clips.iter().map(|c: &ClipView<'_>| c.name),
+        ));
         let flags = h.validation_flags;
         if let Some(f) = findings.iter().find(|f| flags & f.check.flag() != 0) {
             return Err(ReadError {

@@ -304,6 +304,11 @@ pub struct ReadLayout {
     pub anim_table_offset: Option<usize>,
     /// File offset of each animation record.
     pub animation_offsets: Vec<usize>,
+    /// File offset of each channel (its `flags`), by animation then node.
+    pub channel_offsets: Vec<Vec<usize>>,
+    /// File offset of the first byte after the mesh block (where [`Tmd::trailing`]
+    /// starts).
+    pub trailing_offset: usize,
     /// File offset of the mesh block.
     pub mesh_block_offset: usize,
     /// Scene-block byte ranges no known structure claims (kept only in the original bytes).

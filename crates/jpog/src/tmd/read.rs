@@ -121,23 +121,21 @@ impl Tmd {
         let nodes = read_nodes(&mut r, p.node_off, h.node_count, &mut claims)?;
         let anim_offsets = read_animation_table(&mut r, &h, p.anim_off, &mut claims)?;
         let mut animations = Vec::with_capacity(h.anim_count);
+        let mut channel_offsets = Vec::with_capacity(h.anim_count);
         for (i, &off) in anim_offsets.iter().enumerate() {
             let raw_base = h.fields.raw_base;
-            animations.push(read_animation(
-                &mut r,
-                i,
-                off,
-                h.node_count,
-                raw_base,
-                &mut claims,
-            )?);
+            let (animation, channels) =
+                read_animation(&mut r, i, off, h.node_count, raw_base, &mut claims)?;
+            animations.push(animation);
+            channel_offsets.push(channels);
         }
         // mesh block: a dry walk checks every count against the bytes, then a real read
         r.seek(mesh_off, "sceneBlockSize")?;
         mesh_block(&mut r, h.node_count, true)?;
         r.seek(mesh_off, "sceneBlockSize")?;
         let (mesh, _) = mesh_block(&mut r, h.node_count, false)?;
-        let trailing = data[r.pos()..].to_vec();
+        let trailing_offset = r.pos();
+        let trailing = data[trailing_offset..].to_vec();
         let mut t = Tmd {
             header: h.fields,
             node_layout,
@@ -154,6 +152,8 @@ impl Tmd {
                 node_array_offset: p.node_off,
                 anim_table_offset: p.anim_off,
                 animation_offsets: anim_offsets,
+                channel_offsets,
+                trailing_offset,
                 mesh_block_offset: mesh_off,
                 gaps: claims.gaps(),
             }),
@@ -361,7 +361,8 @@ fn read_animation_table(
     Ok(anim_offsets)
 }
 
-/// Reads animation `i` at file offset `off` with its channels.
+/// Reads animation `i` at file offset `off` with its channels; also returns each
+/// channel's file offset.
 fn read_animation(
     r: &mut Reader,
     i: usize,
@@ -369,7 +370,7 @@ fn read_animation(
     node_count: usize,
     raw_base: u32,
     claims: &mut Claims,
-) -> Result<Animation> {
+) -> Result<(Animation, Vec<usize>)> {
     r.record = format!("animation {i}");
     r.seek(off, "animation pointer")?;
     let name_length = read_name_length(r)?;
@@ -380,20 +381,22 @@ fn read_animation(
     let duration = r.f32("duration")?;
     let table = r.pos();
     // first pass: locate and claim every channel before allocating
+    let mut offsets = Vec::new();
     for n in 0..node_count {
         r.record = format!("animation {i} channel {n}");
         let c = seek_channel(r, table + n * 4, raw_base)?;
         r.u16("flags")?;
         let kc = r.u16("keyCount")? as usize;
         claims.claim(r, c, 4 + kc * 8, "channel")?;
+        offsets.push(c);
     }
     let mut channels = Vec::with_capacity(node_count);
-    for n in 0..node_count {
+    for (n, &c) in offsets.iter().enumerate() {
         r.record = format!("animation {i} channel {n}");
-        seek_channel(r, table + n * 4, raw_base)?;
+        r.seek(c, "channel pointer")?;
         channels.push(read_channel(r)?);
     }
-    Ok(Animation {
+    let animation = Animation {
         name_length,
         name_field,
         overlay,
@@ -401,7 +404,8 @@ fn read_animation(
         used_node_count,
         duration,
         channels,
-    })
+    };
+    Ok((animation, offsets))
 }
 
 /// Follows the channel pointer stored at `slot`; returns the channel's offset, sought.

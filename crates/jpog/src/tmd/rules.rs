@@ -155,6 +155,8 @@ impl Tmd {
     }
 
     /// The fields whose meaning is open, with their stored values, plus scene-block gaps.
+    /// Offsets are where the file that was read holds each field; a model built or
+    /// edited in memory (no [`Tmd::layout`]) reports the offsets it cannot know as 0.
     pub fn open_fields(&self) -> Vec<OpenField> {
         let h = &self.header;
         let mut out = vec![
@@ -218,10 +220,15 @@ impl Tmd {
             ));
             for (k, c) in a.channels.iter().enumerate() {
                 if c.flags & !1 != 0 {
+                    let at = self
+                        .layout
+                        .as_ref()
+                        .and_then(|l| l.channel_offsets.get(i)?.get(k).copied())
+                        .unwrap_or(0);
                     out.push(OpenField::new(
                         format!("animation {i} channel {k}"),
                         "flags (bit 1 and up)",
-                        0,
+                        at,
                         format!("{:#06x}", c.flags),
                     ));
                 }
@@ -229,7 +236,7 @@ impl Tmd {
         }
         // Each LOD record's shaderType sits 4 bytes into the record; records follow
         // each other from 8 bytes into the mesh block (lodCount, lodDistance). Offsets
-        // are known for a file that was read; an edited model reports 0.
+        // are known for a file that was read.
         let mut lod_at = self.layout.as_ref().map(|lay| lay.mesh_block_offset + 8);
         for (l, lod) in self.mesh.lods.iter().enumerate() {
             out.push(OpenField::new(
@@ -254,7 +261,7 @@ impl Tmd {
             out.push(OpenField::new(
                 "end",
                 "trailing bytes",
-                0,
+                self.layout.as_ref().map_or(0, |l| l.trailing_offset),
                 format!("{} bytes", self.trailing.len()),
             ));
         }

@@ -135,16 +135,7 @@ fn euler_angles_compose_in_their_rotation_order() {
 }
 
 fn data_dir() -> Option<std::path::PathBuf> {
-    let d = std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/fbx"
-    ));
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping the shared files: {} is absent", d.display());
-        None
-    }
+    gom_test_support::shared_data("fbx")
 }
 
 /// The shared FBX files in name order (none when `../shared` is absent).

@@ -17,6 +17,7 @@ use super::eval::Stored;
 use super::follow::Follow;
 use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
+use super::textures::Embedded;
 use crate::optimize::mesh::canon;
 use crate::optimize::skin::limit_influences;
 use crate::report::{MeshReport, Report};
@@ -45,6 +46,8 @@ fn f3(v: [f64; 3]) -> [f32; 3] {
 struct MaterialTable<'a> {
     index: HashMap<u32, i32>,
     list: &'a mut Vec<Material>,
+    /// The images the file embeds, named as the materials use them.
+    embedded: &'a mut Embedded,
 }
 
 impl MaterialTable<'_> {
@@ -60,6 +63,9 @@ impl MaterialTable<'_> {
             .as_ref()
             .or(m.fbx.diffuse_color.texture.as_ref())
             .and_then(|t| {
+                if let Some(name) = self.embedded.name_of(t) {
+                    return Some(name);
+                }
                 let name: &str = if t.relative_filename.is_empty() {
                     &t.filename
                 } else {
@@ -171,11 +177,13 @@ pub(crate) fn finish(
     built: Vec<Built>,
     model: &mut Model,
     report: &mut Report,
+    embedded: &mut Embedded,
 ) {
     let mut material_list = std::mem::take(&mut model.materials);
     let mut materials = MaterialTable {
         index: HashMap::new(),
         list: &mut material_list,
+        embedded,
     };
     for b in built {
         report.warnings.extend(b.warnings);

@@ -58,6 +58,9 @@ pub(super) fn mesh_parts(
         .or(node.name())
         .map(str::to_string)
         .unwrap_or_else(|| format!("mesh{}", mesh.index()));
+    // The default morph weights (the node's, else the mesh's), baked into the base
+    // shape as the FBX importer bakes a blend shape's stored weight.
+    let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
     // Groups of primitives sharing a vertex layout and inverse binds (rule M2).
     // Each group remembers the attribute accessors of its last primitive: a following
     // primitive with the same accessors shares its vertices instead of copying them.
@@ -65,13 +68,20 @@ pub(super) fn mesh_parts(
     let mut groups: Vec<(gom::MeshPart, Shared)> = Vec::new();
     for prim in mesh.primitives() {
         let object = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
-        let Some(p) = primitive(ctx, &prim, &object, binding, bone_of, default_ibnd)? else {
+        let Some(p) = primitive(ctx, &prim, weights, &object, binding, bone_of, default_ibnd)?
+        else {
             continue;
         };
         let mut key: Vec<(String, usize)> = prim
             .attributes()
             .map(|(sem, a)| (format!("{sem:?}"), a.index()))
             .collect();
+        // UVs transformed by the material's texture transform are its own.
+        if let Some(m) = prim.material().index() {
+            if ctx.uv_transforms.contains_key(&m) {
+                key.push(("uvTransformOfMaterial".into(), m));
+            }
+        }
         key.sort();
         let format = p.vertices.format();
         let slot = groups
@@ -187,9 +197,11 @@ pub(super) fn count_mismatch(
 }
 
 /// One primitive converted, or `None` (with a warning) when it draws no triangles.
+#[allow(clippy::too_many_arguments)]
 fn primitive(
     ctx: &mut Ctx<'_>,
     prim: &gltf::Primitive<'_>,
+    weights: &[f32],
     object: &str,
     binding: &NodeBinding<'_>,
     bone_of: &[Option<usize>],
@@ -205,6 +217,9 @@ fn primitive(
         return Ok(None);
     };
     let mut attrs = attributes(ctx, prim, &pos_acc, object)?;
+    bake_morph_weights(ctx, prim, weights, &mut attrs)?;
+    transform_uvs(ctx, prim, &mut attrs);
+    repair_uv_sets(ctx, object, &mut attrs);
     let count = attrs.positions.len();
     let mut tris = triangles(ctx, prim, object, count)?;
     if tris.is_empty() {
@@ -257,6 +272,87 @@ fn primitive(
     }))
 }
 
+/// Adds each morph target's POSITION, NORMAL and TANGENT deltas times its default
+/// weight to the base shape (mirrored like the base, D2; normals and tangents
+/// renormalised).
+fn bake_morph_weights(
+    ctx: &Ctx<'_>,
+    prim: &gltf::Primitive<'_>,
+    weights: &[f32],
+    attrs: &mut Attributes,
+) -> Result<(), GltfError> {
+    let count = attrs.positions.len();
+    for (target, &w) in prim.morph_targets().zip(weights) {
+        if w == 0.0 || !w.is_finite() {
+            continue;
+        }
+        let w = f64::from(w);
+        let delta = |acc: &gltf::Accessor<'_>, what: &str| {
+            attribute(ctx, acc, &[Dimensions::Vec3], what, count).map(|d| {
+                (0..count)
+                    .map(|i| {
+                        let e = d.element(i);
+                        mirror_vec3([(e[0] * w) as f32, (e[1] * w) as f32, (e[2] * w) as f32])
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        if let Some(a) = target.positions() {
+            let d = delta(&a, "morph target POSITION")?;
+            for (p, d) in attrs.positions.iter_mut().zip(d) {
+                *p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
+            }
+        }
+        if let (Some(a), Some(normals)) = (target.normals(), attrs.normals.as_mut()) {
+            let d = delta(&a, "morph target NORMAL")?;
+            for (n, d) in normals.iter_mut().zip(d) {
+                let sum = [n[0] + d[0], n[1] + d[1], n[2] + d[2]];
+                *n = crate::gltf::normalize3(sum.map(f64::from)).unwrap_or(*n);
+            }
+        }
+        if let (Some(a), Some(tangents)) = (target.tangents(), attrs.tangents.as_mut()) {
+            let d = delta(&a, "morph target TANGENT")?;
+            for (t, d) in tangents.iter_mut().zip(d) {
+                let sum = [t[0] + d[0], t[1] + d[1], t[2] + d[2]];
+                let n = crate::gltf::normalize3(sum.map(f64::from)).unwrap_or([t[0], t[1], t[2]]);
+                *t = [n[0], n[1], n[2], t[3]];
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bakes the base colour texture transform of the primitive's material
+/// (`KHR_texture_transform`) into the UV set it reads.
+fn transform_uvs(ctx: &Ctx<'_>, prim: &gltf::Primitive<'_>, attrs: &mut Attributes) {
+    let Some(t) = prim
+        .material()
+        .index()
+        .and_then(|m| ctx.uv_transforms.get(&m))
+    else {
+        return;
+    };
+    let set = match t.tex_coord {
+        0 => attrs.uv0.as_mut(),
+        1 => attrs.uv1.as_mut(),
+        _ => None,
+    };
+    for uv in set.into_iter().flatten() {
+        *uv = t.apply(*uv);
+    }
+}
+
+/// A second UV set without a first is read as the first (GOM's materials and a glTF
+/// output's texture references assume set 0 exists when set 1 does), with a warning.
+fn repair_uv_sets(ctx: &mut Ctx<'_>, object: &str, attrs: &mut Attributes) {
+    if attrs.uv0.is_none() && attrs.uv1.is_some() {
+        attrs.uv0 = attrs.uv1.take();
+        ctx.report.report.warnings.push(format!(
+            "{object}: TEXCOORD_1 without TEXCOORD_0; read as TEXCOORD_0"
+        ));
+    }
+}
+
 /// Whether the primitive holds triangles; warns when it is skipped (points, lines)
 /// and when its morph targets are ignored.
 fn draws_triangles(ctx: &mut Ctx<'_>, prim: &gltf::Primitive<'_>, object: &str) -> bool {
@@ -276,7 +372,7 @@ fn draws_triangles(ctx: &mut Ctx<'_>, prim: &gltf::Primitive<'_>, object: &str) 
             .morph_targets
             .push(format!("{object}: {targets} targets"));
         ctx.report.report.warnings.push(format!(
-            "{object}: {targets} morph targets ignored (GOM has no morph targets); the base shape is used"
+            "{object}: {targets} morph targets dropped (GOM has no morph targets); the base shape with the default weights baked in is used"
         ));
     }
     true

@@ -144,6 +144,35 @@ fn write_all(files: &[(&Path, &[u8])], created: &mut Vec<PathBuf>) -> Result<(),
     Ok(())
 }
 
+/// The keyframe-library name a new model written to `output` gets: a name of at most
+/// 8 bytes made from `stem` ([`super::short_library_name`]) that no `.tkl` file in
+/// `output`'s folder has (compared ignoring ASCII case, as the game's file system does),
+/// unless it is the name the model already at `output` names (a conversion run again
+/// keeps its library). `None` when `stem` cannot give a name.
+pub fn library_name_in(output: &Path, stem: &str) -> Option<String> {
+    let dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let libraries: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().map(str::to_ascii_lowercase))
+                .filter_map(|n| n.strip_suffix(".tkl").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ours = std::fs::read(output)
+        .ok()
+        .and_then(|b| jpog::Tmd::read(&b).ok())
+        .map(|t| t.header.tkl_name().to_ascii_lowercase());
+    super::short_library_name(stem, |name| {
+        let name = name.to_ascii_lowercase();
+        libraries.contains(&name) && ours.as_ref() != Some(&name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +184,24 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_library_name_is_free_in_the_folder_or_the_one_the_output_already_uses() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("RiggedFigure.tmd");
+        assert_eq!(library_name_in(&out, "RiggedFigure").unwrap(), "RiggedFi");
+        // another model's library takes the name (any case)
+        std::fs::write(tmp.path().join("RIGGEDFI.tkl"), b"x").unwrap();
+        assert_eq!(library_name_in(&out, "RiggedFigure").unwrap(), "Rigged~2");
+        // the model written before names its library: run again, it keeps it
+        let tmd = jpog::Tmd::new("Rigged~2").unwrap();
+        std::fs::write(&out, tmd.write().unwrap()).unwrap();
+        std::fs::write(tmp.path().join("Rigged~2.tkl"), b"x").unwrap();
+        assert_eq!(library_name_in(&out, "RiggedFigure").unwrap(), "Rigged~2");
+        // a missing folder holds nothing
+        let far = tmp.path().join("none").join("Raptor.tmd");
+        assert_eq!(library_name_in(&far, "Raptor").unwrap(), "Raptor");
     }
 
     #[test]

@@ -16,22 +16,23 @@ const TEXTURE_FORMAT: u16 = 6;
 /// Side of the plain texture written for a material without an image.
 const PLAIN_SIZE: u32 = 4;
 
-fn plain(color: [f32; 4]) -> Image {
+fn plain(color: [f32; 4]) -> Result<Image, ExportError> {
     let px = color.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-    Image {
-        width: PLAIN_SIZE,
-        height: PLAIN_SIZE,
-        rgba: px.repeat((PLAIN_SIZE * PLAIN_SIZE) as usize),
-    }
+    Ok(Image::new(PLAIN_SIZE, PLAIN_SIZE, px)?)
 }
 
-/// The image of material `m`: its PNG decoded, or a plain one (with a note saying why).
-fn image(m: &MaterialUse, textures: &BTreeMap<String, Vec<u8>>, notes: &mut Vec<String>) -> Image {
+/// The image of material `m`: its PNG or JPEG decoded, or a plain one (with a note
+/// saying why).
+fn image(
+    m: &MaterialUse,
+    textures: &BTreeMap<String, Vec<u8>>,
+    notes: &mut Vec<String>,
+) -> Result<Image, ExportError> {
     let Some(name) = &m.texture else {
         return plain(m.color);
     };
-    match textures.get(name).map(|b| jpog::png_io::decode_png(b)) {
-        Some(Ok(img)) => img,
+    match textures.get(name).map(|b| gom_image::decode(b)) {
+        Some(Ok(img)) => Ok(img),
         Some(Err(e)) => {
             notes.push(format!(
                 "material \"{}\": texture {name} not decoded ({e}); a plain texture is written",
@@ -55,18 +56,20 @@ pub(crate) fn build(
     textures: &BTreeMap<String, Vec<u8>>,
     notes: &mut Vec<String>,
 ) -> Result<Tml, ExportError> {
-    let pack: Vec<PackMaterial> = materials
+    let pack = materials
         .iter()
-        .map(|m| PackMaterial {
-            name: m.name.clone(),
-            flags: 0,
-            textures: vec![PackTexture {
-                image: image(m, textures, notes),
-                format: TEXTURE_FORMAT,
+        .map(|m| {
+            Ok(PackMaterial {
+                name: m.name.clone(),
                 flags: 0,
-                dds: None,
-            }],
+                textures: vec![PackTexture {
+                    image: image(m, textures, notes)?,
+                    format: TEXTURE_FORMAT,
+                    flags: 0,
+                    dds: None,
+                }],
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, ExportError>>()?;
     Ok(jpog::ops::pack_tml(&pack, jpog::CodecOptions::default())?)
 }

@@ -12,11 +12,14 @@
 
 mod anim;
 mod files;
+mod interp;
 mod lods;
+mod long_strip;
 mod material;
 mod names;
 mod pieces;
 mod skeleton;
+mod split;
 mod strip;
 mod template;
 mod weights;
@@ -25,9 +28,10 @@ use std::collections::BTreeMap;
 
 use super::axes::{Basis, Handedness};
 
+pub use files::library_name_in;
 pub use files::{write_all_or_nothing, WriteError};
 pub use lods::MAX_LOWER_LODS;
-pub use names::{fit_name, NameLimit};
+pub use names::{fit_name, short_library_name, NameLimit, TOOL_LIBRARY_NAME};
 
 /// Options of an export.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -55,6 +59,9 @@ pub struct ExportOptions {
     /// Lower levels of detail to add after LOD 0 (at most [`MAX_LOWER_LODS`]), each with
     /// about half the triangles of the one before.
     pub lods: usize,
+    /// Keys are inserted until slerp and normalised lerp between any two successive
+    /// keys differ by less than this tolerance at each joint's measuring distance.
+    pub key_tolerance: crate::optimize::keys::KeyTolerance,
 }
 
 /// The three files of an exported model.
@@ -99,6 +106,9 @@ pub enum ExportError {
     /// The files built broke a rule the `jpog` writer checks.
     #[error(transparent)]
     Jpog(#[from] jpog::Error),
+    /// A texture image could not be made.
+    #[error(transparent)]
+    Image(#[from] gom_image::ImageError),
 }
 
 pub(crate) fn refused(record: impl Into<String>, problem: impl Into<String>) -> ExportError {
@@ -129,8 +139,32 @@ pub const DEFAULT_SHADER_TYPE: u32 = 0;
 /// The default "most simultaneous animations" header field (u4).
 pub const DEFAULT_SIMULTANEOUS_ANIMATIONS: u16 = 8;
 
+/// A warning when the library's name is longer than modding tools read.
+fn long_library_name(name: &str) -> Option<String> {
+    (name.len() > TOOL_LIBRARY_NAME).then(|| {
+        format!(
+            "warning: keyframe library name {name:?} has {} bytes; modding tools read only the first {TOOL_LIBRARY_NAME} and look for \"{}.tkl\"",
+            name.len(),
+            names::cut(name, TOOL_LIBRARY_NAME)
+        )
+    })
+}
+
 /// Exports `model` as game files. Nothing is returned unless every rule holds.
 pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, ExportError> {
+    if let Some(c) = options
+        .loop_clips
+        .iter()
+        .find(|c| !model.clips.iter().any(|m| &m.name == *c))
+    {
+        return Err(refused(
+            "--loop",
+            format!(
+                "no clip named \"{c}\" (the model has: {})",
+                model.clip_names_listed()
+            ),
+        ));
+    }
     let basis = inverse_basis(&options.handedness.basis());
     let mut notes = Vec::new();
     let lib_name = fit_name(&options.name, NameLimit::Library, false, "output name")?;
@@ -152,6 +186,7 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
         &mut notes,
     )?;
     let tml = material::build(&meshes.materials, &options.textures, &mut notes)?;
+    notes.extend(long_library_name(&tkl.name()));
     let mut tmd = jpog::Tmd::new(&tkl.name())?;
     // the research's reading of the open header fields: the library's counts and the
     // number of flagged nodes (none are flagged without a template)

@@ -38,7 +38,7 @@ impl NameLimit {
 }
 
 /// `name` cut to at most `max` bytes on a character boundary.
-fn cut(name: &str, max: usize) -> &str {
+pub(crate) fn cut(name: &str, max: usize) -> &str {
     let mut end = name.len().min(max);
     while !name.is_char_boundary(end) {
         end -= 1;
@@ -75,6 +75,36 @@ pub fn fit_name(
             limit.what()
         ),
     ))
+}
+
+/// The bytes of a keyframe-library name that modding tools read (a public Blender
+/// add-on reads only the first 8 of the header's 16-byte field); the game's own names
+/// are short categories (`STRUCT`, `MISC`, `FLORA`).
+pub const TOOL_LIBRARY_NAME: usize = 8;
+
+/// A keyframe-library name of at most [`TOOL_LIBRARY_NAME`] bytes made from `stem`: its
+/// first 8 bytes, or when `taken` says a name is used, the first free of its first 6
+/// bytes with `~2`, `~3`… (first 5 with `~10`…), as short file names are made. `None`
+/// when `stem` holds no byte a name may hold (empty, or a NUL).
+pub fn short_library_name(stem: &str, taken: impl Fn(&str) -> bool) -> Option<String> {
+    if stem.is_empty() || stem.contains('\0') {
+        return None;
+    }
+    let first = cut(stem, TOOL_LIBRARY_NAME).to_string();
+    if first.is_empty() {
+        // a first character longer than 8 bytes cannot happen in UTF-8 (4 at most)
+        return None;
+    }
+    if !taken(&first) {
+        return Some(first);
+    }
+    // the longest tag still leaves a name of 8 bytes
+    (2u32..10_000_000)
+        .map(|k| {
+            let tag = format!("~{k}");
+            format!("{}{tag}", cut(stem, TOOL_LIBRARY_NAME - tag.len()))
+        })
+        .find(|c| !taken(c))
 }
 
 /// Names given so far, per kind (material names compared ignoring ASCII case), and the
@@ -195,6 +225,32 @@ mod tests {
         assert_eq!(l, "Walk_cycle_s_lp");
         // cutting respects character boundaries
         assert_eq!(cut("ééééééééé", 15), "ééééééé");
+    }
+
+    #[test]
+    fn short_library_names_take_eight_bytes_and_the_next_free_suffix() {
+        let none = |_: &str| false;
+        assert_eq!(
+            short_library_name("RiggedFigure", none).unwrap(),
+            "RiggedFi"
+        );
+        assert_eq!(short_library_name("Raptor", none).unwrap(), "Raptor");
+        let used = ["riggedfi", "rigged~2"];
+        let taken = |n: &str| used.contains(&n.to_ascii_lowercase().as_str());
+        assert_eq!(
+            short_library_name("RiggedFigure", taken).unwrap(),
+            "Rigged~3"
+        );
+        // ten and more take a shorter stem
+        let busy = |n: &str| n != "Rigge~10";
+        assert_eq!(
+            short_library_name("RiggedFigure", busy).unwrap(),
+            "Rigge~10"
+        );
+        // whole characters only
+        assert_eq!(short_library_name("ééééé", none).unwrap(), "éééé");
+        assert_eq!(short_library_name("", none), None);
+        assert_eq!(short_library_name("a\0b", none), None);
     }
 
     #[test]

@@ -3,11 +3,15 @@
 //! most 28 nodes, each drawn by one triangle strip of fewer than 7,500 indices. A vertex
 //! belongs to one piece, so a vertex two pieces use is written once for each.
 
+use std::collections::HashMap;
+
+use jpog::scene::decode_strip_indices;
 use jpog::tmd::{Mesh, Piece, Vertex, MAX_PALETTE};
 
 use super::names::{NameLimit, Renames};
 use super::skeleton::Skeleton;
-use super::strip::stripify;
+use super::split::{grow, Patch};
+use super::strip::{cut, stripify, triangle_set};
 use super::weights::quantise;
 use super::{refused, ExportError};
 use crate::jpog::axes::Basis;
@@ -57,6 +61,37 @@ impl GameVertex {
             .filter(|&k| self.weights[k] > 0)
             .map(|k| self.nodes[k])
     }
+
+    /// What the game stores of the vertex: position, normal and texture coordinates
+    /// (a negative zero as zero), weights and the node of each weighted slot. Vertices
+    /// with the same key are one vertex to the game (they differed only in what it does
+    /// not store: tangents, colours, other texture coordinates, weights finer than a
+    /// step of 1/255).
+    fn stored(&self) -> [u32; 13] {
+        let bits = |v: f32| (v + 0.0).to_bits();
+        let weighted = |k: usize| {
+            if self.weights[k] > 0 {
+                self.nodes[k]
+            } else {
+                u32::MAX
+            }
+        };
+        [
+            bits(self.position[0]),
+            bits(self.position[1]),
+            bits(self.position[2]),
+            bits(self.normal[0]),
+            bits(self.normal[1]),
+            bits(self.normal[2]),
+            bits(self.uv[0]),
+            bits(self.uv[1]),
+            u32::from_le_bytes(self.weights),
+            weighted(0),
+            weighted(1),
+            weighted(2),
+            weighted(3),
+        ]
+    }
 }
 
 /// One material's triangles over its own vertex list.
@@ -71,13 +106,6 @@ impl MaterialTriangles {
     pub fn positions(&self) -> Vec<[f32; 3]> {
         self.vertices.iter().map(|v| v.position).collect()
     }
-}
-
-/// A piece being built: triangles over the material's vertex list and its palette.
-#[derive(Debug, Default, Clone)]
-struct PieceTriangles {
-    palette: Vec<u32>,
-    triangles: Vec<[u32; 3]>,
 }
 
 fn finite(v: &[f32]) -> bool {
@@ -169,8 +197,9 @@ fn gather(
 ) -> Result<(Vec<MaterialUse>, Vec<MaterialTriangles>), ExportError> {
     let mut uses: Vec<MaterialUse> = Vec::new();
     let mut groups: Vec<MaterialTriangles> = Vec::new();
+    let mut welds: Vec<HashMap<[u32; 13], u32>> = Vec::new();
     let mut keys: Vec<i64> = Vec::new();
-    let mut degenerate = 0usize;
+    let (mut degenerate, mut welded) = (0usize, 0usize);
     for (pi, part) in model.meshes.iter().enumerate() {
         let verts = part_vertices(part, pi, skel, basis)?;
         for sm in &part.submeshes {
@@ -190,16 +219,17 @@ fn gather(
                         color: mat.map_or([1.0; 4], |m| m.base_color_factor),
                     });
                     groups.push(MaterialTriangles::default());
+                    welds.push(HashMap::new());
                     keys.push(key);
                     keys.len() - 1
                 }
             };
-            let g = &mut groups[gi];
+            let (g, weld) = (&mut groups[gi], &mut welds[gi]);
             let start = sm.index_start as usize;
             let end = start
                 .saturating_add(sm.index_count as usize)
                 .min(part.indices.len());
-            let mut local: std::collections::HashMap<u32, u32> = Default::default();
+            let mut local: HashMap<u32, u32> = HashMap::new();
             for t in part.indices[start.min(end)..end].chunks_exact(3) {
                 if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
                     degenerate += 1;
@@ -207,20 +237,36 @@ fn gather(
                 }
                 let mut tri = [0u32; 3];
                 for (k, &vi) in t.iter().enumerate() {
+                    if let Some(&i) = local.get(&vi) {
+                        tri[k] = i;
+                        continue;
+                    }
                     let v = *verts.get(vi as usize).ok_or_else(|| {
                         refused(
                             format!("mesh \"{}\"", part.name),
                             format!("index {vi} but the mesh has {} vertices", verts.len()),
                         )
                     })?;
-                    tri[k] = *local.entry(vi).or_insert_with(|| {
+                    let i = *weld.entry(v.stored()).or_insert_with(|| {
                         g.vertices.push(v);
                         (g.vertices.len() - 1) as u32
                     });
+                    welded += usize::from(g.vertices[i as usize].source != v.source);
+                    local.insert(vi, i);
+                    tri[k] = i;
+                }
+                if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
+                    degenerate += 1;
+                    continue;
                 }
                 g.triangles.push(basis.triangle(tri));
             }
         }
+    }
+    if welded > 0 {
+        notes.push(format!(
+            "{welded} vertices written once with another that the game stores the same (they differed only in data it does not keep)"
+        ));
     }
     if degenerate > 0 {
         notes.push(format!(
@@ -230,47 +276,18 @@ fn gather(
     Ok((uses, groups))
 }
 
-/// The weighted nodes of triangle `t` not already in `have`, in first-use order.
-fn nodes_of(g: &MaterialTriangles, t: [u32; 3], have: &[u32]) -> Vec<u32> {
-    let mut need: Vec<u32> = Vec::with_capacity(12);
-    for &v in &t {
+/// The palette drawing `vertices` (material indices): their weighted nodes in
+/// first-use order.
+fn palette_of(g: &MaterialTriangles, vertices: &[u32]) -> Vec<u32> {
+    let mut palette = Vec::new();
+    for &v in vertices {
         for n in g.vertices[v as usize].weighted_nodes() {
-            if !have.contains(&n) && !need.contains(&n) {
-                need.push(n);
+            if !palette.contains(&n) {
+                palette.push(n);
             }
         }
     }
-    need
-}
-
-/// The palette triangles need: their weighted nodes in first-use order.
-fn palette_of(g: &MaterialTriangles, tris: &[[u32; 3]]) -> Vec<u32> {
-    let mut palette = Vec::new();
-    for &t in tris {
-        let need = nodes_of(g, t, &palette);
-        palette.extend(need);
-    }
     palette
-}
-
-/// Splits triangles of a material into pieces of at most 28 palette nodes, greedily in
-/// triangle order (a triangle needs at most 12).
-fn palettes(g: &MaterialTriangles, triangles: &[[u32; 3]]) -> Vec<PieceTriangles> {
-    let mut out: Vec<PieceTriangles> = Vec::new();
-    let mut cur = PieceTriangles::default();
-    for &t in triangles {
-        let mut need = nodes_of(g, t, &cur.palette);
-        if cur.palette.len() + need.len() > MAX_PALETTE {
-            out.push(std::mem::take(&mut cur));
-            need = nodes_of(g, t, &[]);
-        }
-        cur.palette.extend(need);
-        cur.triangles.push(t);
-    }
-    if !cur.triangles.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// A piece ready to lay out: its palette, its vertices (material indices) and its strip
@@ -281,48 +298,59 @@ struct Laid {
     strip: Vec<u32>,
 }
 
-/// Strips a piece, splitting it in halves until every strip is under the tools' limit.
+/// `indices` over their own vertex list: the list (values of `indices`, first-use
+/// order) and the indices into it.
+fn localise(indices: impl Iterator<Item = u32>) -> (Vec<u32>, Vec<u32>) {
+    let mut map: HashMap<u32, u32> = HashMap::new();
+    let mut vertices = Vec::new();
+    let local = indices
+        .map(|v| {
+            *map.entry(v).or_insert_with(|| {
+                vertices.push(v);
+                (vertices.len() - 1) as u32
+            })
+        })
+        .collect();
+    (vertices, local)
+}
+
+/// Strips a piece's triangles; a strip too long for the game's tools is cut into
+/// several pieces at its stitches. Every piece's strip is checked to draw, together,
+/// exactly the triangles given.
 fn lay_out(
-    p: PieceTriangles,
+    triangles: &[[u32; 3]],
     g: &MaterialTriangles,
     record: &str,
     out: &mut Vec<Laid>,
 ) -> Result<(), ExportError> {
-    let mut map: std::collections::HashMap<u32, u32> = Default::default();
-    let mut vertices = Vec::new();
-    let local: Vec<[u32; 3]> = p
-        .triangles
-        .iter()
-        .map(|t| {
-            t.map(|v| {
-                *map.entry(v).or_insert_with(|| {
-                    vertices.push(v);
-                    (vertices.len() - 1) as u32
-                })
-            })
-        })
-        .collect();
+    let (vertices, flat) = localise(triangles.iter().flatten().copied());
+    let local: Vec<[u32; 3]> = flat.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
     let strip = stripify(&local, vertices.len()).ok_or_else(|| {
         refused(
             record,
             "the triangle strip did not decode to the piece's triangles",
         )
     })?;
-    if strip.len() < MAX_TOOL_STRIP || p.triangles.len() < 2 {
+    let mut drawn = Vec::with_capacity(triangles.len());
+    for part in cut(&strip, MAX_TOOL_STRIP) {
+        let (own, strip) = localise(part.iter().map(|&s| vertices[s as usize]));
+        let decoded = decode_strip_indices(&strip).triangles;
+        drawn.extend(decoded.iter().map(|t| t.map(|i| own[i as usize])));
+        let palette = palette_of(g, &own);
+        if palette.len() > MAX_PALETTE {
+            return Err(refused(record, "a piece's palette passed 28 nodes"));
+        }
         out.push(Laid {
-            palette: p.palette,
-            vertices,
+            palette,
+            vertices: own,
             strip,
         });
-        return Ok(());
     }
-    let half = p.triangles.len() / 2;
-    for tris in [&p.triangles[..half], &p.triangles[half..]] {
-        let part = PieceTriangles {
-            palette: palette_of(g, tris),
-            triangles: tris.to_vec(),
-        };
-        lay_out(part, g, record, out)?;
+    if triangle_set(&drawn) != triangle_set(triangles) {
+        return Err(refused(
+            record,
+            "the cut triangle strips did not decode to the piece's triangles",
+        ));
     }
     Ok(())
 }
@@ -457,8 +485,18 @@ pub(crate) fn level(
         }
         let record = format!("material \"{}\"", m.name);
         let mut laid = Vec::new();
-        for p in palettes(g, tris) {
-            lay_out(p, g, &record, &mut laid)?;
+        let nodes = |v: u32| {
+            g.vertices[v as usize]
+                .weighted_nodes()
+                .collect::<Vec<u32>>()
+        };
+        let patch = Patch {
+            triangles: tris,
+            nodes: &nodes,
+        };
+        for piece in grow(&patch) {
+            let t: Vec<[u32; 3]> = piece.iter().map(|&i| tris[i as usize]).collect();
+            lay_out(&t, g, &record, &mut laid)?;
         }
         pack(&m.name, g, laid, &mut meshes, &mut vertex_sources)?;
     }

@@ -1,10 +1,19 @@
-//! One triangle strip per piece: meshopt's `stripify`, with strips joined by stitch
-//! (degenerate) triangles. Its parity is the game's: at even position `i` the triangle
-//! is `(s[i], s[i+1], s[i+2])`, at odd `i` it is `(s[i+1], s[i], s[i+2])`, counted from
-//! the strip's first index, so every triangle keeps its winding: the game's reader's
-//! decoder ([`jpog::scene::decode_strip_indices`]) checks every strip written.
+//! One triangle strip per piece: the triangles ordered for strips by meshopt's
+//! `optimize_vertex_cache_strip` (as meshopt's documentation asks before `stripify`),
+//! then the shorter of meshopt's `stripify` and a builder of long strips
+//! ([`super::long_strip`]), strips joined by stitch (degenerate) triangles. Its
+//! parity is the game's: at even position `i` the triangle is `(s[i], s[i+1], s[i+2])`,
+//! at odd `i` it is `(s[i+1], s[i], s[i+2])`, counted from the strip's first index, so
+//! every triangle keeps its winding: the game's reader's decoder
+//! ([`jpog::scene::decode_strip_indices`]) checks every strip written.
+//!
+//! A strip too long for the game's tools is cut into several ([`cut`]), each cut made
+//! where the strip stitches two strips together when one lies near, so that no strip is
+//! broken and the stitch itself is dropped.
 
 use jpog::scene::decode_strip_indices;
+
+use super::long_strip::{long_strip, Choice};
 
 /// A triangle rotated so that its smallest index comes first (winding kept).
 pub(crate) fn canonical(t: [u32; 3]) -> [u32; 3] {
@@ -20,16 +29,119 @@ pub(crate) fn triangle_set(tris: &[[u32; 3]]) -> Vec<[u32; 3]> {
     v
 }
 
-/// A strip drawing exactly `tris` (indices below `vertex_count`, none degenerate), or
-/// `None` when meshopt's strip does not decode to them (never seen; checked so that a
-/// wrong strip is never written).
+/// A strip drawing exactly `tris` (indices below `vertex_count`, none degenerate): the
+/// shorter of meshopt's strip and [`long_strip`]'s over the triangles in meshopt's
+/// strip order, each checked to decode to `tris`; `None` when neither does (never seen;
+/// checked so that a wrong strip is never written).
 pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32>> {
     let flat: Vec<u32> = tris.iter().flatten().copied().collect();
+    let ordered = meshopt::optimize_vertex_cache_strip(&flat, vertex_count);
+    let ordered_tris: Vec<[u32; 3]> = ordered
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
     // restart index 0: strips are joined with degenerate triangles, the only way the
     // game's format can join them
-    let strip = meshopt::stripify(&flat, vertex_count, 0).ok()?;
-    let decoded = decode_strip_indices(&strip).triangles;
-    (triangle_set(&decoded) == triangle_set(tris)).then_some(strip)
+    let candidates = [
+        Some(long_strip(&ordered_tris, Choice::Cheapest)),
+        Some(long_strip(&ordered_tris, Choice::Longest)),
+        meshopt::stripify(&ordered, vertex_count, 0).ok(),
+    ];
+    let want = triangle_set(tris);
+    candidates
+        .into_iter()
+        .flatten()
+        .filter(|s| triangle_set(&decode_strip_indices(s).triangles) == want)
+        .min_by_key(Vec::len)
+}
+
+/// Whether the triangle at position `i` of `s` is a stitch (two equal indices).
+fn stitch_at(s: &[u32], i: usize) -> bool {
+    s[i] == s[i + 1] || s[i + 1] == s[i + 2] || s[i] == s[i + 2]
+}
+
+/// The triangles at positions `from..to` of `strip` as a strip of their own: stitches
+/// at either end dropped, and the first kept triangle at a position of the parity it
+/// had (one leading index repeated, or one stitch kept, when it was odd).
+fn part(strip: &[u32], from: usize, to: usize) -> Vec<u32> {
+    let (mut from, mut to) = (from, to);
+    while to > from && stitch_at(strip, to - 1) {
+        to -= 1;
+    }
+    let lead = (from..to).take_while(|&i| stitch_at(strip, i)).count();
+    if lead == to - from {
+        return Vec::new();
+    }
+    from += lead;
+    let mut out = Vec::with_capacity(to - from + 3);
+    if from % 2 == 1 {
+        if lead > 0 {
+            from -= 1;
+        } else {
+            out.push(strip[from]);
+        }
+    }
+    out.extend_from_slice(&strip[from..to + 2]);
+    out
+}
+
+/// `strip` cut into strips shorter than `limit` indices (`limit` at least 16) that
+/// together draw exactly its triangles, each with its winding. There are as few as the
+/// limit allows, of about equal length; each cut is moved to the nearest stitch within
+/// an eighth of that length, if any.
+pub(crate) fn cut(strip: &[u32], limit: usize) -> Vec<Vec<u32>> {
+    if strip.len() < limit {
+        return vec![strip.to_vec()];
+    }
+    // triangles lie at positions 0..len-2; a part of positions a..b holds b-a+2 indices
+    // and at most one more for its parity
+    let positions = strip.len() - 2;
+    let most = limit - 4;
+    let count = positions.div_ceil(most);
+    let target = positions.div_ceil(count);
+    let reach = target / 8;
+    let mut parts = Vec::with_capacity(count);
+    let mut from = 0;
+    for k in 1..=count {
+        // the parts after this one must still hold the rest
+        let min_end = positions.saturating_sub((count - k) * most);
+        let ideal = (from + target).max(min_end).min(positions);
+        let end = if ideal == positions {
+            positions
+        } else {
+            let lo = ideal.saturating_sub(reach).max(from + 1).max(min_end);
+            let hi = (ideal + reach).min(from + most).min(positions - 1);
+            (0..=reach)
+                .flat_map(|d| [ideal.checked_sub(d), Some(ideal + d)])
+                .flatten()
+                .find(|&i| (lo..=hi).contains(&i) && stitch_at(strip, i))
+                .unwrap_or(ideal)
+        };
+        let p = part(strip, from, end);
+        if !p.is_empty() {
+            parts.push(p);
+        }
+        from = end;
+        if from == positions {
+            break;
+        }
+    }
+    parts
+}
+
+/// The triangles of a `w`×`h` grid of vertices, two counter-clockwise triangles a
+/// quad: the tests' mesh for strips.
+#[cfg(test)]
+pub(crate) fn grid_triangles(w: u32, h: u32) -> Vec<[u32; 3]> {
+    let mut tris = Vec::new();
+    for y in 0..h - 1 {
+        for x in 0..w - 1 {
+            let i = y * w + x;
+            tris.push([i, i + 1, i + w]);
+            tris.push([i + 1, i + w + 1, i + w]);
+        }
+    }
+    tris
 }
 
 #[cfg(test)]
@@ -40,14 +152,7 @@ mod tests {
     fn a_grid_strips_to_exactly_its_triangles() {
         // a 7×5 grid of quads, two triangles each, counter-clockwise
         let (w, h) = (8u32, 6u32);
-        let mut tris = Vec::new();
-        for y in 0..h - 1 {
-            for x in 0..w - 1 {
-                let i = y * w + x;
-                tris.push([i, i + 1, i + w]);
-                tris.push([i + 1, i + w + 1, i + w]);
-            }
-        }
+        let mut tris = grid_triangles(w, h);
         // and a separate triangle, so that the strip needs a join
         tris.push([w * h, w * h + 2, w * h + 1]);
         let strip = stripify(&tris, (w * h + 3) as usize).unwrap();
@@ -55,6 +160,43 @@ mod tests {
         let s16: Vec<u16> = strip.iter().map(|&v| v as u16).collect();
         let game = jpog::scene::decode_strip(&s16);
         assert_eq!(triangle_set(&game.triangles), triangle_set(&tris));
+    }
+
+    #[test]
+    fn a_long_strip_is_cut_into_parts_drawing_exactly_its_triangles() {
+        // a 60×40 grid: one strip of several thousand indices with many stitches
+        let (w, h) = (61u32, 41u32);
+        let tris = grid_triangles(w, h);
+        let strip = stripify(&tris, (w * h) as usize).unwrap();
+        for limit in [16, 100, 1001, strip.len() / 2, strip.len()] {
+            let parts = cut(&strip, limit);
+            let mut drawn = Vec::new();
+            for p in &parts {
+                assert!(p.len() < limit, "{} of {limit}", p.len());
+                drawn.extend(decode_strip_indices(p).triangles);
+            }
+            assert_eq!(triangle_set(&drawn), triangle_set(&tris), "limit {limit}");
+            let fewest = (strip.len() - 2).div_ceil(limit - 4);
+            assert!(parts.len() <= fewest, "{} parts", parts.len());
+        }
+    }
+
+    #[test]
+    fn a_part_starting_at_an_odd_position_keeps_its_winding() {
+        // positions 0: (0 1 2), 1: (2 1 3) odd, 2: (2 3 4)
+        let s = [0, 1, 2, 3, 4];
+        let p = part(&s, 1, 3);
+        let want = triangle_set(&decode_strip_indices(&s).triangles[1..]);
+        assert_eq!(triangle_set(&decode_strip_indices(&p).triangles), want);
+        // a leading stitch kept rather than an index repeated
+        let s = [0, 1, 2, 2, 5, 6, 7];
+        let p = part(&s, 1, 5);
+        assert_eq!(p.len(), 5);
+        let all = decode_strip_indices(&s).triangles;
+        assert_eq!(
+            triangle_set(&decode_strip_indices(&p).triangles),
+            triangle_set(&all[1..])
+        );
     }
 
     #[test]

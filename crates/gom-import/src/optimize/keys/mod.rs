@@ -196,6 +196,32 @@ pub fn reduce(keys: &[Key], metric: &JointMetric, tolerance: f64) -> Vec<Key> {
     Measured::new(keys).reduce(metric, tolerance)
 }
 
+/// A sampled track made ready for a clip: hemisphere-continuous, dropped (`None`)
+/// when every key stays within `tolerance` (at least 1e-7) of the bone's `rest` pose,
+/// else reduced under `tolerance` when `reduce`; with the key count before reduction.
+pub fn finish_track(
+    mut keys: Vec<Key>,
+    rest: Option<&Key>,
+    metric: &JointMetric,
+    tolerance: f64,
+    reduce: bool,
+) -> Option<(Vec<Key>, u64)> {
+    if keys.is_empty() {
+        return None;
+    }
+    make_hemisphere_continuous(&mut keys);
+    let measured = Measured::new(&keys);
+    if rest.is_some_and(|r| measured.stays_at(r, metric, tolerance.max(1e-7))) {
+        return None;
+    }
+    let before = keys.len() as u64;
+    if !reduce {
+        drop(measured);
+        return Some((keys, before));
+    }
+    Some((measured.reduce(metric, tolerance), before))
+}
+
 /// A sampled track (keys strictly ascending in time) prepared once for several error
 /// measurements: [`Measured::stays_at`] and [`Measured::reduce`].
 pub struct Measured<'a> {
