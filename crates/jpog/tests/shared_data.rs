@@ -177,7 +177,7 @@ fn tml_files_match_expected_json() {
             assert_eq!(e["name"].as_str().unwrap(), m.name(), "{w}");
             assert_eq!(
                 e["name_field_hex"].as_str().unwrap(),
-                hex::encode(&m.name_field),
+                hex::encode(m.name_field),
                 "{w}"
             );
             assert_eq!(u(e, "name_index"), u64::from(m.name_index), "{w}");
@@ -206,7 +206,7 @@ fn tmd_files_match_expected_json() {
         assert_eq!(h["tkl_name"].as_str().unwrap(), tmd.header.tkl_name());
         assert_eq!(
             h["tkl_name_field_hex"].as_str().unwrap(),
-            hex::encode(&tmd.header.tkl_name)
+            hex::encode(tmd.header.tkl_name)
         );
         assert_eq!(
             u(h, "scene_block_size"),

@@ -89,7 +89,6 @@ pub fn cut_ranges(
                 if model.clips.iter().any(|c| &c.name == name) {
                     return Err(StepError::ClipExists {
                         range: r.clone(),
-                        name: name.clone(),
                         available: model.clip_names_listed(),
                     });
                 }

@@ -35,14 +35,13 @@ pub enum StepError {
     },
     /// A range's new name is taken.
     #[error(
-        "--clip-range {range}: a clip named \"{name}\" exists already (the model has: \
-         {available})"
+        "--clip-range {range}: a clip named \"{}\" exists already (the model has: \
+         {available})",
+        .range.new_name.as_deref().unwrap_or_default()
     )]
     ClipExists {
-        /// The range.
+        /// The range (with its new name).
         range: ClipRange,
-        /// Its new name.
-        name: String,
         /// The clips the model has.
         available: String,
     },
