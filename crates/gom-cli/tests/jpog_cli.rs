@@ -59,10 +59,6 @@ fn decode_png(path: &Path) -> jpog::Image {
     jpog::png_io::decode_png(&std::fs::read(path).unwrap()).unwrap()
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn write_png(path: &Path, w: u32, h: u32, rgba: Vec<u8>) -> jpog::Image {
     let img = jpog::Image::from_rgba8(w, h, rgba).unwrap();
     std::fs::write(path, jpog::png_io::encode_png(&img).unwrap()).unwrap();
@@ -132,7 +128,7 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
             (t["width"].as_u64().unwrap(), t["height"].as_u64().unwrap())
         );
         assert_eq!(
-            hex(img.data()),
+            hex::encode(img.data()),
             t["rgba_hex"].as_str().unwrap(),
             "texture {i}"
         );
@@ -151,7 +147,7 @@ fn tml_extract_writes_each_texture_under_its_first_materials_name() {
     assert_eq!(t0["format"], 0);
     let img = decode_png(&alt.join(manifest["textures"][0]["file"].as_str().unwrap()));
     assert_eq!(
-        hex(img.data()),
+        hex::encode(img.data()),
         t0["rgba_hex_alt"]["rgba_hex"].as_str().unwrap()
     );
 }

@@ -9,7 +9,6 @@
 
 pub mod build;
 pub mod bvh;
-mod digest;
 pub mod error;
 pub mod export;
 pub mod fbx;

@@ -92,6 +92,7 @@ impl Default for FbxOptions {
 
 /// Why an FBX file could not be converted.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FbxError {
     /// ufbx could not read the file (not FBX, truncated, malformed).
     #[error("{file}: cannot read FBX: {description}")]

@@ -92,6 +92,7 @@ impl Exported {
 
 /// Why a model cannot become game files.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExportError {
     /// The model breaks a rule of the game that the export cannot make it fit: the
     /// record names the mesh, piece, node or clip, the problem the limit.
