@@ -119,7 +119,7 @@ pub fn bounded<R>(what: &str, input: &[u8], f: impl FnOnce() -> R) -> R {
 /// built and every mesh skinned.
 pub fn exercise_asset(asset: &Asset<'_>) {
     let mut poses = vec![asset.model_pose(None, 0.0, Playback::Once)];
-    for (c, clip) in asset.clips.iter().enumerate() {
+    for (c, clip) in asset.clips().iter().enumerate() {
         let d = clip.duration();
         for (t, playback) in [
             (0.0, Playback::Once),
@@ -133,8 +133,8 @@ pub fn exercise_asset(asset: &Asset<'_>) {
         }
     }
     for pose in poses.into_iter().flatten() {
-        if let Ok(skinned) = gom_runtime::skin_all(&asset.meshes, &pose) {
-            for (mesh, s) in asset.meshes.iter().zip(&skinned) {
+        if let Ok(skinned) = gom_runtime::skin_all(asset.meshes(), &pose) {
+            for (mesh, s) in asset.meshes().iter().zip(&skinned) {
                 assert_eq!(s.positions.len(), mesh.vertex_count());
             }
         }
@@ -182,9 +182,9 @@ pub fn check_imported(model: &gom::Model) {
     gom::validate::check_structure(model).expect("an importer produced a model the rules refuse");
     let bytes = gom::gomb::write(model).expect("the writer refuses an imported model");
     let asset = Asset::parse(&bytes).expect("the runtime refuses a written imported model");
-    for (c, clip) in asset.clips.iter().enumerate() {
+    for (c, clip) in asset.clips().iter().enumerate() {
         let pose = asset.model_pose(Some(c), clip.duration() * 0.5, Playback::Once);
         let pose = pose.expect("an imported clip does not pose");
-        gom_runtime::skin_all(&asset.meshes, &pose).expect("an imported mesh does not skin");
+        gom_runtime::skin_all(asset.meshes(), &pose).expect("an imported mesh does not skin");
     }
 }

@@ -111,9 +111,9 @@ fn the_c_pipeline_equals_the_rust_pipeline_bit_for_bit() {
     let asset = Asset::parse(&bytes).expect("demo");
     let opened = Opened::new(&bytes).expect("demo");
     let a = opened.0;
-    let n = asset.skeleton.bone_count();
+    let n = asset.skeleton().bone_count();
     let nb = n as u32;
-    for (ci, clip) in asset.clips.iter().enumerate() {
+    for (ci, clip) in asset.clips().iter().enumerate() {
         // SAFETY: a live asset.
         let s = unsafe { c::gom_sampler_create(a, ci as u32, null_mut()) };
         assert!(!s.is_null());
@@ -122,14 +122,14 @@ fn the_c_pipeline_equals_the_rust_pipeline_bit_for_bit() {
         for &t in &[0.0f32, 0.1, 0.55, clip.duration(), 3.7 * clip.duration()] {
             sample(
                 clip,
-                &asset.skeleton,
+                asset.skeleton(),
                 t,
                 Playback::Loop,
                 &mut ctx,
                 &mut local,
             )
             .unwrap();
-            local_to_model(&asset.skeleton, &local, &mut model).unwrap();
+            local_to_model(asset.skeleton(), &local, &mut model).unwrap();
             let mut c_local = vec![c::gom_transform::default(); n];
             let mut c_model = vec![0f32; 16 * n];
             // SAFETY: live sampler and asset; buffers of the stated sizes.
@@ -146,7 +146,7 @@ fn the_c_pipeline_equals_the_rust_pipeline_bit_for_bit() {
             for i in 0..n {
                 assert_eq!(c_model[16 * i..16 * i + 16], model.row_major(i).unwrap());
             }
-            for (mi, mesh) in asset.meshes.iter().enumerate() {
+            for (mi, mesh) in asset.meshes().iter().enumerate() {
                 let mut palette = Palette::new();
                 palette.compute(mesh, &model).unwrap();
                 let pn = palette.matrices().len();
@@ -289,27 +289,27 @@ fn a_palette_changed_after_gom_palette_skins_as_changed() {
     let opened = Opened::new(&bytes).expect("demo");
     let a = opened.0;
     let (mi, mesh) = asset
-        .meshes
+        .meshes()
         .iter()
         .enumerate()
         .find(|(_, m)| m.is_skinned())
         .expect("a skinned mesh in the demo");
-    let n = asset.skeleton.bone_count();
+    let n = asset.skeleton().bone_count();
     let (mut ctx, mut local, mut model) = (
         SamplingContext::new(),
         LocalPose::default(),
         ModelPose::new(),
     );
     sample(
-        &asset.clips[0],
-        &asset.skeleton,
+        &asset.clips()[0],
+        asset.skeleton(),
         0.3,
         Playback::Loop,
         &mut ctx,
         &mut local,
     )
     .unwrap();
-    local_to_model(&asset.skeleton, &local, &mut model).unwrap();
+    local_to_model(asset.skeleton(), &local, &mut model).unwrap();
     let c_model: Vec<f32> = (0..n).flat_map(|i| model.row_major(i).unwrap()).collect();
     let (m, pn, v) = (mi as u32, n as u32, mesh.vertex_count());
     let rust = |floats: &[f32]| {

@@ -63,3 +63,36 @@ fn a_missing_file_is_named_once() {
     let message = String::from_utf8_lossy(&out.stdout);
     assert_eq!(occurrences(&message, "missing-model.fbx"), 1, "{message}");
 }
+
+/// A cause three layers down (the import, its pipeline step, the bone map's read, the
+/// operating system's error) is printed once, on one line after `error:`.
+#[test]
+fn a_pipeline_failure_prints_its_cause_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(gom(&["demo", s(tmp.path())]).status.success());
+    let model = tmp.path().join("demo.gom");
+    let map = tmp.path().join("missing-bone-map.txt");
+    let os_error = std::fs::read(&map).unwrap_err().to_string();
+    let out_path = tmp.path().join("out.gom");
+    let args = [
+        "convert",
+        s(&model),
+        s(&out_path),
+        "--anim",
+        s(&model),
+        "--bone-map",
+        s(&map),
+    ];
+    let out = gom(&args);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert_eq!(occurrences(&message, "error:"), 1, "{message}");
+    assert_eq!(
+        occurrences(&message, "missing-bone-map.txt"),
+        1,
+        "{message}"
+    );
+    assert_eq!(occurrences(&message, &os_error), 1, "{message}");
+    assert!(!out_path.exists());
+}

@@ -29,14 +29,14 @@ fn import(path: &Path, drop_end_sites: bool) -> Result<gom::Model, String> {
 /// Every bone at every frame of the file's first clip, through the runtime.
 fn sampled(bytes: &[u8], frames: usize) -> Result<Vec<Trs>, String> {
     let asset = Asset::parse(bytes).map_err(|e| e.to_string())?;
-    let clip = asset.clips.first().ok_or("no clip")?;
+    let clip = asset.clips().first().ok_or("no clip")?;
     let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
     let mut out = Vec::new();
     for f in 0..frames {
         let t = frame_time(f as u32, clip.sample_rate());
         sample(
             clip,
-            &asset.skeleton,
+            asset.skeleton(),
             t,
             Playback::Once,
             &mut ctx,

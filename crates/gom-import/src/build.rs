@@ -26,7 +26,6 @@ pub use jobs::{plan, plan_with, Plan, PlannedJob};
 pub use manifest::{merge_manifests, part_name, Merged};
 pub use plan::{ignores_case, Inputs};
 
-pub(crate) use crate::digest::hex;
 pub use crate::export::Converted;
 use crate::format::{OutputFormat, SourceFormat};
 use manifest::Record;
@@ -236,6 +235,7 @@ pub enum Progress<'a> {
 /// A build-level error (the source folder cannot be read, the output folder cannot
 /// be created). Per-file errors are reported in [`BuildReport`] instead.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// An I/O error on a path.
     #[error("{path}: {source}")]
@@ -612,7 +612,7 @@ impl Running<'_> {
             },
         };
         if let Err(error) = self.write(job, &entry) {
-            return failed(error);
+            return failed(error.to_string());
         }
         if let (Some(c), false) = (self.cache, cached) {
             // The cache only saves work: a share that cannot be written (read-only,
@@ -631,7 +631,7 @@ impl Running<'_> {
     }
 
     /// Writes a job's output and side files, each atomically.
-    fn write(&self, job: &PlannedJob, entry: &cache::Entry) -> Result<(), String> {
+    fn write(&self, job: &PlannedJob, entry: &cache::Entry) -> Result<(), BuildError> {
         let out_path = self.out.join(&job.output_rel);
         let dir = out_path.parent().unwrap_or(self.out);
         let side_paths: Vec<PathBuf> = entry
@@ -646,13 +646,13 @@ impl Running<'_> {
             if let Some((output, input)) =
                 inputs.first_overwritten(side_paths.iter().map(PathBuf::as_path))
             {
-                return Err(BuildError::WouldOverwrite { output, input }.to_string());
+                return Err(BuildError::WouldOverwrite { output, input });
             }
         }
         for (side, path) in entry.side_files.iter().zip(&side_paths) {
-            write_atomic(path, &side.bytes).map_err(|e| e.to_string())?;
+            write_atomic(path, &side.bytes)?;
         }
-        write_atomic(&out_path, &entry.bytes).map_err(|e| e.to_string())
+        write_atomic(&out_path, &entry.bytes)
     }
 
     /// The manifest record of a job whose output `entry` was just written.
@@ -662,7 +662,7 @@ impl Running<'_> {
             input_hash: hash.to_string(),
             options: job.fingerprint.clone(),
             converter: gom::CONVERTER_VERSION.to_string(),
-            output_hash: hex(&Sha256::digest(&entry.bytes)),
+            output_hash: hex::encode(Sha256::digest(&entry.bytes)),
             output_bytes: entry.bytes.len() as u64,
             side_files: jobs::side_file_hashes(&entry.side_files),
             textures: entry.textures.clone(),

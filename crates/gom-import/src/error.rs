@@ -74,8 +74,9 @@ pub enum ImportError {
     Pipeline {
         /// The file being converted.
         path: PathBuf,
-        /// What failed.
-        source: crate::pipeline::PipelineError,
+        /// What failed (boxed: the steps' errors carry their options, and every
+        /// import returns this type).
+        source: Box<crate::pipeline::PipelineError>,
     },
     /// A clip could not be compressed (`--compress`).
     #[error("{path}: {source}")]

@@ -10,7 +10,6 @@
 pub mod build;
 pub mod bvh;
 pub mod compress;
-mod digest;
 pub mod error;
 pub mod export;
 pub mod fbx;

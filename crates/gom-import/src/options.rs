@@ -165,7 +165,7 @@ impl ImportOptions {
         // Serialising plain numbers, booleans, enums and strings cannot fail; should it
         // ever, the error text still differs from any serialisation.
         let text = serde_json::to_string(self).unwrap_or_else(|e| format!("unserialisable: {e}"));
-        crate::digest::hex(&Sha256::digest(text.as_bytes()))
+        hex::encode(Sha256::digest(text.as_bytes()))
     }
 
     /// The options that name files, by field name, with the files they name: a build
@@ -190,10 +190,7 @@ impl ImportOptions {
 fn serialize_path<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
     let text = path.as_ref().map(|p| match p.to_str() {
         Some(t) => format!("utf8:{t}"),
-        None => format!(
-            "bytes:{}",
-            crate::digest::hex(p.as_os_str().as_encoded_bytes())
-        ),
+        None => format!("bytes:{}", hex::encode(p.as_os_str().as_encoded_bytes())),
     });
     serde::Serialize::serialize(&text, s)
 }

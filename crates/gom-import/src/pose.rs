@@ -36,6 +36,7 @@ pub struct PosedMesh {
 
 /// Errors posing a model.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoseError {
     /// The model has no clip of that name.
     #[error("no clip named \"{name}\" (the model has: {available})")]
@@ -104,7 +105,7 @@ fn clip_index(asset: &Asset<'_>, model: &Model, at: &PoseAt) -> Result<Option<us
     Ok(match &at.clip {
         Some(name) => Some(
             asset
-                .clips
+                .clips()
                 .iter()
                 .position(|c| c.name() == name)
                 .ok_or_else(|| PoseError::NoSuchClip {

@@ -66,7 +66,7 @@ fn import_with_pipeline(
     }
     let failed = |source| ImportError::Pipeline {
         path: path.to_path_buf(),
-        source,
+        source: Box::new(source),
     };
     let step = crate::pipeline::PipelineError::Step;
     let space = crate::pipeline::correct_space(&mut imported.model, &declared, options)
@@ -82,7 +82,7 @@ fn import_with_pipeline(
         crate::pipeline::correct_space(&mut model, &declared, &anim_options).map_err(|e| {
             ImportError::Pipeline {
                 path: anim.to_path_buf(),
-                source: step(e),
+                source: Box::new(step(e)),
             }
         })?;
         Ok(model)

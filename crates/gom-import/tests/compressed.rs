@@ -28,10 +28,10 @@ fn import(path: &PathBuf, compress: bool, mm: f32, cm: f32) -> gom::Model {
 /// Every bone at every frame of the first clip, sampled by the runtime from `bytes`.
 fn runtime_frames(bytes: &[u8], frames: usize, rate: f32, reverse: bool) -> Vec<Trs> {
     let asset = Asset::parse(bytes).expect("written file reads");
-    let clip = asset.clips.first().expect("a clip");
+    let clip = asset.clips().first().expect("a clip");
     assert!(clip.compressed().is_some(), "the clip reads as compressed");
     let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
-    let n = asset.skeleton.bone_count();
+    let n = asset.skeleton().bone_count();
     let mut out = vec![Trs::default(); frames * n];
     let order: Vec<usize> = if reverse {
         (0..frames).rev().collect()
@@ -42,7 +42,7 @@ fn runtime_frames(bytes: &[u8], frames: usize, rate: f32, reverse: bool) -> Vec<
         let t = gom_import::compress::frame_time(f as u32, rate);
         sample(
             clip,
-            &asset.skeleton,
+            asset.skeleton(),
             t,
             Playback::Once,
             &mut ctx,
@@ -183,8 +183,8 @@ fn hostile_payload_bytes_are_refused_or_sample_finite_poses() {
                 let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
                 for t in [0.0, 0.37, 1.0, 2.5] {
                     sample(
-                        &asset.clips[0],
-                        &asset.skeleton,
+                        &asset.clips()[0],
+                        asset.skeleton(),
                         t,
                         Playback::Loop,
                         &mut ctx,

@@ -172,17 +172,17 @@ fn runtime_triangles(asset: &gom_runtime::Asset, clip: usize, t: f32) -> Vec<Tri
         Palette::new(),
     );
     sample(
-        &asset.clips[clip],
-        &asset.skeleton,
+        &asset.clips()[clip],
+        asset.skeleton(),
         t,
         Playback::Once,
         &mut ctx,
         &mut local,
     )
     .unwrap();
-    local_to_model(&asset.skeleton, &local, &mut model).unwrap();
+    local_to_model(asset.skeleton(), &local, &mut model).unwrap();
     let mut out = Vec::new();
-    for mesh in &asset.meshes {
+    for mesh in asset.meshes() {
         palette.compute(mesh, &model).unwrap();
         let mut positions = vec![[0.0; 3]; mesh.vertex_count()];
         skin(

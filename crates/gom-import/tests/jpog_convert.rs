@@ -95,11 +95,6 @@ fn triangles(indices: &[u32]) -> Vec<[u32; 3]> {
         .collect()
 }
 
-/// Lower-case hexadecimal of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Model-space matrices from node-local ones, `world = local * world[parent]` (D1),
 /// for nodes that may come before their parents (a negative parent: a root).
 fn world_of(parents: &[i16], local: &[Mat4]) -> Vec<Mat4> {
@@ -171,7 +166,7 @@ fn shared_static_model_converts_validates_and_keeps_its_bind_pose() {
         assert_valid(model);
         // header: SHA-256 of the file, as the expected file states it
         assert_eq!(
-            hex(&model.header.source_hash),
+            hex::encode(model.header.source_hash),
             exp["sha256"].as_str().unwrap()
         );
         assert_eq!(model.header.converter_version, gom::CONVERTER_VERSION);
@@ -289,7 +284,7 @@ fn shared_material_library_names_the_extracted_texture() {
     let img = jpog::png_io::decode_png(&out.side_files[0].bytes).unwrap();
     let t1 = &exp["textures"][1];
     assert_eq!(t1["id"], 4);
-    assert_eq!(hex(img.data()), t1["rgba_hex"].as_str().unwrap());
+    assert_eq!(hex::encode(img.data()), t1["rgba_hex"].as_str().unwrap());
     assert_valid(&out.model);
 }
 

@@ -271,11 +271,7 @@ fn animation_bounds(
             Ok(pose_bounds(&meshes, &pose, render.skeleton_overlay))
         })
         .collect::<Result<Vec<Aabb>, RenderError>>()?;
-    let mut bounds = Aabb::EMPTY;
-    for part in &parts {
-        bounds.union(part);
-    }
-    Ok(bounds)
+    Ok(parts.iter().fold(Aabb::EMPTY, |b, part| b.union(part)))
 }
 
 /// The picture of `spec` through the shared camera, with the clip's name in a strip of

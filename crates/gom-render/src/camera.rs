@@ -83,83 +83,44 @@ pub const HALF_FOV_TAN: f32 = 0.5;
 /// The framed box fills 1/`MARGIN` of the image across its tighter axis.
 pub const MARGIN: f32 = 1.1;
 
-/// An axis-aligned box in model space.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Aabb {
-    /// Minimum corner.
-    pub min: [f32; 3],
-    /// Maximum corner.
-    pub max: [f32; 3],
+/// An axis-aligned box in model space: the runtime's, filled here only with finite
+/// points ([`add_finite`]).
+pub use gom_runtime::Aabb;
+
+/// Grows `b` to hold `p`; a point with a non-finite coordinate is left out.
+pub(crate) fn add_finite(b: &mut Aabb, p: [f32; 3]) {
+    if p.iter().all(|v| v.is_finite()) {
+        *b = b.union(&Aabb::from_points(&[p]));
+    }
 }
 
-impl Aabb {
-    /// The empty box (adding any point makes it that point).
-    pub const EMPTY: Aabb = Aabb {
-        min: [f32::INFINITY; 3],
-        max: [f32::NEG_INFINITY; 3],
-    };
-
-    /// Grows the box to hold `p`; non-finite points are ignored.
-    pub fn add(&mut self, p: [f32; 3]) {
-        if !p.iter().all(|v| v.is_finite()) {
-            return;
-        }
-        for (i, v) in p.iter().enumerate() {
-            self.min[i] = self.min[i].min(*v);
-            self.max[i] = self.max[i].max(*v);
-        }
+/// `b`, or the unit box around the origin when it is empty.
+pub(crate) fn or_unit(b: &Aabb) -> Aabb {
+    if b.is_empty() {
+        Aabb::from_points(&[[-0.5; 3], [0.5; 3]])
+    } else {
+        *b
     }
+}
 
-    /// Grows the box to hold `other`.
-    pub fn union(&mut self, other: &Aabb) {
-        if !other.is_empty() {
-            self.add(other.min);
-            self.add(other.max);
-        }
-    }
+/// The centre of `b`.
+pub(crate) fn center(b: &Aabb) -> [f32; 3] {
+    ((b.min + b.max) * 0.5).to_array()
+}
 
-    /// Whether no point has been added.
-    pub fn is_empty(&self) -> bool {
-        self.min[0]
-            .partial_cmp(&self.max[0])
-            .is_none_or(|o| o.is_gt())
-    }
-
-    /// The box, or the unit box around the origin when it is empty.
-    pub fn or_unit(self) -> Aabb {
-        if self.is_empty() {
-            Aabb {
-                min: [-0.5; 3],
-                max: [0.5; 3],
-            }
-        } else {
-            self
+/// The eight corners of `b`.
+fn corners(b: &Aabb) -> [[f32; 3]; 8] {
+    let mut c = [[0.0; 3]; 8];
+    for (i, corner) in c.iter_mut().enumerate() {
+        for (axis, v) in corner.iter_mut().enumerate() {
+            *v = if i & (1 << axis) != 0 {
+                b.max[axis]
+            } else {
+                b.min[axis]
+            };
         }
     }
-
-    /// The centre.
-    pub fn center(&self) -> [f32; 3] {
-        [
-            (self.min[0] + self.max[0]) * 0.5,
-            (self.min[1] + self.max[1]) * 0.5,
-            (self.min[2] + self.max[2]) * 0.5,
-        ]
-    }
-
-    /// The eight corners.
-    pub fn corners(&self) -> [[f32; 3]; 8] {
-        let mut c = [[0.0; 3]; 8];
-        for (i, corner) in c.iter_mut().enumerate() {
-            for (axis, v) in corner.iter_mut().enumerate() {
-                *v = if i & (1 << axis) != 0 {
-                    self.max[axis]
-                } else {
-                    self.min[axis]
-                };
-            }
-        }
-        c
-    }
+    c
 }
 
 /// A point projected to the image.
@@ -218,14 +179,13 @@ impl Camera {
         width: u32,
         height: u32,
     ) -> Camera {
-        let b = bounds.or_unit();
+        let b = or_unit(bounds);
         let axes = view.axes();
-        let target = b.center();
+        let target = center(&b);
         let (w, h) = (width.max(1) as f32, height.max(1) as f32);
         let short = w.min(h);
         let aspect = [w / short, h / short];
-        let rel: Vec<[f32; 3]> = b
-            .corners()
+        let rel: Vec<[f32; 3]> = corners(&b)
             .iter()
             .map(|c| {
                 let d = [c[0] - target[0], c[1] - target[1], c[2] - target[2]];
@@ -383,10 +343,7 @@ mod tests {
 
     #[test]
     fn orthographic_front_frame_of_a_unit_cube_maps_corners_by_hand() {
-        let b = Aabb {
-            min: [-0.5; 3],
-            max: [0.5; 3],
-        };
+        let b = Aabb::from_points(&[[-0.5; 3], [0.5; 3]]);
         let cam = Camera::frame(View::Front, Projection::Orthographic, &b, 110, 110);
         // Half extent 0.5 * 1.1 = 0.55; x = 0.5 maps to (0.5/0.55 + 1) * 55 = 105.
         let p = cam.project([0.5, 0.5, -0.5]).unwrap();
@@ -402,13 +359,10 @@ mod tests {
 
     #[test]
     fn perspective_frame_keeps_every_corner_inside_the_image() {
-        let b = Aabb {
-            min: [-1.0, 0.0, -3.0],
-            max: [1.0, 2.0, 3.0],
-        };
+        let b = Aabb::from_points(&[[-1.0, 0.0, -3.0], [1.0, 2.0, 3.0]]);
         for v in [View::Front, View::Side, View::Top, View::ThreeQuarter] {
             let cam = Camera::frame(v, Projection::Perspective, &b, 200, 100);
-            for c in b.corners() {
+            for c in corners(&b) {
                 let p = cam.project(c).unwrap();
                 assert!(
                     p.x >= 0.0 && p.x <= 200.0 && p.y >= 0.0 && p.y <= 100.0,

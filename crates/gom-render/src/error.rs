@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// Everything that can go wrong while rendering, encoding or loading images.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
     /// An image of this size cannot be made: a side is zero, or the image would exceed
     /// [`crate::Image::MAX_PIXELS`].
@@ -44,20 +45,20 @@ pub enum RenderError {
     #[error("PNG encoding failed: {0}")]
     PngEncode(#[from] png::EncodingError),
     /// A PNG could not be decoded.
-    #[error("PNG {source_name} could not be decoded: {error}")]
+    #[error("PNG {source_name} could not be decoded: {source}")]
     PngDecode {
         /// The file path, or `<memory>`.
         source_name: String,
         /// The decoder's error.
-        error: gom_image::ImageError,
+        source: gom_image::ImageError,
     },
     /// A file could not be read or written.
-    #[error("cannot access {path}: {error}")]
+    #[error("cannot access {path}: {source}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The operating system's error.
-        error: std::io::Error,
+        source: std::io::Error,
     },
     /// A frame rate that is not a positive number up to [`crate::animation::MAX_FPS`].
     #[error(

@@ -116,7 +116,7 @@ pub fn filmstrip(model: &Model, options: &FilmstripOptions) -> Result<Filmstrip,
     let mut bounds = Aabb::EMPTY;
     for pose in &poses {
         let posed = skinner.pose(pose)?;
-        bounds.union(&pose_bounds(&posed, pose, options.skeleton_overlay));
+        bounds = bounds.union(&pose_bounds(&posed, pose, options.skeleton_overlay));
     }
     let (fw, fh) = options.frame_size;
     let camera = Camera::frame(options.view, options.projection, &bounds, fw, fh);

@@ -14,9 +14,9 @@ pub fn encode_png(image: &Image) -> Result<Vec<u8>, RenderError> {
 /// Encodes `image` (see [`encode_png`]) and writes it to `path`.
 pub fn save_png(image: &Image, path: &Path) -> Result<(), RenderError> {
     let bytes = encode_png(image)?;
-    std::fs::write(path, bytes).map_err(|error| RenderError::Io {
+    std::fs::write(path, bytes).map_err(|source| RenderError::Io {
         path: path.to_path_buf(),
-        error,
+        source,
     })
 }
 
@@ -29,17 +29,17 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image, RenderError> {
 
 /// Reads and decodes the PNG file at `path` (see [`decode_png`]).
 pub fn load_png(path: &Path) -> Result<Image, RenderError> {
-    let bytes = std::fs::read(path).map_err(|error| RenderError::Io {
+    let bytes = std::fs::read(path).map_err(|source| RenderError::Io {
         path: path.to_path_buf(),
-        error,
+        source,
     })?;
     decode_named(&bytes, &path.display().to_string())
 }
 
 fn decode_named(bytes: &[u8], name: &str) -> Result<Image, RenderError> {
-    gom_image::decode_png(bytes).map_err(|error| RenderError::PngDecode {
+    gom_image::decode_png(bytes).map_err(|source| RenderError::PngDecode {
         source_name: name.to_string(),
-        error,
+        source,
     })
 }
 

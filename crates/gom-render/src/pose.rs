@@ -4,7 +4,7 @@
 use gom::{Mat4, MeshPart, Model, Vertices};
 use gom_runtime::{Mesh, ModelPose, SkinnedMesh};
 
-use crate::camera::Aabb;
+use crate::camera::{add_finite, Aabb};
 use crate::error::RenderError;
 
 /// Model-space matrices of every bone, as the runtime computes them (D1).
@@ -158,13 +158,13 @@ pub(crate) fn pose_bounds(meshes: &[PosedMesh], pose: &Pose, joints: bool) -> Aa
     let mut b = Aabb::EMPTY;
     for m in meshes {
         for p in &m.positions {
-            b.add(*p);
+            add_finite(&mut b, *p);
         }
     }
     if joints || b.is_empty() {
         for i in 0..pose.bone_count() {
             if let Some(j) = pose.joint(i) {
-                b.add(j);
+                add_finite(&mut b, j);
             }
         }
     }

@@ -336,9 +336,9 @@ fn draw_segment(
 /// A square grid in the plane y = `bounds.min.y`, centred under the bounds, 1.5 times
 /// their larger horizontal extent across, with lines at multiples of a 1-2-5 step.
 fn draw_grid(frame: &mut Frame, camera: &Camera, bounds: &Aabb) {
-    let b = bounds.or_unit();
+    let b = crate::camera::or_unit(bounds);
     let y = b.min[1];
-    let c = b.center();
+    let c = crate::camera::center(&b);
     let ext = (b.max[0] - b.min[0]).max(b.max[2] - b.min[2]);
     let ext = if ext > 0.0 {
         ext

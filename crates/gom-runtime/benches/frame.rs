@@ -189,7 +189,7 @@ fn sampling<M: Measurement>(c: &mut Criterion<M>) {
             ("every_key", every_key),
         ] {
             let asset = Asset::from_model(&m).expect("valid generated model");
-            let (skel, clip) = (&asset.skeleton, &asset.clips[0]);
+            let (skel, clip) = (asset.skeleton(), &asset.clips()[0]);
             let prepared = PreparedClip::new(clip, skel).expect("prepared");
             for (how, seek) in [("forward", false), ("seek", true)] {
                 let mut g = group(c, &format!("sampling_{kind}_{how}"));
@@ -280,7 +280,7 @@ impl Character {
     /// One frame: sample both clips (the second 30 % faster), cross-fade them,
     /// local to model, palette, skin positions and normals.
     fn frame(&mut self, scene: &Scene, prepared: bool) {
-        let (skel, mesh) = (&scene.asset.skeleton, &scene.asset.meshes[0]);
+        let (skel, mesh) = (scene.asset.skeleton(), &scene.asset.meshes()[0]);
         self.time += FRAME;
         let times = [self.time, self.time * 1.3];
         for (k, time) in times.into_iter().enumerate() {
@@ -288,7 +288,7 @@ impl Character {
                 let (clip, ctx) = (&scene.prepared[k], &mut self.prepared[k]);
                 sample_prepared(clip, time, Playback::Loop, ctx, &mut self.clips[k]);
             } else {
-                let (clip, ctx) = (&scene.asset.clips[k], &mut self.in_place[k]);
+                let (clip, ctx) = (&scene.asset.clips()[k], &mut self.in_place[k]);
                 sample(clip, skel, time, Playback::Loop, ctx, &mut self.clips[k]).ok();
             }
         }
@@ -307,7 +307,7 @@ impl Character {
 
 fn frames<M: Measurement>(c: &mut Criterion<M>) {
     let asset = Asset::from_model(&model(BONES, 2, VERTICES)).expect("valid generated model");
-    let prep = |k: usize| PreparedClip::new(&asset.clips[k], &asset.skeleton).expect("prepared");
+    let prep = |k: usize| PreparedClip::new(&asset.clips()[k], asset.skeleton()).expect("prepared");
     let prepared = [prep(0), prep(1)];
     let scene = Scene { asset, prepared };
     let threads = if cpu_time_selected() {

@@ -171,7 +171,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
     for &n in &SIZES {
         let m = model(n, false);
         let asset = Asset::from_model(&m).expect("valid generated model");
-        let (skel, clip, mesh) = (&asset.skeleton, &asset.clips[0], &asset.meshes[0]);
+        let (skel, clip, mesh) = (asset.skeleton(), &asset.clips()[0], &asset.meshes()[0]);
 
         let mut g = group(c, "sampling");
         g.throughput(Throughput::Elements(n as u64));
@@ -265,21 +265,21 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         let mut ctx = SamplingContext::new();
         let mut local = LocalPose::default();
         sample(
-            &scaled.clips[0],
-            &scaled.skeleton,
+            &scaled.clips()[0],
+            scaled.skeleton(),
             0.7,
             Playback::Loop,
             &mut ctx,
             &mut local,
         )
         .expect("sample");
-        local_to_model(&scaled.skeleton, &local, &mut world).expect("pose");
-        pal.compute(&scaled.meshes[0], &world).expect("palette");
+        local_to_model(scaled.skeleton(), &local, &mut world).expect("pose");
+        pal.compute(&scaled.meshes()[0], &world).expect("palette");
         assert!(!pal.is_rigid());
         g.bench_function(BenchmarkId::new("scaled", n), |b| {
             b.iter(|| {
                 skin(
-                    &scaled.meshes[0],
+                    &scaled.meshes()[0],
                     black_box(&pal),
                     SkinTargets {
                         positions: Some(&mut p),
@@ -359,7 +359,7 @@ fn with_block_bones(m: &Model, d: usize, bones: usize) -> Model {
 /// normals, and positions, normals and tangents, on the fastest path.
 fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
     let asset = Asset::from_model(m).expect("valid generated model");
-    let (skel, clip, mesh) = (&asset.skeleton, &asset.clips[0], &asset.meshes[0]);
+    let (skel, clip, mesh) = (asset.skeleton(), &asset.clips()[0], &asset.meshes()[0]);
     let (mut ctx, mut local, mut world) = (
         SamplingContext::new(),
         LocalPose::default(),
@@ -407,7 +407,7 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
     for k in [1, 2, 4] {
         let mk = with_influences(m, k, true);
         let a = Asset::from_model(&mk).expect("valid generated model");
-        let mesh = &a.meshes[0];
+        let mesh = &a.meshes()[0];
         for (name, normals, tangents) in [
             ("p", false, false),
             ("pn", true, false),
@@ -433,7 +433,7 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
     g.throughput(Throughput::Elements(VERTICES as u64));
     for d in [4, 6, 8, 12, 16, 64] {
         let a = Asset::from_model(&with_block_bones(m, d, SIZES[0])).expect("valid model");
-        let mesh = &a.meshes[0];
+        let mesh = &a.meshes()[0];
         g.bench_function(BenchmarkId::from_parameter(d), |b| {
             b.iter(|| {
                 let out = SkinTargets {

@@ -9,14 +9,32 @@ use crate::Error;
 /// bytes (`'a`) where they are aligned; built from a [`gom::Model`] they own copies.
 #[derive(Debug, Clone)]
 pub struct Asset<'a> {
+    skeleton: Skeleton,
+    materials: Vec<gom::Material>,
+    meshes: Vec<Mesh<'a>>,
+    clips: Vec<Clip<'a>>,
+}
+
+impl<'a> Asset<'a> {
     /// The skeleton (may have no bones).
-    pub skeleton: Skeleton,
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
     /// Materials, in file order.
-    pub materials: Vec<gom::Material>,
+    pub fn materials(&self) -> &[gom::Material] {
+        &self.materials
+    }
+
     /// Mesh parts, in file order.
-    pub meshes: Vec<Mesh<'a>>,
+    pub fn meshes(&self) -> &[Mesh<'a>] {
+        &self.meshes
+    }
+
     /// Animation clips, in file order.
-    pub clips: Vec<Clip<'a>>,
+    pub fn clips(&self) -> &[Clip<'a>] {
+        &self.clips
+    }
 }
 
 impl Asset<'static> {

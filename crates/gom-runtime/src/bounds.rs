@@ -47,7 +47,8 @@ impl Aabb {
         self.max = self.max.max(p);
     }
 
-    /// The smallest box containing both.
+    /// The smallest box containing both (a new box: `self` is unchanged).
+    #[must_use]
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb {
             min: self.min.min(other.min),

@@ -8,6 +8,7 @@ use std::fmt;
 /// [`Asset::from_model`](crate::Asset::from_model). Errors name what they concern and
 /// read as a sentence.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// A model built in memory breaks a rule the runtime relies on.
     InvalidModel {

@@ -23,17 +23,18 @@
 //! use gom_runtime::*;
 //! let (mut ctx, mut local, mut model, mut palette) =
 //!     (SamplingContext::new(), LocalPose::default(), ModelPose::new(), Palette::new());
-//! let clip = &asset.clips[0];
-//! sample(clip, &asset.skeleton, 0.5, Playback::Loop, &mut ctx, &mut local)?;
-//! local_to_model(&asset.skeleton, &local, &mut model)?;
-//! let mesh = &asset.meshes[0];
+//! let clip = &asset.clips()[0];
+//! sample(clip, asset.skeleton(), 0.5, Playback::Loop, &mut ctx, &mut local)?;
+//! local_to_model(asset.skeleton(), &local, &mut model)?;
+//! let mesh = &asset.meshes()[0];
 //! palette.compute(mesh, &model)?;
 //! let mut positions = vec![[0.0; 3]; mesh.vertex_count()];
 //! skin(mesh, &palette, SkinTargets { positions: Some(&mut positions), ..Default::default() })?;
 //! # Ok(()) }
 //! ```
-// Two modules (`skinning::avx2`, `skinning::avx512`) allow `unsafe` to call into their
-// vector code after checking the CPU; everything else is safe.
+// Four modules (`skinning::avx2`, `skinning::avx512`, `pose::avx`, `sampling::wide`)
+// allow `unsafe` to call into their vector code after checking the CPU; everything
+// else is safe.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

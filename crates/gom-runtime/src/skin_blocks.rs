@@ -25,29 +25,59 @@ pub(crate) const SKIN_BLOCK: usize = 16;
 pub(crate) const MAX_COLUMN_BONES: usize = 16;
 
 /// What the vector skinning paths need to know of one block before they blend.
+///
+/// The fields are private to this module and [`SkinBlocks::new`] (by `push`) is the
+/// only constructor that can say the block's bone indices are small: a vector path
+/// reads palette entries unchecked by those indices, so whether it may skip the clamp
+/// depends on `bone_end` being true, and only the code that measured the indices sets
+/// it. A path asks [`SkinBlock::indices_below`] with the length of the palette it
+/// reads, so the answer never depends on which palette a caller paired the block with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SkinBlock {
     /// Influence slots any vertex of the block uses, 1 to 4: the slots after the last
     /// with a weight in some vertex are skipped, as a runtime that groups vertices by
     /// influence count does.
-    pub slots: u8,
-    /// Every bone index of the block is below the bone count (no clamping needed).
-    pub in_range: bool,
+    slots: u8,
+    /// One past the largest bone index of the block, any slot (`u32::MAX` when
+    /// unknown): every index is below it.
+    bone_end: u32,
     /// Distinct bones of the block kept by bone, 0 when it is not (see the module).
-    pub bones: u8,
+    bones: u8,
     /// Index of the block's first entry in [`SkinBlocks::bones`] and
     /// [`SkinBlocks::weights`].
-    pub first: u32,
+    first: u32,
 }
 
 impl SkinBlock {
     /// A block the paths must treat as using every slot, clamped, not by bone.
     pub const UNKNOWN: SkinBlock = SkinBlock {
         slots: 4,
-        in_range: false,
+        bone_end: u32::MAX,
         bones: 0,
         first: 0,
     };
+
+    /// Influence slots any vertex of the block uses, 1 to 4.
+    pub fn slots(&self) -> u8 {
+        self.slots
+    }
+
+    /// Whether every bone index of the block, in any slot, is below `len`: then a
+    /// palette of `len` entries may be indexed by them without clamping.
+    pub fn indices_below(&self, len: usize) -> bool {
+        (self.bone_end as usize) <= len
+    }
+
+    /// Distinct bones of the block kept by bone, 0 when it is not.
+    pub fn bones(&self) -> u8 {
+        self.bones
+    }
+
+    /// Index of the block's first entry in [`SkinBlocks::bones`] and
+    /// [`SkinBlocks::weights`].
+    pub fn first(&self) -> u32 {
+        self.first
+    }
 }
 
 /// One distinct bone's weights in the sixteen vertices of a block, on a 64-byte line
@@ -83,7 +113,7 @@ impl SkinBlocks {
     fn push(&mut self, block: &[f32], stride: usize, so: usize, bone_count: usize) -> SkinBlock {
         let mut b = SkinBlock {
             slots: 1,
-            in_range: true,
+            bone_end: 0,
             bones: 0,
             first: 0,
         };
@@ -91,7 +121,8 @@ impl SkinBlocks {
             let (i, w) = skin_of(v, so);
             let used = (1..4).rev().find(|&k| w[k] != 0.0).map_or(1, |k| k + 1);
             b.slots = b.slots.max(used as u8);
-            b.in_range &= i.iter().all(|&i| usize::from(i) < bone_count);
+            let end = i.iter().map(|&i| u32::from(i) + 1).max().unwrap_or(0);
+            b.bone_end = b.bone_end.max(end);
         }
         let whole = block.len() == stride * SKIN_BLOCK;
         let first = u32::try_from(self.bones.len()).ok();
@@ -196,7 +227,7 @@ mod tests {
         let b = blocks(&v, 8);
         let expected = SkinBlock {
             slots: 4,
-            in_range: false,
+            bone_end: 0x1_0000,
             bones: 4,
             first: 0,
         };
@@ -224,6 +255,22 @@ mod tests {
         assert_eq!(b.bones.len(), 16);
         let slots: Vec<u8> = b.blocks.iter().map(|b| b.slots).collect();
         assert_eq!(slots, [1, 2, 1, 1]);
-        assert!(!b.blocks[2].in_range);
+        assert!(!b.blocks[2].indices_below(40));
+        assert!(b.blocks[2].indices_below(41));
+    }
+
+    #[test]
+    fn indices_below_answers_for_the_palette_asked_not_the_skeleton_measured() {
+        // Bones 0..16, measured against a skeleton of 40 bones: in range for a
+        // palette of 16 or more entries, not for a shorter one, and an unknown block
+        // never is.
+        let v: Vec<_> = (0..16u16)
+            .map(|b| vertex([b, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]))
+            .collect();
+        let b = blocks(&v, 40).blocks[0];
+        assert_eq!((b.slots(), b.bones(), b.first()), (1, 16, 0));
+        assert!(b.indices_below(16) && b.indices_below(40));
+        assert!(!b.indices_below(15) && !b.indices_below(0));
+        assert!(!SkinBlock::UNKNOWN.indices_below(usize::from(u16::MAX) + 1));
     }
 }

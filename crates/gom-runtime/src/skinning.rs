@@ -1,6 +1,6 @@
 //! CPU skinning into caller-provided buffers (D1).
 //!
-//! Three paths compute the same thing: [`SkinPath::Scalar`] (plain `f32`, the
+//! Four paths compute the same thing: [`SkinPath::Scalar`] (plain `f32`, the
 //! reference), [`SkinPath::Vec4`] (glam's four-lane vectors: SSE2 or NEON) and, on
 //! x86-64 CPUs with AVX2 and FMA, [`SkinPath::Avx2Fma`] (eight vertices a block), and
 //! with AVX-512, [`SkinPath::Avx512`] (sixteen vertices a block, transposed to a
@@ -116,9 +116,10 @@ pub(crate) struct Job<'a> {
     /// `pal.len() - 1`: bone indices are clamped to it (a slot past it has weight 0).
     pub last: usize,
     /// The mesh's [`SkinBlock`]s from the first vertex of the words skinned (empty:
-    /// every block uses four slots and clamps). Their `in_range` is against the
-    /// mesh's bone count: a caller pairs them only with a palette of that many bones
-    /// (`pal.len()`), as `job` and `skinned_bounds` check.
+    /// every block uses four slots and clamps). A path asks each whether its indices
+    /// are below the length of the palette it reads
+    /// ([`SkinBlock::indices_below`]), so no pairing of blocks and palette made here
+    /// can make an unchecked read go past the palette.
     pub blocks: &'a [SkinBlock],
     /// The by-bone weights that `blocks` point into (all of the mesh's).
     pub by_bone: &'a SkinBlocks,
@@ -131,10 +132,10 @@ impl<'j> Job<'j> {
     /// Block `b`'s distinct bones and their weights when it is kept by bone (see
     /// [`crate::skin_blocks`]) and the palette is finite.
     pub fn by_bone_of(&self, b: SkinBlock) -> Option<(&'j [u16], &'j [Weights16])> {
-        if b.bones == 0 || !self.finite {
+        if b.bones() == 0 || !self.finite {
             return None;
         }
-        let range = b.first as usize..b.first as usize + usize::from(b.bones);
+        let range = b.first() as usize..b.first() as usize + usize::from(b.bones());
         Some((
             self.by_bone.bones.get(range.clone())?,
             self.by_bone.weights.get(range)?,

@@ -16,7 +16,7 @@ fn frame(asset: &Asset, clip: usize, t: f32) -> Frame {
     let world = model_pose_of(asset, &local);
     let mut ps = Vec::new();
     let mut ns = Vec::new();
-    for mesh in &asset.meshes {
+    for mesh in asset.meshes() {
         pal.compute(mesh, &world).unwrap();
         let (p, n) = skin_positions_normals(mesh, &pal);
         ps.push(p);
@@ -34,17 +34,17 @@ fn file_opened_in_place_animates_like_the_model() {
     bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
     let aligned = &bytemuck::cast_slice::<u32, u8>(&words)[..bytes.len()];
     let in_place = Asset::parse(aligned).unwrap();
-    assert!(in_place.meshes.iter().all(|m| m.is_in_place()));
-    assert!(in_place.clips.iter().all(|c| c.is_in_place()));
+    assert!(in_place.meshes().iter().all(|m| m.is_in_place()));
+    assert!(in_place.clips().iter().all(|c| c.is_in_place()));
     // The same bytes one byte off alignment: copied, same results.
     let mut shifted = vec![0u8; bytes.len() + 1];
     shifted[1..].copy_from_slice(&bytes);
     let copied = Asset::parse(&shifted[1..]).unwrap();
-    assert!(copied.meshes.iter().all(|m| !m.is_in_place()));
+    assert!(copied.meshes().iter().all(|m| !m.is_in_place()));
     let owned = Asset::from_model(&model).unwrap();
-    assert_eq!(in_place.skeleton.names(), owned.skeleton.names());
-    assert_eq!(in_place.skeleton.parents(), owned.skeleton.parents());
-    for c in 0..owned.clips.len() {
+    assert_eq!(in_place.skeleton().names(), owned.skeleton().names());
+    assert_eq!(in_place.skeleton().parents(), owned.skeleton().parents());
+    for c in 0..owned.clips().len() {
         for t in [0.0, 0.37, 1.0, 1.49, 2.6] {
             let a = frame(&owned, c, t);
             let b = frame(&in_place, c, t);
@@ -62,9 +62,9 @@ fn bind_pose_of_the_demo_reproduces_its_vertices() {
     let model = gom_demo::build();
     let bytes = gom::gomb::write(&model).unwrap();
     let asset = Asset::parse(&bytes).unwrap();
-    let world = ModelPose::bind(&asset.skeleton);
+    let world = ModelPose::bind(asset.skeleton());
     let mut pal = Palette::new();
-    for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
+    for (mesh, part) in asset.meshes().iter().zip(&model.meshes) {
         pal.compute(mesh, &world).unwrap();
         let p = skin_positions(mesh, &pal);
         let g = part.mesh_bind_geo_to_model.unwrap_or(gom::IDENTITY);
@@ -96,8 +96,8 @@ fn posed_meshes_equal_the_frame_built_step_by_step() {
         world
     );
     let posed = asset.posed_meshes(Some(0), 0.7, Playback::Loop).unwrap();
-    assert_eq!(posed.len(), asset.meshes.len());
-    for (k, (m, mesh)) in posed.iter().zip(&asset.meshes).enumerate() {
+    assert_eq!(posed.len(), asset.meshes().len());
+    for (k, (m, mesh)) in posed.iter().zip(asset.meshes()).enumerate() {
         let mut pal = Palette::new();
         pal.compute(mesh, &world).unwrap();
         let n = mesh.vertex_count();
@@ -111,8 +111,8 @@ fn posed_meshes_equal_the_frame_built_step_by_step() {
         assert_eq!(m.positions, p, "mesh {k}");
         assert_eq!(m.normals.as_ref(), Some(&nr), "mesh {k}");
     }
-    let bind = pose_at(&asset.skeleton, None, 5.0, Playback::Once).unwrap();
-    assert_eq!(bind, ModelPose::bind(&asset.skeleton));
+    let bind = pose_at(asset.skeleton(), None, 5.0, Playback::Once).unwrap();
+    assert_eq!(bind, ModelPose::bind(asset.skeleton()));
     assert!(asset.posed_meshes(Some(9), 0.0, Playback::Once).is_err());
 }
 
@@ -198,7 +198,7 @@ fn skinning_matches_d1_written_out_and_all_paths_agree() {
         let rows: Vec<[f32; 16]> = (0..world.bone_count())
             .map(|b| world.row_major(b).unwrap())
             .collect();
-        for (mesh, part) in asset.meshes.iter().zip(&model.meshes) {
+        for (mesh, part) in asset.meshes().iter().zip(&model.meshes) {
             pal.compute(mesh, &world).unwrap();
             let n = mesh.vertex_count();
             let (p, nr) = skin_positions_normals(mesh, &pal);

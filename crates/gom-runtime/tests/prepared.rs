@@ -58,16 +58,16 @@ impl Both {
     fn new(n: usize, seed: u64) -> Both {
         let m = model(chain_of(n), vec![], vec![irregular_clip(n, 2.0, seed)]);
         let asset = Asset::from_model(&m).unwrap();
-        let prepared = PreparedClip::new(&asset.clips[0], &asset.skeleton).unwrap();
+        let prepared = PreparedClip::new(&asset.clips()[0], asset.skeleton()).unwrap();
         Both { asset, prepared }
     }
 
     /// The in-place sampler's pose, from a fresh context (a seek from scratch).
     fn expected(&self, t: f32, playback: Playback) -> Vec<[u32; 10]> {
         let mut p = LocalPose::default();
-        let clip = &self.asset.clips[0];
+        let clip = &self.asset.clips()[0];
         let mut ctx = SamplingContext::new();
-        sample(clip, &self.asset.skeleton, t, playback, &mut ctx, &mut p).unwrap();
+        sample(clip, self.asset.skeleton(), t, playback, &mut ctx, &mut p).unwrap();
         bits(&p)
     }
 
@@ -78,7 +78,7 @@ impl Both {
     }
 
     fn key_times(&self) -> Vec<f32> {
-        let mut v: Vec<f32> = self.asset.clips[0]
+        let mut v: Vec<f32> = self.asset.clips()[0]
             .tracks()
             .iter()
             .flat_map(|t| t.keys().iter().map(|k| k.time))
@@ -174,7 +174,7 @@ fn a_track_on_a_bone_the_skeleton_lacks_is_refused() {
     let asset = Asset::from_model(&m).unwrap();
     let small = Skeleton::from_model(&chain_of(2)).unwrap();
     assert!(matches!(
-        PreparedClip::new(&asset.clips[0], &small),
+        PreparedClip::new(&asset.clips()[0], &small),
         Err(Error::TrackBone { bone: 2, .. })
     ));
 }

@@ -23,7 +23,7 @@ fn assert_close3(a: [f32; 3], b: [f32; 3], tol: f32, what: &str) {
 #[test]
 fn three_bone_chain_model_matrices_match_hand_computation() {
     let asset = Asset::from_model(&model(chain_skeleton(), vec![], vec![])).unwrap();
-    let local = LocalPose::bind(&asset.skeleton);
+    let local = LocalPose::bind(asset.skeleton());
     let world = model_pose_of(&asset, &local);
     // Bone 0: world0 = local0 = translate (1,0,0).
     // Bone 1: world1 = local1 * world0. Its origin (0,0,0) -> rotate: (0,0,0) ->
@@ -205,7 +205,7 @@ fn forward_cursor_and_random_seeks_give_identical_results() {
     let n = 13;
     let m = model(chain_of(n), vec![], vec![random_clip(n, 17, 2.0, 7)]);
     let asset = Asset::from_model(&m).unwrap();
-    let clip = &asset.clips[0];
+    let clip = &asset.clips()[0];
     let times: Vec<f32> = (0..400).map(|i| i as f32 * 0.0071 - 0.1).collect();
     let mut fwd_ctx = SamplingContext::new();
     let mut forward = Vec::new();
@@ -326,8 +326,8 @@ fn tracks_equal_to_bind_local_reproduce_the_bind_positions() {
     sample_clip(&asset, 0, 0.3, Playback::Loop, &mut ctx, &mut local);
     let world = model_pose_of(&asset, &local);
     let mut pal = Palette::new();
-    pal.compute(&asset.meshes[0], &world).unwrap();
-    let out = skin_positions(&asset.meshes[0], &pal);
+    pal.compute(&asset.meshes()[0], &world).unwrap();
+    let out = skin_positions(&asset.meshes()[0], &pal);
     for (a, b) in out.iter().zip(&positions) {
         assert_close3(*a, *b, 1e-5, "bind position");
     }
@@ -366,8 +366,8 @@ fn one_bone_turned() -> (Asset<'static>, ModelPose) {
 fn palette_is_inverse_bind_times_bone_world_and_the_draft_order_is_wrong() {
     let (asset, world) = one_bone_turned();
     let mut pal = Palette::new();
-    pal.compute(&asset.meshes[0], &world).unwrap();
-    let ib = asset.meshes[0].inverse_bind()[0];
+    pal.compute(&asset.meshes()[0], &world).unwrap();
+    let ib = asset.meshes()[0].inverse_bind()[0];
     let w = world.row_major(0).unwrap();
     let d1 = mul(&ib, &w);
     let ours = pal.row_major(0).unwrap();
@@ -376,7 +376,7 @@ fn palette_is_inverse_bind_times_bone_world_and_the_draft_order_is_wrong() {
     }
     // By hand: relative to the bone the vertex is at (0,1,0); turning +90° about Z
     // takes it to (-1,0,0); the bone sits at (1,0,0): the vertex lands at (0,0,0).
-    let out = skin_positions(&asset.meshes[0], &pal);
+    let out = skin_positions(&asset.meshes()[0], &pal);
     assert_close3(out[0], [0.0, 0.0, 0.0], 1e-6, "D1 palette");
     // Draft §11.4 read literally with row vectors: boneWorld * inverseBind. The vertex
     // is turned first ((1,1,0) -> (-1,1,0)), moved by (1,0,0) to (0,1,0) and then by
@@ -415,16 +415,16 @@ fn normals_under_non_uniform_scale_use_the_inverse_transpose() {
     );
     let world = model_pose_of(&asset, &local);
     let mut pal = Palette::new();
-    pal.compute(&asset.meshes[0], &world).unwrap();
+    pal.compute(&asset.meshes()[0], &world).unwrap();
     assert!(!pal.is_rigid());
-    let (p, mut n) = skin_positions_normals(&asset.meshes[0], &pal);
+    let (p, mut n) = skin_positions_normals(&asset.meshes()[0], &pal);
     let mut t = [[0.0; 4]];
     assert_close3(p[0], [1.0, 0.5, 0.0], 1e-6, "position");
     assert_close3(n[0], [0.447_213_6, 0.894_427_2, 0.0], 1e-6, "normal");
     // Tangent (1,-1,0)/√2 lies in the surface: scaled by the 3x3 it becomes
     // (2,-1,0)/√5 = (0.8944272, -0.4472136, 0), w kept; it stays perpendicular.
     skin(
-        &asset.meshes[0],
+        &asset.meshes()[0],
         &pal,
         SkinTargets {
             positions: None,
@@ -465,8 +465,8 @@ fn static_meshes_are_transformed_by_gbtm_or_copied() {
     let world = ModelPose::new();
     for (asset, expect) in [(copy, [1.0, 2.0, 3.0]), (moved, [2.0, 4.0, 16.0])] {
         let mut pal = Palette::new();
-        pal.compute(&asset.meshes[0], &world).unwrap();
-        let (out, nrm) = skin_positions_normals(&asset.meshes[0], &pal);
+        pal.compute(&asset.meshes()[0], &world).unwrap();
+        let (out, nrm) = skin_positions_normals(&asset.meshes()[0], &pal);
         assert_eq!(out[0], expect);
         assert_close3(nrm[0], [0.0, 1.0, 0.0], 1e-6, "normal");
     }
@@ -547,10 +547,10 @@ fn root_motion_delta_across_a_loop_boundary() {
     ))
     .unwrap();
     // Straight line x = 2t: 0.75 -> end is 0.5, start -> 0.25 another 0.5: 1.0.
-    let d = root_motion(&asset.clips[0], 0.75, 1.25, Playback::Loop);
+    let d = root_motion(&asset.clips()[0], 0.75, 1.25, Playback::Loop);
     assert_close3(d.translation.to_array(), [1.0, 0.0, 0.0], 1e-6, "straight");
     // Three whole loops and a quarter: 6.5.
-    let d = root_motion(&asset.clips[0], 0.0, 3.25, Playback::Loop);
+    let d = root_motion(&asset.clips()[0], 0.0, 3.25, Playback::Loop);
     assert_close3(
         d.translation.to_array(),
         [6.5, 0.0, 0.0],
@@ -558,7 +558,7 @@ fn root_motion_delta_across_a_loop_boundary() {
         "3.25 loops",
     );
     // Backwards is the inverse.
-    let d = root_motion(&asset.clips[0], 1.25, 0.75, Playback::Loop);
+    let d = root_motion(&asset.clips()[0], 1.25, 0.75, Playback::Loop);
     assert_close3(
         d.translation.to_array(),
         [-1.0, 0.0, 0.0],
@@ -566,14 +566,14 @@ fn root_motion_delta_across_a_loop_boundary() {
         "backwards",
     );
     // Without looping the root holds its last key: 0.75 -> 1.25 moves 0.5.
-    let d = root_motion(&asset.clips[0], 0.75, 1.25, Playback::Once);
+    let d = root_motion(&asset.clips()[0], 0.75, 1.25, Playback::Once);
     assert_close3(d.translation.to_array(), [0.5, 0.0, 0.0], 1e-6, "once");
 
     // Walking and turning, 0.5 -> 1.5. First half: from M(0.5) = (45°, (0,0,0.5)) to
     // M(1) = (90°, (0,0,1)): rotation 45°, translation R(-45°)·(0,0,0.5) =
     // (-0.35355, 0, 0.35355). Second half from the start: M(0.5) itself. Chained:
     // translation (-0.35355,0,0.35355) + R(45°)·(0,0,0.5) = (0, 0, 0.70711), rotation 90°.
-    let d = root_motion(&asset.clips[1], 0.5, 1.5, Playback::Loop);
+    let d = root_motion(&asset.clips()[1], 0.5, 1.5, Playback::Loop);
     assert_close3(
         d.translation.to_array(),
         [0.0, 0.0, FRAC_1_SQRT_2],
@@ -596,7 +596,7 @@ fn holding_the_root_in_place_keeps_its_start_transform() {
     let mut ctx = SamplingContext::new();
     let mut local = LocalPose::default();
     sample_clip(&asset, 0, 0.6, Playback::Loop, &mut ctx, &mut local);
-    hold_root_in_place(&asset.clips[0], &mut local);
+    hold_root_in_place(&asset.clips()[0], &mut local);
     let t = local.get(0).unwrap();
     assert_eq!(t.translation, Vec3::ZERO);
     assert_eq!(t.rotation, Quat::IDENTITY);
@@ -623,7 +623,7 @@ fn bone_box_bound_contains_the_exact_skinned_bounds() {
     let mesh = skinned_mesh(&skel, positions, skin_w);
     let asset =
         Asset::from_model(&model(skel, vec![mesh], vec![random_clip(n, 5, 1.0, 11)])).unwrap();
-    let bones = BoneBounds::new(&asset.meshes[0]);
+    let bones = BoneBounds::new(&asset.meshes()[0]);
     let (mut ctx, mut local, mut pal) =
         (SamplingContext::new(), LocalPose::default(), Palette::new());
     for k in 0..10 {
@@ -636,9 +636,9 @@ fn bone_box_bound_contains_the_exact_skinned_bounds() {
             &mut local,
         );
         let world = model_pose_of(&asset, &local);
-        pal.compute(&asset.meshes[0], &world).unwrap();
-        let exact = skinned_bounds(&asset.meshes[0], &pal).unwrap();
-        let pts = skin_positions(&asset.meshes[0], &pal);
+        pal.compute(&asset.meshes()[0], &world).unwrap();
+        let exact = skinned_bounds(&asset.meshes()[0], &pal).unwrap();
+        let pts = skin_positions(&asset.meshes()[0], &pal);
         assert_eq!(exact, Aabb::from_points(&pts));
         let fast = bones.bound(&pal);
         for p in &pts {
@@ -704,8 +704,8 @@ fn one_context_switches_between_clips_and_refuses_foreign_bones() {
     let small = Asset::from_model(&model(chain_skeleton(), vec![], vec![])).unwrap();
     let mut pose = LocalPose::default();
     let err = sample(
-        &asset.clips[0],
-        &small.skeleton,
+        &asset.clips()[0],
+        small.skeleton(),
         0.0,
         Playback::Once,
         &mut shared,
@@ -732,7 +732,7 @@ fn bind_pose_through_trs_matches_the_stored_bind_matrices() {
     let skel = chain_skeleton();
     let expect = gom::math::bind_world(&skel.bones);
     let asset = Asset::from_model(&model(skel, vec![], vec![])).unwrap();
-    let world = model_pose_of(&asset, &LocalPose::bind(&asset.skeleton));
+    let world = model_pose_of(&asset, &LocalPose::bind(asset.skeleton()));
     let one_call = asset.model_pose(None, 0.0, Playback::Once).unwrap();
     for (b, e) in expect.iter().enumerate() {
         let got = world.row_major(b).unwrap();
@@ -761,7 +761,7 @@ fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
     // Per mesh: skinned positions and normals.
     type Attributes = (Vec<[f32; 3]>, Vec<[f32; 3]>);
     let mut out: Vec<Attributes> = asset
-        .meshes
+        .meshes()
         .iter()
         .map(|mesh| {
             let n = mesh.vertex_count();
@@ -771,15 +771,15 @@ fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
     for time in [0.0, 0.4, 1.3] {
         sample(
             clip,
-            &asset.skeleton,
+            asset.skeleton(),
             time,
             Playback::Loop,
             &mut ctx,
             &mut local,
         )
         .unwrap();
-        local_to_model(&asset.skeleton, &local, &mut model).unwrap();
-        for (mesh, (positions, normals)) in asset.meshes.iter().zip(&mut out) {
+        local_to_model(asset.skeleton(), &local, &mut model).unwrap();
+        for (mesh, (positions, normals)) in asset.meshes().iter().zip(&mut out) {
             palette.compute(mesh, &model).unwrap();
             skin(
                 mesh,
@@ -794,7 +794,7 @@ fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
         }
     }
     assert!(out.iter().all(|(p, _)| !p.is_empty()));
-    let mesh = &asset.meshes[0];
+    let mesh = &asset.meshes()[0];
     palette.compute(mesh, &model).unwrap();
     let mut empty: Vec<[f32; 3]> = Vec::new();
     let refused = skin(

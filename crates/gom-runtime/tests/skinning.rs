@@ -129,13 +129,12 @@ fn palette(asset: &Asset<'_>, clip: usize, t: f32) -> Palette {
     sample_clip(asset, clip, t, Playback::Loop, &mut ctx, &mut local);
     let world = common::model_pose_of(asset, &local);
     let mut pal = Palette::new();
-    pal.compute(&asset.meshes[0], &world).unwrap();
+    pal.compute(&asset.meshes()[0], &world).unwrap();
     pal
 }
 
 type Out = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>);
 
-/// Positions, normals and tangents on `path` (NaN where nothing was written).
 /// The skinning paths this CPU runs, in [`SkinPath::ALL`]'s order. A path the CPU
 /// lacks cannot be tested here, and no CPU has them all: each test that goes over the
 /// paths says which ran and which did not (docs/reliability.md), rather than pass in
@@ -147,8 +146,9 @@ fn supported_paths() -> Vec<SkinPath> {
     ran
 }
 
+/// Positions, normals and tangents on `path` (NaN where nothing was written).
 fn skin_all(asset: &Asset<'_>, pal: &Palette, path: SkinPath) -> Out {
-    let n = asset.meshes[0].vertex_count();
+    let n = asset.meshes()[0].vertex_count();
     let mut o = (
         vec![[f32::NAN; 3]; n],
         vec![[f32::NAN; 3]; n],
@@ -159,7 +159,7 @@ fn skin_all(asset: &Asset<'_>, pal: &Palette, path: SkinPath) -> Out {
         normals: Some(&mut o.1),
         tangents: Some(&mut o.2),
     };
-    skin_with(&asset.meshes[0], pal, targets, path).unwrap();
+    skin_with(&asset.meshes()[0], pal, targets, path).unwrap();
     o
 }
 
@@ -190,7 +190,7 @@ fn close(a: &[f32], b: &[f32], size: f32) -> bool {
 /// Compares `o` with the scalar path's `r` within 10⁻⁶ relative to the size of the
 /// sums (a unit vector's error relative to its length before normalisation).
 fn assert_close(asset: &Asset<'_>, pal: &Palette, path: SkinPath, o: &Out, r: &Out) {
-    let mesh = &asset.meshes[0];
+    let mesh = &asset.meshes()[0];
     let cols = |m: &glam::Affine3A| {
         let a = m.matrix3;
         [a.x_axis, a.y_axis, a.z_axis, m.translation]
@@ -277,7 +277,7 @@ fn every_supported_path_matches_the_scalar_path() {
 fn each_output_alone_equals_the_same_output_of_the_full_pass() {
     let asset = asset(203, 4, 99);
     let pal = palette(&asset, 0, 0.6);
-    let mesh = &asset.meshes[0];
+    let mesh = &asset.meshes()[0];
     let n = mesh.vertex_count();
     for path in supported_paths() {
         let full = skin_all(&asset, &pal, path);
@@ -308,10 +308,10 @@ fn skin_runs_the_best_path() {
     let asset = asset(45, 3, 7);
     let pal = palette(&asset, 0, 0.2);
     let best = skin_all(&asset, &pal, SkinPath::best());
-    let n = asset.meshes[0].vertex_count();
+    let n = asset.meshes()[0].vertex_count();
     let mut p = vec![[f32::NAN; 3]; n];
     skin(
-        &asset.meshes[0],
+        &asset.meshes()[0],
         &pal,
         SkinTargets {
             positions: Some(&mut p),
@@ -327,8 +327,8 @@ fn skin_runs_the_best_path() {
 fn normals_are_unit_and_tangents_keep_w() {
     let asset = asset(77, 4, 5);
     let pal = palette(&asset, 0, 0.45);
-    let words = asset.meshes[0].vertex_words();
-    let stride = asset.meshes[0].stride_words();
+    let words = asset.meshes()[0].vertex_words();
+    let stride = asset.meshes()[0].stride_words();
     for path in supported_paths() {
         let (_, nr, t) = skin_all(&asset, &pal, path);
         for (i, (n, t)) in nr.iter().zip(&t).enumerate() {
@@ -351,7 +351,7 @@ fn a_palette_without_normal_matrices_skins_positions_and_tangents_but_refuses_no
     let mut without = Palette::new();
     without.set_row_major_without_normals(&rows);
     assert!(with.has_normal_matrices() && !without.has_normal_matrices());
-    let mesh = &asset.meshes[0];
+    let mesh = &asset.meshes()[0];
     let n = mesh.vertex_count();
     for path in supported_paths() {
         let run = |pal: &Palette| {
@@ -397,8 +397,8 @@ fn a_static_meshes_palette_skins_a_one_bone_mesh_on_every_path() {
     ));
     let asset = Asset::from_model(&model(skeleton, vec![skinned, fixed], vec![])).unwrap();
     let mut pal = Palette::new();
-    let world = common::model_pose_of(&asset, &LocalPose::bind(&asset.skeleton));
-    pal.compute(&asset.meshes[1], &world).unwrap();
+    let world = common::model_pose_of(&asset, &LocalPose::bind(asset.skeleton()));
+    pal.compute(&asset.meshes()[1], &world).unwrap();
     let reference = skin_all(&asset, &pal, SkinPath::Scalar);
     for path in supported_paths() {
         let o = skin_all(&asset, &pal, path);
@@ -433,7 +433,7 @@ fn the_word_after_an_attribute_never_enters_the_arithmetic() {
         }
         let clips = vec![random_clip(BONES, 4, 1.0, 17)];
         let asset = Asset::from_model(&model(chain_of(BONES), vec![m], clips)).unwrap();
-        let mesh = &asset.meshes[0];
+        let mesh = &asset.meshes()[0];
         let (b, _) = mesh.skin(0).unwrap();
         assert!(f32::from_bits(u32::from(b[0]) | u32::from(b[1]) << 16).is_nan());
         let pal = palette(&asset, 0, 0.3);
@@ -474,7 +474,7 @@ fn the_word_after_an_attribute_never_enters_the_arithmetic() {
 fn a_non_finite_bone_spoils_only_the_vertices_that_use_it() {
     const BAD: u16 = 5;
     let asset = asset(203, 0, 77);
-    let mesh = &asset.meshes[0];
+    let mesh = &asset.meshes()[0];
     let good = palette(&asset, 0, 0.4);
     let mut rows: Vec<[f32; 16]> = (0..BONES).map(|b| good.row_major(b).unwrap()).collect();
     rows[usize::from(BAD)][12] = f32::INFINITY;
@@ -525,7 +525,7 @@ fn a_direction_with_a_subnormal_squared_length_is_still_made_unit() {
     let pal = rigid_palette(&mut rng);
     let reference = skin_all(&asset, &pal, SkinPath::Scalar);
     let unit = |v: &[f32]| (v[..3].iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3;
-    let n = asset.meshes[0].vertex_count();
+    let n = asset.meshes()[0].vertex_count();
     let checked: Vec<usize> = (0..n)
         .filter(|&i| unit(&reference.1[i]) && unit(&reference.2[i]))
         .collect();

@@ -180,7 +180,7 @@ impl ViewModel {
 
     /// Number of clips.
     pub fn clip_count(&self) -> usize {
-        self.asset.clips.len()
+        self.asset.clips().len()
     }
 
     /// Clip `clip`'s poses at every frame of its sample rate (frame `f` at
@@ -206,7 +206,7 @@ impl ViewModel {
     }
 
     fn bake(&self, clip: usize) -> Result<Baked, String> {
-        let c = &self.asset.clips[clip];
+        let c = &self.asset.clips()[clip];
         let frames = frame_count(c.duration(), c.sample_rate());
         let record = self.record_bytes();
         if frames.saturating_mul(record) > MAX_BAKED_BYTES {
@@ -228,8 +228,8 @@ impl ViewModel {
     }
 
     fn record_bytes(&self) -> usize {
-        let entries: usize = self.asset.meshes.iter().map(palette_len).sum();
-        (entries * FLOATS_PER_ENTRY + self.asset.skeleton.bone_count() * 3) * 4
+        let entries: usize = self.asset.meshes().iter().map(palette_len).sum();
+        (entries * FLOATS_PER_ENTRY + self.asset.skeleton().bone_count() * 3) * 4
     }
 
     /// One pose record at `time` of `clip` (the bind pose without a clip), the time
@@ -242,7 +242,7 @@ impl ViewModel {
 
     /// The index of the clip named `name`.
     pub fn clip_index(&self, name: &str) -> Option<usize> {
-        self.asset.clips.iter().position(|c| c.name() == name)
+        self.asset.clips().iter().position(|c| c.name() == name)
     }
 }
 
@@ -291,7 +291,7 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
     let mut buf: Vec<u8> = Vec::new();
     let mut meshes = Vec::new();
     let mut palette_base = 0;
-    for (part, mesh) in model.meshes.iter().zip(&asset.meshes) {
+    for (part, mesh) in model.meshes.iter().zip(asset.meshes()) {
         let v = &part.vertices;
         let n = v.positions.len();
         let position = put_f32(&mut buf, v.positions.iter().flatten());
@@ -414,11 +414,11 @@ fn pose_record(
     let pose = asset
         .model_pose(clip, time, Playback::Once)
         .map_err(|e| e.to_string())?;
-    let entries: usize = asset.meshes.iter().map(palette_len).sum();
+    let entries: usize = asset.meshes().iter().map(palette_len).sum();
     let mut floats =
-        Vec::with_capacity(entries * FLOATS_PER_ENTRY + asset.skeleton.bone_count() * 3);
+        Vec::with_capacity(entries * FLOATS_PER_ENTRY + asset.skeleton().bone_count() * 3);
     let mut palette = Palette::new();
-    for mesh in &asset.meshes {
+    for mesh in asset.meshes() {
         palette.compute(mesh, &pose).map_err(|e| e.to_string())?;
         if let Some(b) = bounds.as_deref_mut() {
             *b = b.union(&skinned_bounds(mesh, &palette).map_err(|e| e.to_string())?);

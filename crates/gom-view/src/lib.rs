@@ -24,8 +24,19 @@ pub use server::{Config, ViewServer};
 #[non_exhaustive]
 pub enum ViewError {
     /// A model could not be read; the message names the file.
-    #[error("{0}")]
-    Import(String),
+    #[error(transparent)]
+    Import(#[from] Box<gom_import::source::ImportError>),
+    /// An uploaded glTF file could not be read; the message names the file.
+    #[error(transparent)]
+    Gltf(#[from] gom_import::gltf::GltfError),
+    /// An upload the viewer does not take.
+    #[error("{name}: {refusal}")]
+    Upload {
+        /// The upload's file name.
+        name: String,
+        /// Why it is refused.
+        refusal: Refusal,
+    },
     /// The runtime refused a model.
     #[error("{name}: {reason}")]
     Model {
@@ -35,12 +46,36 @@ pub enum ViewError {
         reason: String,
     },
     /// The server could not listen.
-    #[error("cannot listen on {0}")]
-    Bind(String),
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address asked for.
+        address: String,
+        /// What the server library said.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// No such model, clip or texture.
     #[error("not found")]
     NotFound,
     /// The page's template lacks a marker (a fault of this build, not of the input).
     #[error(transparent)]
     Template(#[from] page::TemplateError),
+}
+
+/// Why an upload is refused before it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Its name has no extension of a format gom reads.
+    #[error("unknown file type (an upload may be {})", load::UPLOAD_FORMATS)]
+    UnknownType,
+    /// A JPOG model, which needs its libraries beside it.
+    #[error(
+        "a JPOG model needs its .tkl and .tml libraries: give it to `gom view` on the \
+         command line (an upload may be {})",
+        load::UPLOAD_FORMATS
+    )]
+    NeedsLibraries,
+    /// No bytes.
+    #[error("the file is empty")]
+    Empty,
 }

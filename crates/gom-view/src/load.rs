@@ -4,14 +4,13 @@
 //! accepted and nothing they name is looked up on disk.
 
 use crate::data::{Notes, ViewModel};
-use crate::ViewError;
+use crate::{Refusal, ViewError};
 use gom_import::source::{ImportOptions, SourceFormat};
 use std::path::Path;
 
 /// Reads the file at `path` (any format gom reads) and prepares it for the page.
 pub fn load_path(path: &Path, options: &ImportOptions) -> Result<ViewModel, ViewError> {
-    let imported = gom_import::source::import_path(path, options)
-        .map_err(|e| ViewError::Import(e.to_string()))?;
+    let imported = gom_import::source::import_path(path, options).map_err(Box::new)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let textures = gom_import::source::texture_images(&imported.model, dir, &imported.side_files);
     let name = path
@@ -49,21 +48,17 @@ pub fn load_upload(
         .filter(|c| !c.is_control())
         .take(200)
         .collect();
-    let format = SourceFormat::of_path(Path::new(&name)).ok_or_else(|| {
-        ViewError::Import(format!(
-            "{name}: unknown file type (an upload may be {UPLOAD_FORMATS})"
-        ))
-    })?;
+    let refused = |name: &str, refusal| ViewError::Upload {
+        name: name.to_string(),
+        refusal,
+    };
+    let format = SourceFormat::of_path(Path::new(&name))
+        .ok_or_else(|| refused(&name, Refusal::UnknownType))?;
     let imported = match format {
-        SourceFormat::Tmd => {
-            return Err(ViewError::Import(format!(
-                "{name}: a JPOG model needs its .tkl and .tml libraries: give it to `gom view` \
-                 on the command line (an upload may be {UPLOAD_FORMATS})"
-            )))
-        }
+        SourceFormat::Tmd => return Err(refused(&name, Refusal::NeedsLibraries)),
         SourceFormat::Gltf | SourceFormat::Glb => gltf_upload(&name, bytes, options)?,
         _ => gom_import::source::import_bytes(Path::new(&name), bytes, format, options)
-            .map_err(|e| ViewError::Import(e.to_string()))?,
+            .map_err(Box::new)?,
     };
     let textures: std::collections::BTreeMap<String, Vec<u8>> = imported
         .side_files
@@ -93,13 +88,15 @@ fn gltf_upload(
     options: &ImportOptions,
 ) -> Result<gom_import::source::Imported, ViewError> {
     if bytes.is_empty() {
-        return Err(ViewError::Import(format!("{name}: the file is empty")));
+        return Err(ViewError::Upload {
+            name: name.to_string(),
+            refusal: Refusal::Empty,
+        });
     }
     let gltf_options = gom_import::gltf::GltfOptions {
         sample_rate: options.sample_rate,
     };
-    let (model, report) = gom_import::gltf::import_slice(bytes, name, None, &gltf_options)
-        .map_err(|e| ViewError::Import(e.to_string()))?;
+    let (model, report) = gom_import::gltf::import_slice(bytes, name, None, &gltf_options)?;
     let mut warnings = report.report.loader_warnings.clone();
     warnings.extend(report.report.warnings.iter().cloned());
     warnings.extend(

@@ -74,13 +74,20 @@ impl ViewServer {
     /// Starts serving `models` on 127.0.0.1 on [`WORKERS`] threads of its own.
     pub fn start(models: Vec<ViewModel>, config: Config) -> Result<ViewServer, ViewError> {
         let index_html = page::served()?;
-        let server = tiny_http::Server::http(("127.0.0.1", config.port))
-            .map_err(|e| ViewError::Bind(format!("127.0.0.1:{}: {e}", config.port)))?;
+        let server = tiny_http::Server::http(("127.0.0.1", config.port)).map_err(|source| {
+            ViewError::Bind {
+                address: format!("127.0.0.1:{}", config.port),
+                source,
+            }
+        })?;
         let port = server
             .server_addr()
             .to_ip()
             .map(|a| a.port())
-            .ok_or_else(|| ViewError::Bind("not an IP address".into()))?;
+            .ok_or_else(|| ViewError::Bind {
+                address: format!("127.0.0.1:{}", config.port),
+                source: "not an IP address".into(),
+            })?;
         let server = Arc::new(server);
         let state = Arc::new(State {
             models: Mutex::new(models.into_iter().map(Arc::new).collect()),

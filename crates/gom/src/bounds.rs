@@ -12,7 +12,7 @@ use crate::limits::BOUNDS_TOLERANCE;
 use crate::model::{Bounds, Mat4, MeshPart};
 
 /// The next `f32` above `f` (`f` itself for +∞ and NaN).
-pub fn next_up(f: f32) -> f32 {
+pub(crate) fn next_up(f: f32) -> f32 {
     if f.is_nan() || f == f32::INFINITY {
         return f;
     }
@@ -28,7 +28,7 @@ pub fn next_up(f: f32) -> f32 {
 }
 
 /// The next `f32` below `f` (`f` itself for −∞ and NaN).
-pub fn next_down(f: f32) -> f32 {
+pub(crate) fn next_down(f: f32) -> f32 {
     -next_up(-f)
 }
 
@@ -37,14 +37,14 @@ fn plus_zero(f: f32) -> f32 {
 }
 
 /// The largest `f32` not above `x` (+0.0 for zero).
-pub fn round_down(x: f64) -> f32 {
+pub(crate) fn round_down(x: f64) -> f32 {
     let f = x as f32;
     let f = if f64::from(f) > x { next_down(f) } else { f };
     plus_zero(f)
 }
 
 /// The smallest `f32` not below `x` (+0.0 for zero).
-pub fn round_up(x: f64) -> f32 {
+pub(crate) fn round_up(x: f64) -> f32 {
     let f = x as f32;
     let f = if f64::from(f) < x { next_up(f) } else { f };
     plus_zero(f)
@@ -52,7 +52,7 @@ pub fn round_up(x: f64) -> f32 {
 
 /// `p` taken to model space by `g` (when present), in `f64`.
 #[inline]
-pub fn to_model_space(p: [f32; 3], g: Option<&Mat4>) -> [f64; 3] {
+pub(crate) fn to_model_space(p: [f32; 3], g: Option<&Mat4>) -> [f64; 3] {
     let [x, y, z] = p.map(f64::from);
     match g {
         None => [x, y, z],
@@ -155,7 +155,7 @@ pub fn bounds_of(positions: &[[f32; 3]], g: Option<&Mat4>) -> Bounds {
 /// on each axis `min − ε ≤ p ≤ max + ε` with `ε = 1e-5 · max(|min|, |max|)`, and
 /// `|p − c| ≤ r + 1e-5 · (r + max|cᵢ|)`.
 #[derive(Debug, Clone, Copy)]
-pub struct Containment {
+pub(crate) struct Containment {
     lo: [f64; 3],
     hi: [f64; 3],
     c: [f64; 3],

@@ -109,6 +109,7 @@ pub struct ReadError {
 
 /// What is wrong in GOMB bytes a reader refused; [`ReadError`] says where.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file, or the chunk's size, ends before a field does.
     Truncated {
@@ -325,6 +326,7 @@ impl fmt::Display for Item {
 
 /// A model that cannot be written, because a reader would refuse the result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// A value breaks a structural rule of the format.
     #[error("{item} (`{name}`), field `{field}`: {reason}")]

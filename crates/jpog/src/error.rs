@@ -31,6 +31,7 @@ impl fmt::Display for FileKind {
 
 /// Everything that can go wrong reading, converting or writing the game's files.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The bytes do not follow the layout: `record` names the record (e.g. "node 12",
     /// "lod 0 mesh 2 piece 1"), `field` the field, `offset` the file offset.

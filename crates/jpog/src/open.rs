@@ -28,8 +28,3 @@ impl OpenField {
         }
     }
 }
-
-/// Lower-case hex of bytes.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::bytes::{field_bytes, field_text, Reader, Writer};
 use crate::error::{Error, FileKind, Result};
-use crate::open::{hex, OpenField};
+use crate::open::OpenField;
 use crate::texture::{self, CodecOptions, Image};
 
 /// Size of a texture header.
@@ -527,7 +527,7 @@ impl Tml {
                     format!("material {i}"),
                     "name bytes after NUL",
                     names_at + i * NAME_FIELD_SIZE + len + 1,
-                    hex(tail),
+                    hex::encode(tail),
                 ));
             }
         }

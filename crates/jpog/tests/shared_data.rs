@@ -11,10 +11,6 @@ fn data_dir() -> Option<PathBuf> {
     gom_test_support::shared_data("jpog")
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn u(v: &Value, k: &str) -> u64 {
     v[k].as_u64()
         .unwrap_or_else(|| panic!("expected an integer at {k}: {v}"))
@@ -118,12 +114,16 @@ fn tml_files_match_expected_json() {
             let img = tml
                 .decode_texture(k, CodecOptions::default())
                 .unwrap_or_else(|e| panic!("{w}: {e}"));
-            assert_eq!(e["rgba_hex"].as_str().unwrap(), hex(img.data()), "{w} rgba");
+            assert_eq!(
+                e["rgba_hex"].as_str().unwrap(),
+                hex::encode(img.data()),
+                "{w} rgba"
+            );
             if let Some(a) = e.get("rgba_hex_alt") {
                 let img = tml.decode_texture(k, alt).unwrap();
                 assert_eq!(
                     a["rgba_hex"].as_str().unwrap(),
-                    hex(img.data()),
+                    hex::encode(img.data()),
                     "{w} rgba alt ({})",
                     a["reading"]
                 );
@@ -157,7 +157,7 @@ fn tml_files_match_expected_json() {
                     let img = dds.decode_level(li, &t.data, "t").unwrap();
                     assert_eq!(
                         el["rgba_hex"].as_str().unwrap(),
-                        hex(img.data()),
+                        hex::encode(img.data()),
                         "{w} level {li} rgba"
                     );
                 }
@@ -177,7 +177,7 @@ fn tml_files_match_expected_json() {
             assert_eq!(e["name"].as_str().unwrap(), m.name(), "{w}");
             assert_eq!(
                 e["name_field_hex"].as_str().unwrap(),
-                hex(&m.name_field),
+                hex::encode(m.name_field),
                 "{w}"
             );
             assert_eq!(u(e, "name_index"), u64::from(m.name_index), "{w}");
@@ -206,7 +206,7 @@ fn tmd_files_match_expected_json() {
         assert_eq!(h["tkl_name"].as_str().unwrap(), tmd.header.tkl_name());
         assert_eq!(
             h["tkl_name_field_hex"].as_str().unwrap(),
-            hex(&tmd.header.tkl_name)
+            hex::encode(tmd.header.tkl_name)
         );
         assert_eq!(
             u(h, "scene_block_size"),

@@ -145,7 +145,7 @@ struct Rust<'a> {
 impl Pipeline for Rust<'_> {
     fn frame(&mut self, t: f32) {
         let a = self.asset;
-        let (skeleton, clip, mesh) = (&a.skeleton, &a.clips[0], &a.meshes[0]);
+        let (skeleton, clip, mesh) = (a.skeleton(), &a.clips()[0], &a.meshes()[0]);
         sample(
             clip,
             skeleton,

@@ -105,12 +105,12 @@ pub unsafe extern "C" fn gom_sampler_create(
             asset: a,
             clip,
             ctx: SamplingContext::new(),
-            local: LocalPose::new(asset.skeleton.bone_count()),
+            local: LocalPose::new(asset.skeleton().bone_count()),
         };
         // Binding the cache checks every track against the skeleton once.
         sample(
             c,
-            &asset.skeleton,
+            asset.skeleton(),
             0.0,
             Playback::Once,
             &mut s.ctx,
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn gom_sample(
         // SAFETY: not NULL; the caller promises a live sampler used by this thread only.
         let s = unsafe { &mut *s };
         let a = deref(s.asset, "the sampler's asset")?;
-        let skeleton = &a.asset.skeleton;
+        let skeleton = a.asset.skeleton();
         let n = expect_count("bone_count", skeleton.bone_count(), bone_count)?;
         // Overlap is checked before any slice exists: overlapping views would already
         // break Rust's aliasing rules.
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn gom_local_to_model(
 ) -> i32 {
     status(|| {
         let a = deref(a, "asset")?;
-        let skeleton = &a.asset.skeleton;
+        let skeleton = a.asset.skeleton();
         let n = expect_count("bone_count", skeleton.bone_count(), bone_count)?;
         let floats = times(n, 16, "bone_count")?;
         disjoint(

@@ -1,6 +1,7 @@
 //! Opening assets and reading their skeleton, meshes and clips.
 
 use std::ffi::{c_char, c_void, CStr, CString};
+use std::ptr::NonNull;
 
 use gom_runtime::Asset;
 
@@ -12,7 +13,58 @@ enum Bytes {
     /// The caller's: they must outlive the asset.
     Borrowed,
     /// Ours, in 8-byte words so that arrays are aligned and read in place.
-    Owned(#[allow(dead_code)] Box<[u64]>),
+    Owned(#[allow(dead_code)] OwnedWords),
+}
+
+/// A heap block of words held through a raw pointer, freed on drop.
+///
+/// Invariant: `ptr` comes from `Box::leak` of a `Box<[u64]>` and is freed only by
+/// `Drop`; every reference into the block is derived from `ptr` itself. Moving an
+/// `OwnedWords` (or the asset holding it) moves only the raw pointer, which asserts
+/// no uniqueness over the block, so the asset's `'static` slices into it stay valid
+/// until the drop. (A `Box` would not do: moving a `Box` reasserts unique access to
+/// its block and, under Stacked Borrows, invalidates references taken before.)
+struct OwnedWords {
+    ptr: NonNull<[u64]>,
+}
+
+// SAFETY: the block is plain words, never written after `copy_of`, and freed once
+// (by `Drop`); sharing or sending it is sharing or sending a `Box<[u64]>`.
+unsafe impl Send for OwnedWords {}
+// SAFETY: as above: after `copy_of` the block is only read.
+unsafe impl Sync for OwnedWords {}
+
+impl OwnedWords {
+    /// A copy of `bytes` in a fresh block of words (the last one zero-padded).
+    fn copy_of(bytes: &[u8]) -> OwnedWords {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)].into_boxed_slice();
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        let ptr = NonNull::from(Box::leak(words));
+        OwnedWords { ptr }
+    }
+
+    /// The first `len` bytes of the block (`len` at most its size in bytes), valid
+    /// while `self` lives, wherever `self` is moved meanwhile.
+    ///
+    /// # Safety
+    /// The slice must not be used after `self` is dropped.
+    unsafe fn bytes<'a>(&self, len: usize) -> &'a [u8] {
+        let words = self.ptr.as_ptr();
+        assert!(len <= words.len() * 8, "more bytes than the block holds");
+        // SAFETY: `ptr` is a live block of `words.len()` initialised `u64`s (the
+        // invariant of the type), `len` bytes of it are in bounds (asserted), `u8` has
+        // no alignment, nothing writes the block after `copy_of`, and the caller uses
+        // the slice only while `self` lives.
+        unsafe { std::slice::from_raw_parts(words.cast::<u8>().cast_const(), len) }
+    }
+}
+
+impl Drop for OwnedWords {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from `Box::leak` of a `Box<[u64]>` (`copy_of`) and is
+        // freed only here, once.
+        drop(unsafe { Box::from_raw(self.ptr.as_ptr()) });
+    }
 }
 
 /// An opened GOM file: skeleton, meshes, materials and clips. Opaque to C.
@@ -39,11 +91,16 @@ fn c_string(s: &str) -> CString {
 
 impl gom_asset {
     fn new(asset: Asset<'static>, bytes: Bytes, span: (usize, usize)) -> Self {
-        let m = &asset.materials;
+        let m = asset.materials();
         gom_asset {
-            bone_names: asset.skeleton.names().iter().map(|n| c_string(n)).collect(),
-            mesh_names: asset.meshes.iter().map(|x| c_string(x.name())).collect(),
-            clip_names: asset.clips.iter().map(|x| c_string(x.name())).collect(),
+            bone_names: asset
+                .skeleton()
+                .names()
+                .iter()
+                .map(|n| c_string(n))
+                .collect(),
+            mesh_names: asset.meshes().iter().map(|x| c_string(x.name())).collect(),
+            clip_names: asset.clips().iter().map(|x| c_string(x.name())).collect(),
             material_names: m.iter().map(|x| c_string(&x.name)).collect(),
             material_textures: m
                 .iter()
@@ -67,13 +124,11 @@ impl gom_asset {
 
     /// Copies `bytes` into aligned storage the asset owns, and parses them.
     fn parse_copy(bytes: &[u8]) -> Result<Self, Fail> {
-        let mut words = vec![0u64; bytes.len().div_ceil(8)].into_boxed_slice();
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        let view = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
-        // SAFETY: `view` points into the heap block of `words`, which the asset keeps
-        // (field `_bytes`) and never changes; the heap block does not move when the
-        // box does, and `asset` is dropped before it (field order).
-        let view: &'static [u8] = unsafe { std::slice::from_raw_parts(view.as_ptr(), view.len()) };
+        let words = OwnedWords::copy_of(bytes);
+        // SAFETY: the asset keeps `words` (field `_bytes`) and drops `asset`, the only
+        // holder of the slice, before it (field order); `OwnedWords` never hands out
+        // a reference that a move of the asset would invalidate (see its invariant).
+        let view: &'static [u8] = unsafe { words.bytes(bytes.len()) };
         gom_asset::parse(view, Bytes::Owned(words))
     }
 }
@@ -198,7 +253,9 @@ pub(crate) fn asset_ref<'a>(a: *const gom_asset) -> Option<&'a gom_asset> {
 /// The number of bones of the skeleton (0 for NULL). Any thread.
 #[no_mangle]
 pub extern "C" fn gom_bone_count(a: *const gom_asset) -> u32 {
-    value(0, || Some(asset_ref(a)?.asset.skeleton.bone_count() as u32))
+    value(0, || {
+        Some(asset_ref(a)?.asset.skeleton().bone_count() as u32)
+    })
 }
 
 /// Bone `bone`'s name (UTF-8, NUL-terminated, owned by the asset and valid until
@@ -213,7 +270,11 @@ pub extern "C" fn gom_bone_name(a: *const gom_asset, bone: u32) -> *const c_char
 #[no_mangle]
 pub extern "C" fn gom_bone_parent(a: *const gom_asset, bone: u32) -> i32 {
     value(-1, || {
-        let p = *asset_ref(a)?.asset.skeleton.parents().get(to_usize(bone))?;
+        let p = *asset_ref(a)?
+            .asset
+            .skeleton()
+            .parents()
+            .get(to_usize(bone))?;
         Some(p.max(-1))
     })
 }
@@ -229,7 +290,7 @@ pub unsafe extern "C" fn gom_bone_find(a: *const gom_asset, name: *const c_char)
         let a = asset_ref(a)?;
         // SAFETY: the caller promises NULL or a NUL-terminated string.
         let name = unsafe { c_str(name) }?;
-        i32::try_from(a.asset.skeleton.find(name)?).ok()
+        i32::try_from(a.asset.skeleton().find(name)?).ok()
     })
 }
 
@@ -259,7 +320,7 @@ pub unsafe extern "C" fn gom_bind_pose(
 ) -> i32 {
     status(|| {
         let a = deref(a, "asset")?;
-        let bind = a.asset.skeleton.bind_local();
+        let bind = a.asset.skeleton().bind_local();
         let n = expect_count("bone_count", bind.len(), bone_count)?;
         let out = slice_mut(out_local, n, "out_local")?;
         for (o, t) in out.iter_mut().zip(bind) {
@@ -275,7 +336,7 @@ pub unsafe extern "C" fn gom_bind_pose(
 #[no_mangle]
 pub extern "C" fn gom_bind_local_matrices(a: *const gom_asset) -> *const f32 {
     value(std::ptr::null(), || {
-        let m = asset_ref(a)?.asset.skeleton.bind_local_matrices();
+        let m = asset_ref(a)?.asset.skeleton().bind_local_matrices();
         (!m.is_empty()).then(|| m.as_ptr().cast::<f32>())
     })
 }
@@ -283,7 +344,7 @@ pub extern "C" fn gom_bind_local_matrices(a: *const gom_asset) -> *const f32 {
 /// The number of mesh parts (0 for NULL). Any thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_count(a: *const gom_asset) -> u32 {
-    value(0, || Some(asset_ref(a)?.asset.meshes.len() as u32))
+    value(0, || Some(asset_ref(a)?.asset.meshes().len() as u32))
 }
 
 /// Mesh `mesh`'s name (owned by the asset), or NULL when out of range. Any thread.
@@ -312,12 +373,12 @@ pub(crate) fn mesh_ref<'a>(
     mesh: u32,
 ) -> Result<&'a gom_runtime::Mesh<'static>, Fail> {
     let a = deref(a, "asset")?;
-    a.asset.meshes.get(to_usize(mesh)).ok_or_else(|| {
+    a.asset.meshes().get(to_usize(mesh)).ok_or_else(|| {
         Fail::new(
             GOM_E_RANGE,
             format!(
                 "mesh {mesh} is out of range: the asset has {}",
-                a.asset.meshes.len()
+                a.asset.meshes().len()
             ),
         )
     })
@@ -326,7 +387,7 @@ pub(crate) fn mesh_ref<'a>(
 /// The number of clips (0 for NULL). Any thread.
 #[no_mangle]
 pub extern "C" fn gom_clip_count(a: *const gom_asset) -> u32 {
-    value(0, || Some(asset_ref(a)?.asset.clips.len() as u32))
+    value(0, || Some(asset_ref(a)?.asset.clips().len() as u32))
 }
 
 /// The index of the first clip named `name`, or -1 when there is none (or `a` or `name`
@@ -340,7 +401,7 @@ pub unsafe extern "C" fn gom_clip_find(a: *const gom_asset, name: *const c_char)
         let a = asset_ref(a)?;
         // SAFETY: the caller promises NULL or a NUL-terminated string.
         let name = unsafe { c_str(name) }?;
-        let i = a.asset.clips.iter().position(|c| c.name() == name)?;
+        let i = a.asset.clips().iter().position(|c| c.name() == name)?;
         i32::try_from(i).ok()
     })
 }
@@ -371,12 +432,12 @@ pub(crate) fn clip_ref<'a>(
     clip: u32,
 ) -> Result<&'a gom_runtime::Clip<'static>, Fail> {
     let a = deref(a, "asset")?;
-    a.asset.clips.get(to_usize(clip)).ok_or_else(|| {
+    a.asset.clips().get(to_usize(clip)).ok_or_else(|| {
         Fail::new(
             GOM_E_RANGE,
             format!(
                 "clip {clip} is out of range: the asset has {}",
-                a.asset.clips.len()
+                a.asset.clips().len()
             ),
         )
     })
@@ -388,5 +449,42 @@ pub(crate) fn expect_count(what: &str, expected: usize, found: u32) -> Result<us
         Ok(expected)
     } else {
         Err(Fail::count(what, expected, found))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words outlive moves of their owner: an asset opened from a copy reads the
+    /// same after the caller's bytes are gone and after the asset (with its words)
+    /// has moved twice. Run under Miri this checks the Stacked Borrows rule as well.
+    #[test]
+    fn a_copied_asset_reads_its_words_after_moves() {
+        let reference = gom::gomb::write(&gom_demo::build()).expect("the demo model writes");
+        let expected = Asset::parse(&reference).expect("the demo model reads");
+        let bytes = reference.clone();
+        let asset = gom_asset::parse_copy(&bytes).expect("the copy reads");
+        drop(bytes);
+        let moved = vec![asset];
+        let asset = Box::new(moved.into_iter().next().expect("one asset"));
+        let m = &asset.asset.meshes()[0];
+        assert_eq!(m.vertex_bytes(), expected.meshes()[0].vertex_bytes());
+        assert_eq!(m.indices(), expected.meshes()[0].indices());
+        assert_eq!(asset.asset.clips().len(), expected.clips().len());
+    }
+
+    /// `OwnedWords` keeps exactly the bytes it was given, zero-padded to whole words.
+    #[test]
+    fn owned_words_hold_the_bytes_given() {
+        let words = OwnedWords::copy_of(b"abcdefghij");
+        // SAFETY: `words` lives until the end of the test.
+        let all = unsafe { words.bytes(16) };
+        assert_eq!(all, b"abcdefghij\0\0\0\0\0\0");
+        let moved = Box::new(words);
+        // Still valid: the move did not touch the block.
+        assert_eq!(all, b"abcdefghij\0\0\0\0\0\0");
+        // SAFETY: as above, for `moved`.
+        assert_eq!(unsafe { moved.bytes(10) }, b"abcdefghij");
     }
 }

@@ -236,7 +236,7 @@ const IDENTITY: [f32; 16] = [
 /// The number of materials (0 for NULL). Submeshes refer to them by index. Any thread.
 #[no_mangle]
 pub extern "C" fn gom_material_count(a: *const gom_asset) -> u32 {
-    value(0, || Some(asset_ref(a)?.asset.materials.len() as u32))
+    value(0, || Some(asset_ref(a)?.asset.materials().len() as u32))
 }
 
 /// Material `material`'s name (owned by the asset), or NULL when out of range. Any
@@ -269,12 +269,12 @@ pub unsafe extern "C" fn gom_material_base_color(
 ) -> i32 {
     status(|| {
         let a = deref(a, "asset")?;
-        let m = a.asset.materials.get(to_usize(material)).ok_or_else(|| {
+        let m = a.asset.materials().get(to_usize(material)).ok_or_else(|| {
             Fail::new(
                 GOM_E_RANGE,
                 format!(
                     "material {material} is out of range: the asset has {}",
-                    a.asset.materials.len()
+                    a.asset.materials().len()
                 ),
             )
         })?;

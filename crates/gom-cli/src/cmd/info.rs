@@ -155,10 +155,6 @@ fn bounds_of(m: &gom::MeshPart) -> gom::Bounds {
     m.bounds.unwrap_or_else(|| gom::bounds::compute_bounds(m))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// What `gom info --json` prints for one model.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -339,7 +335,7 @@ pub fn describe(model: &Model, notes: &Notes) -> Value {
         .collect();
     let summary = Summary {
         converter_version: &model.header.converter_version,
-        source_hash: hex(&model.header.source_hash),
+        source_hash: hex::encode(model.header.source_hash),
         validation_flags: flag_names(model.header.validation_flags),
         skeleton: SkeletonSummary {
             bone_count: bones.len(),
@@ -371,7 +367,7 @@ pub fn describe(model: &Model, notes: &Notes) -> Value {
 fn print_text(name: &str, model: &Model, notes: &Notes) {
     println!("{name}");
     println!("  converter: {}", model.header.converter_version);
-    println!("  source sha256: {}", hex(&model.header.source_hash));
+    println!("  source sha256: {}", hex::encode(model.header.source_hash));
     let flags = flag_names(model.header.validation_flags);
     println!(
         "  validation flags: {}",

@@ -176,116 +176,14 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             output,
             cell,
             codec,
-        } => {
-            crate::output::refuse_overwrite([file.clone()], [output.as_path()])?;
-            crate::output::expect_extension(&output, &["png"], "a texture sheet")?;
-            let tml = load(&file)?;
-            let listing = ops::list_tml(&tml);
-            let mut names = Vec::new();
-            let mut images = Vec::new();
-            for (i, t) in listing.textures.iter().enumerate() {
-                match tml.decode_texture(i, codec.options()) {
-                    Ok(img) => {
-                        let name = if t.materials.is_empty() {
-                            format!("texture {}", t.index)
-                        } else {
-                            t.materials.join(", ")
-                        };
-                        names.push(name);
-                        images.push(img);
-                    }
-                    Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
-                }
-            }
-            let items: Vec<(&str, &gom_render::Image)> = names
-                .iter()
-                .map(String::as_str)
-                .zip(images.iter())
-                .collect();
-            let sheet = gom_render::texture_sheet(
-                &items,
-                &gom_render::TextureSheetOptions {
-                    cell: cell.clamp(16, 4096),
-                    columns: None,
-                },
-            )?;
-            let png = gom_render::encode_png(&sheet)?;
-            crate::output::write(&output, &png)?;
-            eprintln!(
-                "wrote {} ({}, {}x{})",
-                output.display(),
-                super::plural(items.len(), "texture", "textures"),
-                sheet.width(),
-                sheet.height()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::List { file, json } => {
-            let listing = ops::list_tml(&load(&file)?);
-            if json {
-                println!("{}", listing.to_json());
-            } else {
-                println!(
-                    "{}: {}, {}",
-                    file.display(),
-                    super::plural(listing.textures.len(), "texture", "textures"),
-                    super::plural(listing.materials.len(), "material", "materials")
-                );
-                for t in &listing.textures {
-                    println!(
-                        "  texture {} id {}: format {}{} {}x{}, {} bytes, used by {}",
-                        t.index,
-                        t.id,
-                        t.format,
-                        if t.supported { "" } else { " (unsupported)" },
-                        t.width,
-                        t.height,
-                        t.data_size,
-                        if t.materials.is_empty() {
-                            "no material".to_string()
-                        } else {
-                            t.materials.join(", ")
-                        }
-                    );
-                }
-                for m in &listing.materials {
-                    println!(
-                        "  material {} \"{}\": flags {:#06x}, textures {:?}",
-                        m.index, m.name, m.flags, m.texture_ids
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => sheet(&file, &output, cell, codec)?,
+        Command::List { file, json } => list(&file, json)?,
         Command::Extract {
             file,
             outdir,
             json,
             codec,
-        } => {
-            let tml = load(&file)?;
-            let planned: Vec<PathBuf> = ops::texture_file_names(&tml)
-                .iter()
-                .map(|n| outdir.join(n))
-                .collect();
-            crate::output::refuse_overwrite([file.clone()], planned.iter().map(PathBuf::as_path))?;
-            let manifest = ops::extract_textures(&tml, &outdir, codec.options())
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            if json {
-                println!("{}", manifest.to_json());
-            } else {
-                for t in &manifest.textures {
-                    match (&t.file, &t.skipped) {
-                        (Some(f), _) => {
-                            println!("texture {} -> {}", t.index, outdir.join(f).display())
-                        }
-                        (None, Some(why)) => println!("texture {} skipped: {why}", t.index),
-                        (None, None) => println!("texture {} skipped", t.index),
-                    }
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => extract(&file, &outdir, json, codec)?,
         Command::Pack {
             output,
             materials,
@@ -303,38 +201,7 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
                 .iter()
                 .map(|spec| parse_material(spec))
                 .collect::<Result<Vec<_>, _>>()?;
-            let pngs = specs.iter().flat_map(|(_, files)| files.iter().cloned());
-            crate::output::refuse_overwrite(pngs, [output.as_path()])?;
-            crate::output::expect_extension(&output, &["tml"], "a material library")?;
-            let mut list = Vec::with_capacity(specs.len());
-            for (name, files) in &specs {
-                let mut textures = Vec::new();
-                for path in files {
-                    let image = jpog::png_io::decode_png(&read(path)?)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                    textures.push(PackTexture {
-                        image,
-                        format,
-                        flags: 0,
-                        dds,
-                    });
-                }
-                list.push(PackMaterial {
-                    name: name.to_string(),
-                    flags,
-                    textures,
-                });
-            }
-            let tml = ops::pack_tml(&list, codec.options())?;
-            let bytes = tml.write()?;
-            crate::output::write(&output, &bytes)?;
-            eprintln!(
-                "wrote {} ({}, {})",
-                output.display(),
-                super::plural(bytes.len(), "byte", "bytes"),
-                super::plural(list.len(), "material", "materials")
-            );
-            Ok(ExitCode::SUCCESS)
+            pack(&output, &specs, format, flags, dds, codec)?
         }
         Command::Replace {
             file,
@@ -345,27 +212,208 @@ pub fn run(cmd: Command) -> Result<ExitCode, CliError> {
             allow_resize,
             codec,
         } => {
-            // Without --out the library is rewritten in place, as documented; the
-            // image it reads must never be the file written.
-            let target = out.unwrap_or_else(|| file.clone());
-            crate::output::refuse_overwrite([png.clone()], [target.as_path()])?;
-            crate::output::expect_extension(&target, &["tml"], "a material library")?;
-            let mut tml = load(&file)?;
             let opts = ReplaceOptions {
                 codec: codec.options(),
                 allow_resize,
             };
-            let index = ops::replace_texture_png(&mut tml, &material, slot, &read(&png)?, opts)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            let bytes = tml
-                .write()
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            crate::output::write(&target, &bytes)?;
-            eprintln!(
-                "replaced texture {index} of \"{material}\"; wrote {}",
-                target.display()
-            );
-            Ok(ExitCode::SUCCESS)
+            // Without --out the library is rewritten in place, as documented; the
+            // image it reads must never be the file written.
+            let target = out.unwrap_or_else(|| file.clone());
+            replace(&file, &material, slot, &png, opts, &target)?
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gom tml sheet`: every decodable texture on one PNG sheet, labelled with the
+/// materials using it.
+fn sheet(file: &Path, output: &Path, cell: u32, codec: CodecArgs) -> Result<(), CliError> {
+    crate::output::refuse_overwrite([file.to_path_buf()], [output])?;
+    crate::output::expect_extension(output, &["png"], "a texture sheet")?;
+    let tml = load(file)?;
+    let listing = ops::list_tml(&tml);
+    let mut names = Vec::new();
+    let mut images = Vec::new();
+    for (i, t) in listing.textures.iter().enumerate() {
+        match tml.decode_texture(i, codec.options()) {
+            Ok(img) => {
+                names.push(texture_label(t));
+                images.push(img);
+            }
+            Err(e) => eprintln!("warning: texture {} not drawn: {e}", t.index),
+        }
+    }
+    let items: Vec<(&str, &gom_render::Image)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(images.iter())
+        .collect();
+    let sheet = gom_render::texture_sheet(
+        &items,
+        &gom_render::TextureSheetOptions {
+            cell: cell.clamp(16, 4096),
+            columns: None,
+        },
+    )?;
+    let png = gom_render::encode_png(&sheet)?;
+    crate::output::write(output, &png)?;
+    eprintln!(
+        "wrote {} ({}, {}x{})",
+        output.display(),
+        super::plural(items.len(), "texture", "textures"),
+        sheet.width(),
+        sheet.height()
+    );
+    Ok(())
+}
+
+/// A texture's label on the sheet: the materials using it, or its index.
+fn texture_label(t: &ops::TextureInfo) -> String {
+    if t.materials.is_empty() {
+        format!("texture {}", t.index)
+    } else {
+        t.materials.join(", ")
+    }
+}
+
+/// `gom tml list`: the textures and materials, as text or JSON.
+fn list(file: &Path, json: bool) -> Result<(), CliError> {
+    let listing = ops::list_tml(&load(file)?);
+    if json {
+        println!("{}", listing.to_json());
+        return Ok(());
+    }
+    println!(
+        "{}: {}, {}",
+        file.display(),
+        super::plural(listing.textures.len(), "texture", "textures"),
+        super::plural(listing.materials.len(), "material", "materials")
+    );
+    for t in &listing.textures {
+        println!(
+            "  texture {} id {}: format {}{} {}x{}, {} bytes, used by {}",
+            t.index,
+            t.id,
+            t.format,
+            if t.supported { "" } else { " (unsupported)" },
+            t.width,
+            t.height,
+            t.data_size,
+            if t.materials.is_empty() {
+                "no material".to_string()
+            } else {
+                t.materials.join(", ")
+            }
+        );
+    }
+    for m in &listing.materials {
+        println!(
+            "  material {} \"{}\": flags {:#06x}, textures {:?}",
+            m.index, m.name, m.flags, m.texture_ids
+        );
+    }
+    Ok(())
+}
+
+/// `gom tml extract`: every texture to `outdir` as PNG, reported as text or JSON.
+fn extract(file: &Path, outdir: &Path, json: bool, codec: CodecArgs) -> Result<(), CliError> {
+    let tml = load(file)?;
+    let planned: Vec<PathBuf> = ops::texture_file_names(&tml)
+        .iter()
+        .map(|n| outdir.join(n))
+        .collect();
+    crate::output::refuse_overwrite([file.to_path_buf()], planned.iter().map(PathBuf::as_path))?;
+    let manifest = ops::extract_textures(&tml, outdir, codec.options())
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if json {
+        println!("{}", manifest.to_json());
+        return Ok(());
+    }
+    for t in &manifest.textures {
+        match (&t.file, &t.skipped) {
+            (Some(f), _) => println!("texture {} -> {}", t.index, outdir.join(f).display()),
+            (None, Some(why)) => println!("texture {} skipped: {why}", t.index),
+            (None, None) => println!("texture {} skipped", t.index),
+        }
+    }
+    Ok(())
+}
+
+/// One `--material NAME=A.png[,B.png…]` of `gom tml pack`, its PNGs decoded.
+fn pack_material(
+    (name, files): &(String, Vec<PathBuf>),
+    format: u16,
+    flags: u16,
+    dds: Option<DdsOptions>,
+) -> Result<PackMaterial, CliError> {
+    let mut textures = Vec::new();
+    for path in files {
+        let image = jpog::png_io::decode_png(&read(path)?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        textures.push(PackTexture {
+            image,
+            format,
+            flags: 0,
+            dds,
+        });
+    }
+    Ok(PackMaterial {
+        name: name.to_string(),
+        flags,
+        textures,
+    })
+}
+
+/// `gom tml pack`: a library of the materials `specs` name, written to `output`.
+fn pack(
+    output: &Path,
+    specs: &[(String, Vec<PathBuf>)],
+    format: u16,
+    flags: u16,
+    dds: Option<DdsOptions>,
+    codec: CodecArgs,
+) -> Result<(), CliError> {
+    let pngs = specs.iter().flat_map(|(_, files)| files.iter().cloned());
+    crate::output::refuse_overwrite(pngs, [output])?;
+    crate::output::expect_extension(output, &["tml"], "a material library")?;
+    let list = specs
+        .iter()
+        .map(|spec| pack_material(spec, format, flags, dds))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tml = ops::pack_tml(&list, codec.options())?;
+    let bytes = tml.write()?;
+    crate::output::write(output, &bytes)?;
+    eprintln!(
+        "wrote {} ({}, {})",
+        output.display(),
+        super::plural(bytes.len(), "byte", "bytes"),
+        super::plural(list.len(), "material", "materials")
+    );
+    Ok(())
+}
+
+/// `gom tml replace`: one texture of `material` replaced by the PNG at `png`, the
+/// library written to `target`.
+fn replace(
+    file: &Path,
+    material: &str,
+    slot: usize,
+    png: &Path,
+    opts: ReplaceOptions,
+    target: &Path,
+) -> Result<(), CliError> {
+    crate::output::refuse_overwrite([png.to_path_buf()], [target])?;
+    crate::output::expect_extension(target, &["tml"], "a material library")?;
+    let mut tml = load(file)?;
+    let index = ops::replace_texture_png(&mut tml, material, slot, &read(png)?, opts)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = tml
+        .write()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    crate::output::write(target, &bytes)?;
+    eprintln!(
+        "replaced texture {index} of \"{material}\"; wrote {}",
+        target.display()
+    );
+    Ok(())
 }

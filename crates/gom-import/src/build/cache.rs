@@ -15,7 +15,7 @@
 //! merely replace each other. An entry whose recorded hash does not match its bytes
 //! (corrupted, truncated) is never copied out: the build converts and replaces it.
 
-use super::{hex, BuildError};
+use super::BuildError;
 use crate::imported::SideFile;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -38,7 +38,7 @@ pub fn key(input_hash: &str, options: &str, converter: &str, source_rel: &str) -
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
-    hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// What a cache entry holds: one conversion's files and what it reported.
@@ -291,7 +291,13 @@ fn encode(key: &str, entry: &Entry) -> Vec<u8> {
             let p = s.relative_path.to_str().unwrap_or_default();
             (p, &s.bytes)
         }))
-        .map(|(p, b)| (p.to_string(), b.len() as u64, hex(&Sha256::digest(b))))
+        .map(|(p, b)| {
+            (
+                p.to_string(),
+                b.len() as u64,
+                hex::encode(Sha256::digest(b)),
+            )
+        })
         .collect();
     let header = Header {
         key: key.to_string(),
@@ -356,7 +362,7 @@ fn decode(bytes: &[u8], key: &str) -> Result<Entry, String> {
             return Err("truncated".into());
         }
         let (b, tail) = data.split_at(n);
-        if hex(&Sha256::digest(b)) != *hash {
+        if hex::encode(Sha256::digest(b)) != *hash {
             return Err(format!("{path:?} does not match its recorded hash"));
         }
         files.push((path.clone(), b.to_vec()));

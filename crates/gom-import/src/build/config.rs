@@ -34,6 +34,7 @@ pub const FILE_CONFIG_SUFFIX: &str = ".gom.toml";
 
 /// Why a config could not be applied. Every message names the config file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read, or is not TOML.
     #[error("{path}: {message}", path = path.display())]

@@ -3,7 +3,7 @@
 
 use super::manifest::{self, Record};
 use super::plan::{collisions, ignores_case, Inputs};
-use super::{cache, find_sources, hex, rel_string, shard, BuildError, BuildOptions};
+use super::{cache, find_sources, rel_string, shard, BuildError, BuildOptions};
 use crate::format::OutputFormat;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -283,7 +283,7 @@ fn is_current(record: &Record, hash: &str, job: &PlannedJob, out: &Path) -> bool
         && record.output == job.output_rel
         && textures_unchanged(&record.textures, &job.source)
         && std::fs::read(out.join(&job.output_rel))
-            .is_ok_and(|b| hex(&Sha256::digest(&b)) == record.output_hash)
+            .is_ok_and(|b| hex::encode(Sha256::digest(&b)) == record.output_hash)
         && side_files_unchanged(record, out)
 }
 
@@ -293,7 +293,7 @@ fn side_files_unchanged(record: &Record, out: &Path) -> bool {
     let output = out.join(&record.output);
     let dir = output.parent().unwrap_or(out);
     record.side_files.iter().all(|(name, hash)| {
-        std::fs::read(dir.join(name)).is_ok_and(|b| hex(&Sha256::digest(&b)) == *hash)
+        std::fs::read(dir.join(name)).is_ok_and(|b| hex::encode(Sha256::digest(&b)) == *hash)
     })
 }
 
@@ -306,7 +306,7 @@ pub(crate) fn side_file_hashes(
         .iter()
         .map(|s| {
             let name = rel_string(Path::new(""), &s.relative_path);
-            (name, hex(&Sha256::digest(&s.bytes)))
+            (name, hex::encode(Sha256::digest(&s.bytes)))
         })
         .collect()
 }
@@ -321,7 +321,7 @@ fn input_hash(bytes: &[u8], companions: &[PathBuf]) -> String {
             h.update(Sha256::digest(&b));
         }
     }
-    hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// The SHA-256 of each texture file `names` (relative to `source`'s folder), empty for
@@ -333,7 +333,7 @@ pub(crate) fn texture_hashes(source: &Path, names: &[String]) -> BTreeMap<String
         .iter()
         .map(|n| {
             let hash = crate::texture::read_texture_file(&dir.join(n))
-                .map(|b| hex(&Sha256::digest(&b)))
+                .map(|b| hex::encode(Sha256::digest(&b)))
                 .unwrap_or_default();
             (n.clone(), hash)
         })

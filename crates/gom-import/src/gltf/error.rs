@@ -6,6 +6,7 @@ use std::path::PathBuf;
 /// and, where there is one, the glTF object (`accessors[3]`, `nodes[0]`, …) or the byte
 /// offset in a `.glb` container.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GltfError {
     /// A file (the model itself or an external buffer) could not be read.
     #[error("{path}: cannot read file: {source}")]

@@ -2,6 +2,7 @@
 
 /// An error converting a `.tmd` (with its `.tkl` and `.tml`) into GOM.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum JpogImportError {
     /// A file could not be read as its format: the `jpog` reader's error names the
     /// record, field and byte offset.

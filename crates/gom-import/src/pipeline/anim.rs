@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use super::error::StepError;
 use super::retarget::{match_bones, same_bind, BoneMap, Carry, MatchKind, Trs};
 
 /// What mapping one animation file did.
@@ -49,10 +50,13 @@ pub fn add_clips(
     stem: &str,
     map: &BoneMap,
     keep_translations: bool,
-) -> Result<AnimReport, String> {
+) -> Result<AnimReport, StepError> {
     let bones = &model.skeleton.bones;
     let matches =
-        match_bones(bones, &anim.skeleton.bones, map).map_err(|e| format!("{file}: {e}"))?;
+        match_bones(bones, &anim.skeleton.bones, map).map_err(|source| StepError::Match {
+            file: file.to_string(),
+            source,
+        })?;
     let target = |b: u32| matches.get(b as usize).copied().flatten().map(|(i, _)| i);
     let moved: BTreeSet<usize> = anim
         .clips

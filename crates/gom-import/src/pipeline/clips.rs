@@ -2,6 +2,7 @@
 //! motion, in that order (so ranges name clips by their new names, and the filter
 //! sees the final ones).
 
+use super::error::StepError;
 use super::options::{ClipRange, ClipRename};
 
 /// Keys closer in time than this (seconds) to a range's end count as on it.
@@ -9,7 +10,7 @@ const ON_BOUND: f32 = 1e-5;
 
 /// Renames clips; every `OLD` must name a clip and no `NEW` may name another clip
 /// (two clips of one name could not be told apart by any later option or game).
-pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), String> {
+pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), StepError> {
     for r in renames {
         let index = clip_index(model, &r.from, "--rename-clip")?;
         if model
@@ -18,12 +19,10 @@ pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), Stri
             .enumerate()
             .any(|(i, c)| i != index && c.name == r.to)
         {
-            return Err(format!(
-                "--rename-clip {r}: a clip named \"{}\" exists already (the model has: {}); \
-                 rename that one first or choose another name",
-                r.to,
-                model.clip_names_listed()
-            ));
+            return Err(StepError::RenameTaken {
+                rename: r.clone(),
+                available: model.clip_names_listed(),
+            });
         }
         model.clips[index].name = r.to.clone();
     }
@@ -32,7 +31,7 @@ pub fn rename(model: &mut gom::Model, renames: &[ClipRename]) -> Result<(), Stri
 
 /// The index of the clip named `name`, or an error for `option` naming the clips
 /// there are.
-fn clip_index(model: &gom::Model, name: &str, option: &str) -> Result<usize, String> {
+fn clip_index(model: &gom::Model, name: &str, option: &'static str) -> Result<usize, StepError> {
     model
         .clips
         .iter()
@@ -41,11 +40,12 @@ fn clip_index(model: &gom::Model, name: &str, option: &str) -> Result<usize, Str
 }
 
 /// `option: no clip named "NAME" (the model has: …)`.
-pub fn missing_clip(model: &gom::Model, name: &str, option: &str) -> String {
-    format!(
-        "{option}: no clip named \"{name}\" (the model has: {})",
-        model.clip_names_listed()
-    )
+fn missing_clip(model: &gom::Model, name: &str, option: &'static str) -> StepError {
+    StepError::NoClip {
+        option,
+        name: name.to_string(),
+        available: model.clip_names_listed(),
+    }
 }
 
 /// What one `--clip-range` cut, in seconds, and the rate its frame numbers counted at.
@@ -68,7 +68,7 @@ pub struct RangeReport {
 pub fn cut_ranges(
     model: &mut gom::Model,
     ranges: &[ClipRange],
-) -> Result<Vec<RangeReport>, String> {
+) -> Result<Vec<RangeReport>, StepError> {
     let before = model.clips.clone();
     let mut reports = Vec::with_capacity(ranges.len());
     for r in ranges {
@@ -87,10 +87,10 @@ pub fn cut_ranges(
         match &r.new_name {
             Some(name) => {
                 if model.clips.iter().any(|c| &c.name == name) {
-                    return Err(format!(
-                        "--clip-range {r}: a clip named \"{name}\" exists already (the model has: {})",
-                        model.clip_names_listed()
-                    ));
+                    return Err(StepError::ClipExists {
+                        range: r.clone(),
+                        available: model.clip_names_listed(),
+                    });
                 }
                 cut.name = name.clone();
                 model.clips.push(cut);
@@ -108,26 +108,31 @@ pub fn cut_ranges(
 /// The part of `clip` between the range's ends, starting at time 0. Keys strictly
 /// inside are kept (shifted); each track gets a key at either end, the clip sampled
 /// there by the runtime unless a key lies on the end already.
-pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, String> {
+pub fn cut(clip: &gom::Clip, range: &ClipRange) -> Result<gom::Clip, StepError> {
     let rate = clip.sample_rate;
     let needs_rate = matches!(range.start, super::RangeBound::Frame(_))
         || matches!(range.end, super::RangeBound::Frame(_));
     if needs_rate && !(rate.is_finite() && rate > 0.0) {
-        return Err(format!(
-            "--clip-range {range}: clip \"{}\" has no sample rate to count frames at",
-            clip.name
-        ));
+        return Err(StepError::NoSampleRate {
+            range: range.clone(),
+            clip: clip.name.clone(),
+        });
     }
     let (start, end) = (range.start.seconds(rate), range.end.seconds(rate));
     if !(start < end && end <= clip.duration + ON_BOUND) {
-        return Err(format!(
-            "--clip-range {range}: {start} s to {end} s is not a range within clip \"{}\" \
-             (0 to {} s)",
-            clip.name, clip.duration
-        ));
+        return Err(StepError::OutOfClip {
+            range: range.clone(),
+            start,
+            end,
+            clip: clip.name.clone(),
+            duration: clip.duration,
+        });
     }
     let end = end.min(clip.duration);
-    let sampled = gom_runtime::Clip::from_model(clip).map_err(|e| format!("{range}: {e}"))?;
+    let sampled = gom_runtime::Clip::from_model(clip).map_err(|source| StepError::Sample {
+        range: range.clone(),
+        source: Box::new(source),
+    })?;
     let tracks = clip
         .tracks
         .iter()
@@ -233,7 +238,7 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 }
 
 /// Marks root motion on the bone `bone` in every clip.
-pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
+pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), StepError> {
     let index = super::retarget::find_bone(&model.skeleton.bones, bone).ok_or_else(|| {
         let names: Vec<String> = model
             .skeleton
@@ -241,14 +246,14 @@ pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), String> {
             .iter()
             .map(|b| format!("\"{}\"", b.name))
             .collect();
-        format!(
-            "--root-motion: no bone named \"{bone}\" (the model has: {})",
-            if names.is_empty() {
+        StepError::NoRootBone {
+            bone: bone.to_string(),
+            available: if names.is_empty() {
                 "no bones".to_string()
             } else {
                 names.join(", ")
-            }
-        )
+            },
+        }
     })?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;

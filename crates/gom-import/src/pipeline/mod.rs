@@ -7,10 +7,12 @@
 
 pub mod anim;
 pub mod clips;
+pub mod error;
 pub mod options;
 pub mod retarget;
 pub mod units;
 
+pub use error::{MatchError, StepError};
 pub use options::{Axis, ClipRange, ClipRename, LengthUnit, RangeBound};
 pub use units::SourceSpace;
 
@@ -75,7 +77,7 @@ pub fn correct_space(
     model: &mut gom::Model,
     declared: &SourceSpace,
     options: &ImportOptions,
-) -> Result<Option<units::SpaceReport>, String> {
+) -> Result<Option<units::SpaceReport>, StepError> {
     if !space_active(options) {
         return Ok(None);
     }
@@ -104,12 +106,7 @@ pub fn run<E>(
         ..Default::default()
     };
     if options.bone_map.is_some() && options.anim.is_empty() {
-        return Err(PipelineError::Step(
-            "--bone-map pairs the bones of --anim files with the model's, and no --anim \
-             file is given"
-                .to_string(),
-        )
-        .into());
+        return Err(PipelineError::Step(StepError::BoneMapWithoutAnim).into());
     }
     let map = match &options.bone_map {
         Some(path) => retarget::BoneMap::read(path).map_err(PipelineError::Step)?,
@@ -163,10 +160,11 @@ pub fn run<E>(
 
 /// Why a pipeline step failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PipelineError {
     /// A step refused its options or its input.
-    #[error("{0}")]
-    Step(String),
+    #[error(transparent)]
+    Step(StepError),
 }
 
 /// Why [`run`] stopped: an animation file could not be read (the reader's own

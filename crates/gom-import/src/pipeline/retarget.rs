@@ -27,6 +27,8 @@ use std::path::Path;
 
 use glam::{Quat, Vec3};
 
+use super::error::{MatchError, StepError};
+
 /// Two bind transforms closer than this (each matrix element, relative to its size
 /// for elements larger than 1) count as equal.
 pub const BIND_TOLERANCE: f32 = 1e-4;
@@ -44,7 +46,7 @@ pub struct BoneMap {
 
 impl BoneMap {
     /// Reads the pairs from `text`; `name` names the file in errors.
-    pub fn parse(text: &str, name: &str) -> Result<BoneMap, String> {
+    pub fn parse(text: &str, name: &str) -> Result<BoneMap, StepError> {
         let mut pairs = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -56,24 +58,28 @@ impl BoneMap {
                 .map(|(a, b)| (a.trim(), b.trim()))
                 .filter(|(a, b)| !a.is_empty() && !b.is_empty());
             let Some((from, to)) = pair else {
-                return Err(format!(
-                    "{name}: line {}: expected 'animation bone = model bone'",
-                    i + 1
-                ));
+                return Err(StepError::BoneMapLine {
+                    file: name.to_string(),
+                    line: i + 1,
+                });
             };
             if pairs.insert(from.to_string(), to.to_string()).is_some() {
-                return Err(format!(
-                    "{name}: line {}: bone '{from}' mapped twice",
-                    i + 1
-                ));
+                return Err(StepError::BoneMappedTwice {
+                    file: name.to_string(),
+                    line: i + 1,
+                    bone: from.to_string(),
+                });
             }
         }
         Ok(BoneMap { pairs })
     }
 
     /// Reads the file at `path`.
-    pub fn read(path: &Path) -> Result<BoneMap, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn read(path: &Path) -> Result<BoneMap, StepError> {
+        let text = std::fs::read_to_string(path).map_err(|source| StepError::BoneMapRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
         BoneMap::parse(&text, &path.display().to_string())
     }
 }
@@ -103,7 +109,7 @@ pub fn match_bones(
     model: &[gom::Bone],
     anim: &[gom::Bone],
     map: &BoneMap,
-) -> Result<Vec<Option<(usize, MatchKind)>>, String> {
+) -> Result<Vec<Option<(usize, MatchKind)>>, MatchError> {
     let mut taken = vec![false; model.len()];
     let mut out = vec![None; anim.len()];
     for (a, slot) in anim.iter().zip(&mut out) {
@@ -113,14 +119,12 @@ pub fn match_bones(
         let i = model
             .iter()
             .position(|b| &b.name == target)
-            .ok_or_else(|| {
-                format!(
-                    "bone map: '{}' maps to '{target}', which the model lacks",
-                    a.name
-                )
+            .ok_or_else(|| MatchError::Missing {
+                from: a.name.clone(),
+                to: target.clone(),
             })?;
         if std::mem::replace(&mut taken[i], true) {
-            return Err(format!("bone map: two bones map to '{target}'"));
+            return Err(MatchError::Twice(target.clone()));
         }
         *slot = Some((i, MatchKind::BoneMap));
     }

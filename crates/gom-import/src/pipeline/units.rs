@@ -24,6 +24,7 @@
 //! scale-only change (`C = I`) multiplies translations and positions by `s` and
 //! leaves everything else bit for bit.
 
+use super::error::StepError;
 use super::options::{Axis, LengthUnit};
 use glam::{Mat3, Quat, Vec3};
 
@@ -103,7 +104,7 @@ pub struct SpaceReport {
 }
 
 /// The space the overrides say the file is in, given what the importer declared.
-pub fn true_space(declared: &SourceSpace, o: &SpaceOverrides) -> Result<SourceSpace, String> {
+pub fn true_space(declared: &SourceSpace, o: &SpaceOverrides) -> Result<SourceSpace, StepError> {
     let (up, forward) = match (o.up, o.forward) {
         (None, None) => (declared.up, declared.forward),
         (Some(u), Some(f)) => (u, f),
@@ -111,9 +112,7 @@ pub fn true_space(declared: &SourceSpace, o: &SpaceOverrides) -> Result<SourceSp
         (None, Some(f)) => (turned_with(declared.forward, f, declared.up), f),
     };
     if up.vector().dot(forward.vector()) != 0.0 {
-        return Err(format!(
-            "the up axis {up} and the forward axis {forward} are not perpendicular"
-        ));
+        return Err(StepError::Axes { up, forward });
     }
     let right_vector = up.vector().cross(forward.vector()) * declared.handedness();
     let right = Axis::of_vector(right_vector).unwrap_or(Axis::PosX);
@@ -143,9 +142,9 @@ pub fn correct_space(
     model: &mut gom::Model,
     declared: &SourceSpace,
     o: &SpaceOverrides,
-) -> Result<Option<SpaceReport>, String> {
+) -> Result<Option<SpaceReport>, StepError> {
     if !(o.scale.is_finite() && o.scale > 0.0) {
-        return Err(format!("scale {} is not a positive number", o.scale));
+        return Err(StepError::Scale(o.scale));
     }
     let applied = true_space(declared, o)?;
     let rotation = Mat3::from_cols(
@@ -156,7 +155,7 @@ pub fn correct_space(
     .transpose();
     let scale = (f64::from(o.scale) * applied.unit_metres / declared.unit_metres) as f32;
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(format!("the scale {scale} the unit gives is out of range"));
+        return Err(StepError::UnitScale(scale));
     }
     let frame = Frame::new(rotation, scale);
     if frame.is_identity() {

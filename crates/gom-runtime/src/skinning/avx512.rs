@@ -83,11 +83,6 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
         return;
     };
     let packed = &job.packed[..=job.last.min(top)];
-    // A block's `in_range` says its indices are below the mesh's bone count, which
-    // the callers checked equals `job.pal.len()` = `job.last + 1` (`skinning::job`,
-    // `bounds::skinned_bounds`); it lets the blend skip the clamp only when that is
-    // `packed`'s length too.
-    let trusted = packed.len() == job.last + 1 && job.pal.len() == job.last + 1;
     let mut o = Flat::from(out);
     let normal_matrices = !RIGID && o.n.is_some();
     let stride = job.stride;
@@ -97,15 +92,22 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
     let mut accn = [_mm512_setzero_ps(); LANES];
     for (k, v) in words.chunks_exact(LANES * stride).enumerate() {
         let b = job.blocks.get(k).copied().unwrap_or(SkinBlock::UNKNOWN);
-        let b = SkinBlock {
-            in_range: b.in_range && trusted,
-            ..b
-        };
+        // The blend reads `packed` unclamped only where the block itself says every
+        // index is below `packed.len()` (set only by the code that measured them).
+        let in_range = b.indices_below(packed.len());
         let columns = job.by_bone_of(b);
         let matrices = |normal: bool, acc: &mut [__m512; LANES]| match columns {
             Some((bones, weights)) => blend_by_bone(packed, bones, weights, normal),
             None => {
-                blend(v, stride, job.so, packed, normal, b, acc);
+                blend(
+                    v,
+                    stride,
+                    job.so,
+                    packed,
+                    normal,
+                    (b.slots(), in_range),
+                    acc,
+                );
                 transpose(acc)
             }
         };
@@ -184,8 +186,8 @@ fn blend_by_bone(
 }
 
 /// The blended matrices of block `v`'s vertices (`normal`: the normal matrices),
-/// over the slots `b` says the block uses, clamping bone indices unless `b` says
-/// they are all in range.
+/// over the block's `slots`, clamping bone indices unless `in_range` (the block's
+/// [`SkinBlock::indices_below`] for `packed.len()`).
 #[target_feature(enable = "avx512f,avx2,fma")]
 #[inline]
 fn blend(
@@ -194,10 +196,10 @@ fn blend(
     so: usize,
     packed: &[PackedBone],
     normal: bool,
-    b: SkinBlock,
+    (slots, in_range): (u8, bool),
     acc: &mut [__m512; LANES],
 ) {
-    let f = match (b.slots, b.in_range) {
+    let f = match (slots, in_range) {
         (1, true) => blend_k::<1, false>,
         (2, true) => blend_k::<2, false>,
         (3, true) => blend_k::<3, false>,
@@ -247,9 +249,9 @@ fn blend_k<const K: usize, const CLAMP: bool>(
         // SAFETY: as above, the weight words `j·stride + so + 2 + k`, k < 4, are in `v`.
         let weight = |k: usize| unsafe { _mm512_set1_ps(at.add(2 + k).read_unaligned()) };
         // SAFETY: `bone(k) ≤ last < packed.len()`: clamped, or (without `CLAMP`, which
-        // `blocks` chooses only for a block whose `SkinBlock::in_range` holds and
-        // when `trusted`) every index of the block is below the bone count, which is
-        // `packed.len()` (see `trusted` in `blocks`). A `PackedBone` is 32
+        // `blocks` chooses only when `SkinBlock::indices_below(packed.len())`, whose
+        // bound only `SkinBlocks::new` sets, from the indices it read) every index of
+        // the block is below `packed.len()`. A `PackedBone` is 32
         // floats on a 64-byte line, so the 16 floats at `32·b` (`+ 16` for the
         // normal matrix) are inside `packed` and aligned for a 512-bit load.
         let matrix = |k: usize| unsafe { _mm512_load_ps(m.add(32 * bone(k))) };

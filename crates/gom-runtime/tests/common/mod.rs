@@ -198,7 +198,15 @@ pub fn sample_clip(
     ctx: &mut gom_runtime::SamplingContext,
     local: &mut gom_runtime::LocalPose,
 ) {
-    gom_runtime::sample(&asset.clips[clip], &asset.skeleton, t, playback, ctx, local).unwrap();
+    gom_runtime::sample(
+        &asset.clips()[clip],
+        asset.skeleton(),
+        t,
+        playback,
+        ctx,
+        local,
+    )
+    .unwrap();
 }
 
 /// The model-space pose of `local` on `asset`'s skeleton.
@@ -207,7 +215,7 @@ pub fn model_pose_of(
     local: &gom_runtime::LocalPose,
 ) -> gom_runtime::ModelPose {
     let mut world = gom_runtime::ModelPose::new();
-    gom_runtime::local_to_model(&asset.skeleton, local, &mut world).unwrap();
+    gom_runtime::local_to_model(asset.skeleton(), local, &mut world).unwrap();
     world
 }
 

@@ -10,7 +10,7 @@ use super::header::{
 use crate::error::{FourCc, Item, WriteError};
 use crate::layout::{Attribute, VertexLayout};
 use crate::limits::{MAX_STRING_EXPANSION, MAX_U16_INDEXED_VERTICES};
-use crate::model::{Bounds, Mat4, MeshPart, Model};
+use crate::model::{Bone, Bounds, Clip, Mat4, Material, MeshPart, Model, ValidationFlags};
 use crate::validate::{check_structure_bounds, flags_for};
 
 /// The STR0 table under construction: strings numbered in order of first use.
@@ -165,8 +165,29 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
         crate::compressed::check_clip(model, i)?;
     }
     let flags = flags_for(model);
+    let st = string_table(model);
+    let size = checked_size(model, &st)?;
+    let mut o = Out {
+        buf: Vec::with_capacity(size as usize),
+        open: Vec::new(),
+        table: Vec::new(),
+    };
+    write_header(&mut o, model, &st, flags);
+    write_strings(&mut o, &st);
+    write_skeleton(&mut o, &model.skeleton.bones, &st);
+    write_materials(&mut o, &model.materials, &st);
+    let bone_count = model.skeleton.bones.len() as u32;
+    for (m, b) in model.meshes.iter().zip(&bounds) {
+        write_mesh(&mut o, m, b, st.id(&m.name), bone_count);
+    }
+    write_clips(&mut o, &model.clips, &st);
+    write_chunk_table(&mut o);
+    debug_assert_eq!(o.buf.len() as u64, size);
+    Ok(o.buf)
+}
 
-    // Strings in order of first use in the canonical walk (D6).
+/// The model's strings in order of first use in the canonical walk (D6).
+fn string_table(model: &Model) -> StringTable<'_> {
     let mut st = StringTable::default();
     st.intern(&model.header.converter_version);
     for b in &model.skeleton.bones {
@@ -185,19 +206,24 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
     for c in &model.clips {
         st.intern(&c.name);
     }
+    st
+}
 
-    let size = file_size(model, &st);
+/// The file's size, refused when it exceeds `u32` or when its string uses would
+/// expand beyond [`MAX_STRING_EXPANSION`] times it (D12: the reader refuses such a
+/// file, so the writer does too).
+fn checked_size(model: &Model, st: &StringTable<'_>) -> Result<u64, WriteError> {
+    let size = file_size(model, st);
+    let limit = |field: &'static str, value: u64, limit: u64| WriteError::Limit {
+        item: Item::File,
+        name: String::new(),
+        field,
+        value,
+        limit,
+    };
     if size > u64::from(u32::MAX) {
-        return Err(WriteError::Limit {
-            item: Item::File,
-            name: String::new(),
-            field: "size",
-            value: size,
-            limit: u64::from(u32::MAX),
-        });
+        return Err(limit("size", size, u64::from(u32::MAX)));
     }
-    // The reader refuses a file whose string uses would expand beyond a multiple of
-    // its size (D12): so does the writer.
     let n = |s: &str| s.len() as u64;
     let uses = n(&model.header.converter_version)
         + model
@@ -214,21 +240,13 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
         + model.meshes.iter().map(|m| n(&m.name)).sum::<u64>()
         + model.clips.iter().map(|c| n(&c.name)).sum::<u64>();
     if uses > MAX_STRING_EXPANSION * size {
-        return Err(WriteError::Limit {
-            item: Item::File,
-            name: String::new(),
-            field: "strings",
-            value: uses,
-            limit: MAX_STRING_EXPANSION * size,
-        });
+        return Err(limit("strings", uses, MAX_STRING_EXPANSION * size));
     }
-    let mut o = Out {
-        buf: Vec::with_capacity(size as usize),
-        open: Vec::new(),
-        table: Vec::new(),
-    };
+    Ok(size)
+}
 
-    // Header (D3).
+/// The header (D3); the chunk table's place is patched in at the end.
+fn write_header(o: &mut Out, model: &Model, st: &StringTable<'_>, flags: ValidationFlags) {
     o.buf.resize(HEADER_SIZE, 0);
     o.buf[..8].copy_from_slice(MAGIC);
     o.patch(OFF_HEADER_SIZE, HEADER_SIZE as u32);
@@ -242,8 +260,10 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
     );
     o.patch(OFF_VALIDATION_FLAGS, flags.0);
     o.patch(OFF_ENDIANNESS, 1);
+}
 
-    // STR0 (D6).
+/// STR0 (D6): the count, the offsets (one past the last), the NUL-terminated strings.
+fn write_strings(o: &mut Out, st: &StringTable<'_>) {
     o.begin(FourCc::STR0);
     o.u32(st.list.len() as u32);
     let mut off = 0u32;
@@ -257,9 +277,11 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
         o.buf.push(0);
     }
     o.end();
+}
 
-    // SKEL.
-    let bones = &model.skeleton.bones;
+/// SKEL: the bone count, then parents, names, paths and bind-local matrices, each as
+/// one array.
+fn write_skeleton(o: &mut Out, bones: &[Bone], st: &StringTable<'_>) {
     o.begin(FourCc::SKEL);
     o.u32(bones.len() as u32);
     for b in bones {
@@ -275,67 +297,75 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
         o.f32s(&b.bind_local);
     }
     o.end();
+}
 
-    // MATL (D8), only when there are materials.
-    if !model.materials.is_empty() {
-        o.begin(FourCc::MATL);
-        o.u32(model.materials.len() as u32);
-        for m in &model.materials {
-            o.u32(st.id(&m.name));
-            o.u32(
-                m.base_color_texture
-                    .as_deref()
-                    .map_or(u32::MAX, |t| st.id(t)),
-            );
-            o.f32s(&m.base_color_factor);
+/// MATL (D8), only when there are materials.
+fn write_materials(o: &mut Out, materials: &[Material], st: &StringTable<'_>) {
+    if materials.is_empty() {
+        return;
+    }
+    o.begin(FourCc::MATL);
+    o.u32(materials.len() as u32);
+    for m in materials {
+        o.u32(st.id(&m.name));
+        o.u32(
+            m.base_color_texture
+                .as_deref()
+                .map_or(u32::MAX, |t| st.id(t)),
+        );
+        o.f32s(&m.base_color_factor);
+    }
+    o.end();
+}
+
+/// The rest of a compressed clip's CLP0 (flags bit 1, no track) and its CLPZ
+/// (docs/extensions.md).
+fn write_compressed(o: &mut Out, flags: u32, payload: &[u8]) {
+    o.u32(flags | crate::compressed::CLIP_FLAG_COMPRESSED);
+    o.u32(0);
+    o.end();
+    o.begin(FourCc::CLPZ);
+    o.buf.extend_from_slice(payload);
+    o.end();
+}
+
+/// ANIM (D9), only when there are clips: one CLP0 chunk a clip.
+fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
+    if clips.is_empty() {
+        return;
+    }
+    o.begin(FourCc::ANIM);
+    o.u32(clips.len() as u32);
+    o.pad16();
+    for c in clips {
+        o.begin(FourCc::CLP0);
+        o.u32(st.id(&c.name));
+        o.f32(c.duration);
+        o.f32(c.sample_rate);
+        o.i32(c.root_bone_index);
+        if let Some(payload) = &c.compressed {
+            write_compressed(o, c.flags.0, payload);
+            continue;
+        }
+        o.u32(c.flags.0);
+        o.u32(c.tracks.len() as u32);
+        for t in &c.tracks {
+            o.u32(t.bone);
+            o.u32(t.keys.len() as u32);
+            for k in &t.keys {
+                o.f32(k.time);
+                o.f32s(&k.translation);
+                o.f32s(&k.rotation);
+                o.f32s(&k.scale);
+            }
         }
         o.end();
     }
+    o.end();
+}
 
-    for (m, b) in model.meshes.iter().zip(&bounds) {
-        write_mesh(&mut o, m, b, st.id(&m.name), bones.len() as u32);
-    }
-
-    // ANIM (D9), only when there are clips.
-    if !model.clips.is_empty() {
-        o.begin(FourCc::ANIM);
-        o.u32(model.clips.len() as u32);
-        o.pad16();
-        for c in &model.clips {
-            o.begin(FourCc::CLP0);
-            o.u32(st.id(&c.name));
-            o.f32(c.duration);
-            o.f32(c.sample_rate);
-            o.i32(c.root_bone_index);
-            if let Some(payload) = &c.compressed {
-                // A compressed clip: its CLP0 holds no track and sets flags bit 1, and
-                // its samples follow in CLPZ (docs/extensions.md).
-                o.u32(c.flags.0 | crate::compressed::CLIP_FLAG_COMPRESSED);
-                o.u32(0);
-                o.end();
-                o.begin(FourCc::CLPZ);
-                o.buf.extend_from_slice(payload);
-                o.end();
-                continue;
-            }
-            o.u32(c.flags.0);
-            o.u32(c.tracks.len() as u32);
-            for t in &c.tracks {
-                o.u32(t.bone);
-                o.u32(t.keys.len() as u32);
-                for k in &t.keys {
-                    o.f32(k.time);
-                    o.f32s(&k.translation);
-                    o.f32s(&k.rotation);
-                    o.f32s(&k.scale);
-                }
-            }
-            o.end();
-        }
-        o.end();
-    }
-
-    // Chunk table (D5), always.
+/// The chunk table (D5), always, and its place in the header.
+fn write_chunk_table(o: &mut Out) {
     let table_offset = o.buf.len() as u32;
     let table = core::mem::take(&mut o.table);
     for (f, off, size) in &table {
@@ -346,8 +376,6 @@ pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
     }
     o.patch(OFF_TABLE_OFFSET, table_offset);
     o.patch(OFF_TABLE_COUNT, table.len() as u32);
-    debug_assert_eq!(o.buf.len() as u64, size);
-    Ok(o.buf)
 }
 
 #[inline(always)]

@@ -20,6 +20,7 @@ pub struct TextError {
 
 /// What is wrong in a GOMT0001 text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TextErrorKind {
     /// The first line is not exactly `GOMT0001`.
     #[error("the text must begin with the line `GOMT0001`")]

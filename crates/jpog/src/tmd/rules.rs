@@ -6,7 +6,7 @@ use super::{
 };
 use crate::bytes::check_name_field16;
 use crate::error::{Error, Result};
-use crate::open::{hex, OpenField};
+use crate::open::OpenField;
 
 /// Refuses a name length over [`MAX_NAME`] in a model to be written.
 fn check_name_length(record: &str, n: u8) -> Result<()> {
@@ -173,7 +173,7 @@ impl Tmd {
                 "header",
                 "tklName bytes after NUL",
                 0x0C + tl + 1,
-                hex(&h.tkl_name[tl + 1..]),
+                hex::encode(&h.tkl_name[tl + 1..]),
             ));
         }
         if h.reserved_48.iter().any(|&b| b != 0) {
@@ -181,7 +181,7 @@ impl Tmd {
                 "header",
                 "reserved 0x48",
                 0x48,
-                hex(&h.reserved_48),
+                hex::encode(h.reserved_48),
             ));
         }
         if let NodeLayout::Indexed { node_order } = &self.node_layout {
