@@ -2,7 +2,7 @@
 //! bound holds against the uncompressed import through the runtime's sampler, the
 //! bytes survive GOMT, the encoder is deterministic, hostile payloads are refused.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gom::compressed::{metric, Trs};
 use gom_import::options::ImportOptions;
@@ -12,7 +12,7 @@ fn clip_path(name: &str) -> Option<PathBuf> {
     gom_test_support::shared_data("bvh").map(|d| d.join(name))
 }
 
-fn import(path: &PathBuf, compress: bool, mm: f32, cm: f32) -> gom::Model {
+fn import(path: &Path, compress: bool, mm: f32, cm: f32) -> gom::Model {
     let options = ImportOptions {
         key_tolerance: if compress { mm / 1000.0 } else { 0.0 },
         key_tolerance_distance: cm / 100.0,
