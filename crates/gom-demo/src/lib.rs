@@ -389,6 +389,7 @@ fn swish() -> Clip {
         root_bone_index: 0,
         flags: ClipFlags(ClipFlags::HAS_ROOT_MOTION),
         tracks,
+        compressed: None,
     }
 }
 
@@ -421,6 +422,7 @@ fn curl() -> Clip {
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     }
 }
 

@@ -78,6 +78,14 @@ pub enum ImportError {
         /// import returns this type).
         source: Box<crate::pipeline::PipelineError>,
     },
+    /// A clip could not be compressed (`--compress`).
+    #[error("{path}: {source}")]
+    Compress {
+        /// The file being converted.
+        path: PathBuf,
+        /// What failed.
+        source: crate::compress::CompressError,
+    },
 }
 
 /// Why a model could not be encoded in an output format.

@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod bvh;
+pub mod compress;
 pub mod error;
 pub mod export;
 pub mod fbx;

@@ -16,9 +16,18 @@ pub struct ImportOptions {
     pub sample_rate: f32,
     /// Reorder vertices and indices for the vertex cache and fetch (meshopt).
     pub optimize_meshes: bool,
-    /// Key reduction tolerance in metres, measured 10 cm from the joint; 0 keeps
-    /// every key.
+    /// Key reduction tolerance in metres, measured [`ImportOptions::key_tolerance_distance`]
+    /// from the joint; 0 keeps every key. With [`ImportOptions::compress`], the bound of
+    /// the compression instead.
     pub key_tolerance: f32,
+    /// How far from each joint the tolerance is measured, in metres.
+    #[serde(default = "ten_cm")]
+    pub key_tolerance_distance: f32,
+    /// Store clips compressed (`docs/extensions.md`): every frame at the clip's rate,
+    /// quantised within [`ImportOptions::key_tolerance`] on the whole skeleton, instead
+    /// of reduced keys.
+    #[serde(default)]
+    pub compress: bool,
     /// JPOG: the level of detail to convert.
     pub lod: usize,
     /// JPOG: the keyframe library; found beside the model by its name when `None`.
@@ -92,12 +101,19 @@ fn one() -> f32 {
     1.0
 }
 
+/// The default of [`ImportOptions::key_tolerance_distance`].
+fn ten_cm() -> f32 {
+    0.1
+}
+
 impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             sample_rate: 30.0,
             optimize_meshes: true,
             key_tolerance: 0.001,
+            key_tolerance_distance: ten_cm(),
+            compress: false,
             lod: 0,
             tkl: None,
             tml: None,
@@ -120,6 +136,28 @@ impl Default for ImportOptions {
 }
 
 impl ImportOptions {
+    /// Whether importers reduce keys: not when clips are compressed (the compressor
+    /// takes every frame and spends the tolerance itself) nor at tolerance 0.
+    pub fn reduces_keys(&self) -> bool {
+        self.key_tolerance > 0.0 && !self.compress
+    }
+
+    /// The key reduction tolerance importers use.
+    pub fn reduction_tolerance(&self) -> crate::optimize::keys::KeyTolerance {
+        crate::optimize::keys::KeyTolerance {
+            tolerance: self.key_tolerance,
+            distance: self.key_tolerance_distance,
+        }
+    }
+
+    /// The compression bound these options select.
+    pub fn compress_settings(&self) -> gom::compressed::Settings {
+        gom::compressed::Settings {
+            tolerance: self.key_tolerance,
+            distance: self.key_tolerance_distance,
+        }
+    }
+
     /// A stable text standing for every option, for build manifests: the SHA-256 (in
     /// hexadecimal) of the options serialised as JSON, fields in declaration order.
     pub fn fingerprint(&self) -> String {

@@ -41,6 +41,25 @@ pub fn import_bytes(
     format: SourceFormat,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    let mut imported = import_with_pipeline(path, bytes, format, options)?;
+    if options.compress {
+        crate::compress::compress_model(&mut imported.model, options.compress_settings()).map_err(
+            |source| ImportError::Compress {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
+    }
+    Ok(imported)
+}
+
+/// The import and the pipeline steps, before compression.
+fn import_with_pipeline(
+    path: &Path,
+    bytes: &[u8],
+    format: SourceFormat,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
     let (mut imported, declared) = import_source(path, bytes, format, options)?;
     if !crate::pipeline::is_active(options) {
         return Ok(imported);
@@ -135,11 +154,8 @@ fn import_source(
         SourceFormat::Fbx => {
             let fbx_options = crate::fbx::FbxOptions {
                 sample_rate: options.sample_rate,
-                key_tolerance: crate::optimize::keys::KeyTolerance {
-                    tolerance: options.key_tolerance,
-                    ..Default::default()
-                },
-                reduce_keys: options.key_tolerance > 0.0,
+                key_tolerance: options.reduction_tolerance(),
+                reduce_keys: options.reduces_keys(),
                 optimize_meshes: options.optimize_meshes,
                 ..Default::default()
             };

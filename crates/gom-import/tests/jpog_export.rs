@@ -467,6 +467,7 @@ fn ribbon(bones: usize, segments: usize, clip: &str) -> gom::Model {
                     .collect(),
             })
             .collect(),
+        compressed: None,
     });
     m
 }

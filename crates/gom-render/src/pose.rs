@@ -225,6 +225,7 @@ mod tests {
                     bone: 1,
                     keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],
                 }],
+                compressed: None,
             }],
             ..Default::default()
         }

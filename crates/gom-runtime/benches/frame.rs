@@ -140,6 +140,7 @@ fn swing_clip(n: usize, c: usize, rng: &mut Rng) -> Clip {
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     }
 }
 

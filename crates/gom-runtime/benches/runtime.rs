@@ -145,6 +145,7 @@ fn model(n: usize, scaled: bool) -> Model {
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     };
     Model {
         skeleton,

@@ -51,7 +51,7 @@ impl Asset<'static> {
         let clips = model
             .clips
             .iter()
-            .map(Clip::from_model)
+            .map(|c| Clip::from_model_on(c, &skeleton))
             .collect::<Result<Vec<_>, _>>()?;
         for c in &clips {
             if let Some(t) = c.tracks.iter().find(|t| t.bone as usize >= n) {
@@ -134,7 +134,6 @@ impl<'a> Asset<'a> {
     pub fn from_view(view: &gom::gomb::FileView<'a>) -> Result<Asset<'a>, Error> {
         use std::borrow::Cow;
 
-        use crate::clip::Track;
         use crate::mesh::{cast_or_copy, Indices};
 
         if cfg!(target_endian = "big") {
@@ -175,22 +174,7 @@ impl<'a> Asset<'a> {
         let clips = view
             .clips()
             .iter()
-            .map(|c| {
-                Clip::trusted(
-                    Cow::Borrowed(c.name),
-                    c.duration,
-                    c.sample_rate,
-                    c.root_bone_index,
-                    c.flags,
-                    c.tracks
-                        .iter()
-                        .map(|t| Track {
-                            bone: t.bone,
-                            keys: cast_or_copy(t.key_data),
-                        })
-                        .collect(),
-                )
-            })
+            .map(|c| Clip::from_view(c, &skeleton))
             .collect();
         Ok(Asset {
             skeleton,

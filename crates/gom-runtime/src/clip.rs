@@ -67,6 +67,8 @@ pub struct Clip<'a> {
     pub(crate) flags: ClipFlags,
     /// Tracks sorted by bone index, at most one per bone.
     pub(crate) tracks: Vec<Track<'a>>,
+    /// The samples of a compressed clip (then `tracks` is empty).
+    pub(crate) compressed: Option<crate::compressed::CompressedClip<'a>>,
 }
 
 impl<'a> Clip<'a> {
@@ -126,7 +128,93 @@ impl<'a> Clip<'a> {
             root_bone,
             flags,
             tracks,
+            compressed: None,
         })
+    }
+
+    /// A compressed clip (`docs/extensions.md`) on a skeleton: its `CLPZ` payload is
+    /// checked in full (every rule, bounds of the decoded values included).
+    pub fn new_compressed(
+        name: Cow<'a, str>,
+        duration: f32,
+        sample_rate: f32,
+        root_bone_index: i32,
+        flags: ClipFlags,
+        payload: Cow<'a, [u8]>,
+        skeleton: &crate::Skeleton,
+    ) -> Result<Self, crate::Error> {
+        let bad = |problem: String| crate::Error::InvalidModel {
+            location: format!("clip \"{name}\""),
+            problem,
+        };
+        if !sample_rate.is_finite() || sample_rate <= 0.0 {
+            return Err(bad(format!("sample rate {sample_rate} is not positive")));
+        }
+        let cz = crate::compressed::CompressedClip::new(payload, skeleton.bone_count() as u32)
+            .map_err(|e| bad(e.to_string()))?
+            .with_bind(skeleton);
+        let mut clip = Clip::new(
+            name,
+            duration,
+            sample_rate,
+            root_bone_index,
+            flags,
+            Vec::new(),
+        )?;
+        clip.compressed = Some(cz);
+        Ok(clip)
+    }
+
+    /// A clip of a checked file, on its skeleton: in place, keys or compressed samples.
+    pub(crate) fn from_view(c: &gom::gomb::ClipView<'a>, skeleton: &crate::Skeleton) -> Clip<'a> {
+        let tracks = c
+            .tracks
+            .iter()
+            .map(|t| Track {
+                bone: t.bone,
+                keys: crate::mesh::cast_or_copy(t.key_data),
+            })
+            .collect();
+        let mut clip = Clip::trusted(
+            Cow::Borrowed(c.name),
+            c.duration,
+            c.sample_rate,
+            c.root_bone_index,
+            c.flags,
+            tracks,
+        );
+        if let Some((layout, payload)) = &c.compressed {
+            clip.compressed = Some(
+                crate::compressed::CompressedClip::trusted(Cow::Borrowed(payload), layout)
+                    .with_bind(skeleton),
+            );
+        }
+        clip
+    }
+
+    /// Copies a [`gom::Clip`] for `skeleton`: a compressed clip samples its payload
+    /// (as a file's would), any other its keys.
+    pub fn from_model_on(
+        clip: &gom::Clip,
+        skeleton: &crate::Skeleton,
+    ) -> Result<Clip<'static>, crate::Error> {
+        match &clip.compressed {
+            Some(payload) => Clip::new_compressed(
+                Cow::Owned(clip.name.clone()),
+                clip.duration,
+                clip.sample_rate,
+                clip.root_bone_index,
+                clip.flags,
+                Cow::Owned(payload.clone()),
+                skeleton,
+            ),
+            None => Clip::from_model(clip),
+        }
+    }
+
+    /// The samples of a compressed clip, `None` for a clip of keys.
+    pub fn compressed(&self) -> Option<&crate::compressed::CompressedClip<'a>> {
+        self.compressed.as_ref()
     }
 
     /// Builds a clip from parts already checked by the GOMB reader (O(tracks)).
@@ -148,10 +236,12 @@ impl<'a> Clip<'a> {
             root_bone: u32::try_from(root_bone_index).ok(),
             flags,
             tracks,
+            compressed: None,
         }
     }
 
-    /// Copies a [`gom::Clip`].
+    /// Copies a [`gom::Clip`] as keys (a compressed clip's decoded keys; see
+    /// [`Clip::from_model_on`] to sample its payload).
     pub fn from_model(clip: &gom::Clip) -> Result<Clip<'static>, crate::Error> {
         Clip::new(
             Cow::Owned(clip.name.clone()),
@@ -228,6 +318,11 @@ impl<'a> Clip<'a> {
     /// cache: binary search, then interpolation (D9). `None` when the bone has no
     /// track. The result is bit-identical to what [`crate::sample`] produces.
     pub fn sample_bone(&self, bone: u32, time: f32) -> Option<Transform> {
+        if let Some(cz) = &self.compressed {
+            return cz
+                .stores(bone)
+                .then(|| cz.sample_bone(bone, time, self.sample_rate));
+        }
         let ti = self.tracks.binary_search_by_key(&bone, |t| t.bone).ok()?;
         let keys = &self.tracks.get(ti)?.keys;
         let seg = crate::sampling::Segment::find(keys, time, 0);

@@ -42,6 +42,7 @@ pub mod asset;
 pub mod blend;
 pub mod bounds;
 pub mod clip;
+pub mod compressed;
 pub mod error;
 #[cfg(target_arch = "x86_64")]
 mod lanes;

@@ -79,6 +79,14 @@ impl PreparedClip {
     /// Lays `clip` out for `skeleton`: O(keys · log keys) time, about 115 bytes per
     /// key. Errors when the clip animates a bone the skeleton does not have.
     pub fn new(clip: &Clip, skeleton: &Skeleton) -> Result<Self, Error> {
+        if clip.compressed().is_some() {
+            return Err(Error::InvalidModel {
+                location: format!("clip \"{}\"", clip.name()),
+                problem: "a compressed clip is sampled with `sample`, whose context keeps \
+                          its decoded frames; it has no prepared form"
+                    .into(),
+            });
+        }
         let n = skeleton.bone_count();
         let padded = n.div_ceil(8) * 8;
         let mut first = vec![IDENTITY_KEY; padded];

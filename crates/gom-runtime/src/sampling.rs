@@ -520,6 +520,7 @@ pub struct SamplingContext {
     groups: Vec<Group>,
     nexts: Vec<Next>,
     reloaded: Vec<(u32, u8)>,
+    compressed: crate::compressed::Cache,
 }
 
 impl SamplingContext {
@@ -591,6 +592,19 @@ pub fn sample(
     ctx: &mut SamplingContext,
     out: &mut LocalPose,
 ) -> Result<(), Error> {
+    if let Some(cz) = &clip.compressed {
+        let t = clip.local_time(time, playback);
+        let ids = (clip.id, skeleton.id);
+        return crate::compressed::sample(
+            cz,
+            ids,
+            clip.sample_rate,
+            skeleton,
+            t,
+            &mut ctx.compressed,
+            out,
+        );
+    }
     ctx.bind(clip, skeleton)?;
     out.resize(skeleton.bone_count());
     let t = clip.local_time(time, playback);

@@ -110,6 +110,7 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
                         .collect(),
                 })
                 .collect(),
+            compressed: None,
         });
     }
     out

@@ -35,6 +35,9 @@ impl FourCc {
     pub const ANIM: FourCc = FourCc(*b"ANIM");
     /// `CLP0`, one clip inside `ANIM`.
     pub const CLP0: FourCc = FourCc(*b"CLP0");
+    /// `CLPZ`, the samples of a compressed clip inside `ANIM` (extension,
+    /// `docs/extensions.md`).
+    pub const CLPZ: FourCc = FourCc(*b"CLPZ");
 }
 
 impl fmt::Display for FourCc {

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod compressed;
 pub mod error;
 pub mod gomb;
 pub mod gomt;

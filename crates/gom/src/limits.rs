@@ -28,3 +28,15 @@ pub const BIND_POSE_TOLERANCE: f32 = 1e-3;
 pub const QUAT_LENGTH_TOLERANCE: f64 = 1e-3;
 /// Relative tolerance of the bounds containment test (D13).
 pub const BOUNDS_TOLERANCE: f64 = 1e-5;
+
+/// Most frames a compressed clip (`CLPZ`, `docs/extensions.md`) may hold; besides,
+/// frames times bones with an animated channel may not exceed [`MAX_KEYS_PER_CLIP`],
+/// so that the clip's decoded keys stay within what an uncompressed clip may hold.
+pub const MAX_COMPRESSED_FRAMES: u32 = 1_000_000;
+/// Most frames one segment of a compressed clip may hold.
+pub const MAX_SEGMENT_FRAMES: u32 = 255;
+/// Widest quantised component of a compressed clip, in bits.
+pub const MAX_COMPRESSED_BITS: u32 = 24;
+/// Largest magnitude a compressed translation or scale may decode to (metres for
+/// translations): keeps every decoded value, and what is computed from it, finite.
+pub const MAX_COMPRESSED_VALUE: f32 = 1.0e6;

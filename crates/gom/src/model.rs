@@ -332,6 +332,11 @@ pub struct Clip {
     pub root_bone_index: i32,
     /// Clip flags.
     pub flags: ClipFlags,
-    /// Tracks sorted by bone index, at most one per bone.
+    /// Tracks sorted by bone index, at most one per bone. For a compressed clip, the
+    /// decoded keys: one per frame for every bone with a stored channel.
     pub tracks: Vec<Track>,
+    /// A compressed clip's `CLPZ` payload (`docs/extensions.md`); the writers write it
+    /// as it is, and `tracks` must be what it decodes to
+    /// ([`crate::compressed::decoded_tracks`]).
+    pub compressed: Option<Vec<u8>>,
 }

@@ -88,6 +88,7 @@ fn str0_numbers_strings_by_first_use_in_the_order_of_d6() {
                 scale: [1.0; 3],
             }],
         }],
+        compressed: None,
     }];
     let f = gomb::write(&m).unwrap();
     let (_, chunks) = split(&f);

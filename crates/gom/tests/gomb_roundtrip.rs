@@ -153,6 +153,7 @@ fn random_model(rng: &mut Rng) -> Model {
                 root_bone_index: root,
                 flags: ClipFlags(u32::from(root == 0)),
                 tracks,
+                compressed: None,
             }
         })
         .collect();

@@ -119,6 +119,7 @@ fn bench_model() -> Model {
             root_bone_index: -1,
             flags: ClipFlags(0),
             tracks,
+            compressed: None,
         }],
         ..Default::default()
     }

@@ -237,6 +237,32 @@ struct ClipSummary<'a> {
     track_count: usize,
     key_count: usize,
     tracks: Vec<TrackSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compressed: Option<CompressedSummary>,
+}
+
+/// A compressed clip's size and bound (`docs/extensions.md`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompressedSummary {
+    bytes: usize,
+    frames: u32,
+    bytes_per_joint_per_frame: f64,
+    tolerance_mm: f32,
+    distance_cm: f32,
+}
+
+fn compressed_summary(c: &gom::Clip, bones: usize) -> Option<CompressedSummary> {
+    let payload = c.compressed.as_ref()?;
+    let layout = gom::compressed::Layout::header(payload)?;
+    let samples = bones.max(1) as f64 * f64::from(layout.frame_count.max(1));
+    Some(CompressedSummary {
+        bytes: payload.len(),
+        frames: layout.frame_count,
+        bytes_per_joint_per_frame: payload.len() as f64 / samples,
+        tolerance_mm: layout.tolerance * 1000.0,
+        distance_cm: layout.distance * 100.0,
+    })
 }
 
 #[derive(Serialize)]
@@ -274,7 +300,7 @@ fn mesh_summary(m: &gom::MeshPart) -> MeshSummary<'_> {
     }
 }
 
-fn clip_summary(c: &gom::Clip) -> ClipSummary<'_> {
+fn clip_summary(c: &gom::Clip, bones: usize) -> ClipSummary<'_> {
     ClipSummary {
         name: &c.name,
         duration: c.duration,
@@ -291,6 +317,7 @@ fn clip_summary(c: &gom::Clip) -> ClipSummary<'_> {
                 keys: t.keys.len(),
             })
             .collect(),
+        compressed: compressed_summary(c, bones),
     }
 }
 
@@ -324,7 +351,11 @@ pub fn describe(model: &Model, notes: &Notes) -> Value {
             })
             .collect(),
         meshes: model.meshes.iter().map(mesh_summary).collect(),
-        clips: model.clips.iter().map(clip_summary).collect(),
+        clips: model
+            .clips
+            .iter()
+            .map(|c| clip_summary(c, model.skeleton.bones.len()))
+            .collect(),
         warnings: &notes.warnings,
         information: &notes.information,
     };
@@ -413,6 +444,12 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
                 String::new()
             }
         );
+        if let Some(z) = compressed_summary(c, model.skeleton.bones.len()) {
+            println!(
+                "    compressed: {} bytes, {} frames, {:.3} bytes per joint per frame, bound {} mm at {} cm",
+                z.bytes, z.frames, z.bytes_per_joint_per_frame, z.tolerance_mm, z.distance_cm
+            );
+        }
         let per: Vec<String> = c
             .tracks
             .iter()

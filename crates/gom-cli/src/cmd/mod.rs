@@ -28,10 +28,18 @@ pub struct ImportArgs {
     /// Keep the source's vertex order (no vertex-cache or vertex-fetch optimisation).
     #[arg(long)]
     pub no_optimize: bool,
-    /// Key reduction tolerance in millimetres, measured 10 cm from the joint (0 keeps
-    /// every key).
+    /// Key reduction tolerance in millimetres, measured --key-tolerance-distance-cm from
+    /// each joint, on the skeleton as a whole (0 keeps every key); with --compress, the
+    /// compression's bound.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true, value_parser = non_negative_f32)]
     pub key_tolerance_mm: f32,
+    /// How far from each joint --key-tolerance-mm is measured, in centimetres.
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true, value_parser = non_negative_f32)]
+    pub key_tolerance_distance_cm: f32,
+    /// Store clips compressed (every frame, quantised within --key-tolerance-mm;
+    /// docs/extensions.md) instead of as reduced keys.
+    #[arg(long)]
+    pub compress: bool,
     /// JPOG models: the level of detail to convert.
     #[arg(long, default_value_t = 0)]
     pub lod: usize,
@@ -126,6 +134,8 @@ impl ImportArgs {
             sample_rate: self.sample_rate,
             optimize_meshes: !self.no_optimize,
             key_tolerance: self.key_tolerance_mm / 1000.0,
+            key_tolerance_distance: self.key_tolerance_distance_cm / 100.0,
+            compress: self.compress,
             lod: self.lod,
             tkl: self.tkl.clone(),
             tml: self.tml.clone(),

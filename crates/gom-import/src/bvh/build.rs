@@ -188,6 +188,7 @@ pub(crate) fn clip(
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     };
     Ok(Some((clip, report)))
 }

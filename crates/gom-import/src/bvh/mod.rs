@@ -83,11 +83,8 @@ impl BvhOptions {
         let unit = options.unit.map_or(UNIT_METRES, |u| u.metres());
         BvhOptions {
             end_sites: !options.bvh_drop_end_sites,
-            key_tolerance: KeyTolerance {
-                tolerance: options.key_tolerance,
-                ..Default::default()
-            },
-            reduce_keys: options.key_tolerance > 0.0,
+            key_tolerance: options.reduction_tolerance(),
+            reduce_keys: options.reduces_keys(),
             report_metres_per_unit: unit * f64::from(options.scale),
         }
     }

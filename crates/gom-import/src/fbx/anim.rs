@@ -425,6 +425,7 @@ pub(crate) fn build_clips(
             root_bone_index: -1,
             flags: ClipFlags(0),
             tracks: Vec::new(),
+            compressed: None,
         };
         let mut cr = ClipReport {
             name: stack.name.clone(),
@@ -544,5 +545,6 @@ pub(crate) fn stored_pose_clip(
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     })
 }

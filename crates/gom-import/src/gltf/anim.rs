@@ -325,5 +325,6 @@ pub(crate) fn clip(
         root_bone_index: -1,
         flags: gom::ClipFlags(0),
         tracks,
+        compressed: None,
     })
 }

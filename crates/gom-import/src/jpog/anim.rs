@@ -289,6 +289,7 @@ pub(crate) fn convert(
             root_bone_index: -1,
             flags: ClipFlags::default(),
             tracks,
+            compressed: None,
         });
     }
     if notes.normalised_rotations > 0 {

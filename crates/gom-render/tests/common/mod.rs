@@ -173,6 +173,7 @@ pub fn swinging_arm() -> Model {
             bone: 1,
             keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],
         }],
+        compressed: None,
     }];
     m
 }

@@ -101,6 +101,7 @@ pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
         root_bone_index: -1,
         flags: ClipFlags(0),
         tracks,
+        compressed: None,
     }
 }
 

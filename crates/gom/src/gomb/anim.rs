@@ -5,7 +5,8 @@ use super::mesh::MeshCtx;
 use super::to_model::decode_key;
 use super::view::{misplaced, ClipView, TrackView};
 use super::UnknownChunk;
-use crate::error::{FourCc, ReadError, ReadErrorKind};
+use crate::compressed::{Layout, CLIP_FLAG_COMPRESSED};
+use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::{MAX_CLIPS, MAX_KEYS_PER_CLIP, MAX_TRACKS};
 use crate::model::ClipFlags;
 use crate::validate::{clip_structure, finite_bits, key_structure, track_bone_structure};
@@ -46,10 +47,23 @@ pub(crate) fn parse_anim<'a>(
             kind: ReadErrorKind::Padding,
         });
     }
-    let mut clips = Vec::new();
+    let mut clips: Vec<ClipView<'a>> = Vec::new();
+    // The compressed clip waiting for its CLPZ, which must come right after it.
+    let mut waiting: Option<usize> = None;
     for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
         let ch = ch?;
+        if let Some(i) = waiting.take() {
+            if ch.fourcc != FourCc::CLPZ {
+                return Err(missing_clpz(&clips[i]));
+            }
+            check_known(&ch)?;
+            let payload = &file[ch.payload()..ch.payload_end()];
+            let layout = Layout::parse(payload, ch.payload() as u64, ctx.skeleton.bone_count)?;
+            clips[i].compressed = Some((layout, payload));
+            continue;
+        }
         match ch.fourcc {
+            FourCc::CLPZ => return Err(misplaced(&ch, "other than right after a compressed CLP0")),
             FourCc::CLP0 => {
                 check_known(&ch)?;
                 if clips.len() >= clip_count as usize {
@@ -63,7 +77,11 @@ pub(crate) fn parse_anim<'a>(
                         },
                     });
                 }
-                clips.push(parse_clip(file, &ch, ctx)?);
+                let (clip, compressed) = parse_clip(file, &ch, ctx)?;
+                if compressed {
+                    waiting = Some(clips.len());
+                }
+                clips.push(clip);
             }
             FourCc::STR0
             | FourCc::SKEL
@@ -84,6 +102,9 @@ pub(crate) fn parse_anim<'a>(
             }),
         }
     }
+    if let Some(i) = waiting {
+        return Err(missing_clpz(&clips[i]));
+    }
     if clips.len() != clip_count as usize {
         return Err(ReadError {
             offset: count_at as u64,
@@ -98,11 +119,22 @@ pub(crate) fn parse_anim<'a>(
     Ok(clips)
 }
 
+/// A compressed CLP0 (flags bit 1) not followed by its CLPZ.
+fn missing_clpz(clip: &ClipView<'_>) -> ReadError {
+    ReadError {
+        offset: clip.offset,
+        place: Place::Chunk(FourCc::CLP0),
+        field: "CLPZ",
+        kind: ReadErrorKind::Missing,
+    }
+}
+
+/// One CLP0, and whether it is compressed (its samples in the CLPZ after it).
 fn parse_clip<'a>(
     file: &'a [u8],
     c: &Chunk,
     ctx: &mut MeshCtx<'_, 'a>,
-) -> Result<ClipView<'a>, ReadError> {
+) -> Result<(ClipView<'a>, bool), ReadError> {
     let place = c.place();
     let mut cur = c.cur(file);
     let base = cur.pos;
@@ -111,9 +143,25 @@ fn parse_clip<'a>(
     let duration = cur.f32("duration")?;
     let sample_rate = cur.f32("sampleRate")?;
     let root_bone_index = cur.i32("rootBoneIndex")?;
-    let flags = ClipFlags(cur.u32("flags")?);
+    let flags_at = cur.pos;
+    let raw_flags = cur.u32("flags")?;
+    // Bit 1 belongs to the compressed-clip extension; the v1 rules see the rest.
+    let compressed = raw_flags & CLIP_FLAG_COMPRESSED != 0;
+    let flags = ClipFlags(raw_flags & !CLIP_FLAG_COMPRESSED);
     let tc_at = cur.pos;
     let track_count = cur.u32("trackCount")?;
+    if compressed && track_count != 0 {
+        return Err(ReadError {
+            offset: flags_at as u64,
+            place,
+            field: "flags",
+            kind: ReadErrorKind::Rule {
+                reason: format!(
+                    "bit 1 (compressed) is set while the CLP0 holds {track_count} tracks; a compressed clip's CLP0 holds none"
+                ),
+            },
+        });
+    }
     let bone_count = ctx.skeleton.bone_count;
     if let Some((field, reason)) =
         clip_structure(duration, sample_rate, root_bone_index, flags, bone_count)
@@ -228,7 +276,17 @@ fn parse_clip<'a>(
         });
     }
     cur.finish("tracks")?;
-    Ok(ClipView {
+    if compressed && sample_rate <= 0.0 {
+        return Err(ReadError {
+            offset: (base + 8) as u64,
+            place,
+            field: "sampleRate",
+            kind: ReadErrorKind::Rule {
+                reason: "a compressed clip's sample rate is not positive".into(),
+            },
+        });
+    }
+    let clip = ClipView {
         name: ctx.strings.get(name_id).unwrap_or_default(),
         duration,
         sample_rate,
@@ -236,5 +294,7 @@ fn parse_clip<'a>(
         flags,
         tracks,
         offset: c.offset as u64,
-    })
+        compressed: None,
+    };
+    Ok((clip, compressed))
 }

@@ -300,7 +300,13 @@ fn children(
             kids[k] = Some(ch);
         } else if matches!(
             ch.fourcc,
-            FourCc::STR0 | FourCc::SKEL | FourCc::MATL | FourCc::MSH0 | FourCc::ANIM | FourCc::CLP0
+            FourCc::STR0
+                | FourCc::SKEL
+                | FourCc::MATL
+                | FourCc::MSH0
+                | FourCc::ANIM
+                | FourCc::CLP0
+                | FourCc::CLPZ
         ) {
             return Err(misplaced(&ch, "inside MSH0"));
         } else {

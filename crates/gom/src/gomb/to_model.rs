@@ -33,6 +33,9 @@ pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
         })
         .collect();
     let meshes = v.meshes.iter().map(|m| mesh(m, decoded.next())).collect();
+    let bind_local: Vec<crate::model::Mat4> = (0..sk.bone_count as usize)
+        .map(|i| sk.bind_local(i))
+        .collect();
     let clips = v
         .clips
         .iter()
@@ -42,14 +45,24 @@ pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
             sample_rate: c.sample_rate,
             root_bone_index: c.root_bone_index,
             flags: c.flags,
-            tracks: c
-                .tracks
-                .iter()
-                .map(|t| Track {
-                    bone: t.bone,
-                    keys: keys(t.key_data),
-                })
-                .collect(),
+            tracks: match &c.compressed {
+                Some((layout, payload)) => crate::compressed::decoded_tracks(
+                    layout,
+                    payload,
+                    &bind_local,
+                    c.sample_rate,
+                    c.duration,
+                ),
+                None => c
+                    .tracks
+                    .iter()
+                    .map(|t| Track {
+                        bone: t.bone,
+                        keys: keys(t.key_data),
+                    })
+                    .collect(),
+            },
+            compressed: c.compressed.as_ref().map(|(_, p)| p.to_vec()),
         })
         .collect();
     Model {

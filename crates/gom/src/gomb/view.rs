@@ -128,10 +128,13 @@ pub struct ClipView<'a> {
     pub root_bone_index: i32,
     /// Clip flags.
     pub flags: ClipFlags,
-    /// The tracks, strictly ascending by bone.
+    /// The tracks, strictly ascending by bone (none for a compressed clip).
     pub tracks: Vec<TrackView<'a>>,
     /// File offset of the CLP0 chunk header.
     pub offset: u64,
+    /// A compressed clip's samples (`CLPZ`, `docs/extensions.md`): the checked layout
+    /// and the payload.
+    pub compressed: Option<(crate::compressed::Layout, &'a [u8])>,
 }
 
 /// One track of a [`ClipView`].
@@ -282,7 +285,9 @@ impl<'a> FileView<'a> {
                 | FourCc::GBTM => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
-                FourCc::CLP0 => return Err(misplaced(&c, "at top level (it belongs inside ANIM)")),
+                FourCc::CLP0 | FourCc::CLPZ => {
+                    return Err(misplaced(&c, "at top level (it belongs inside ANIM)"))
+                }
                 _ => top.unknown += 1,
             }
         }

@@ -118,8 +118,16 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
     if !model.clips.is_empty() {
         let mut anim = 16u64;
         for c in &model.clips {
-            let keys: u64 = c.tracks.iter().map(|t| 8 + 44 * n(t.keys.len())).sum();
-            anim += chunk(24 + keys);
+            anim += match &c.compressed {
+                Some(payload) => chunk(24) + chunk(n(payload.len())),
+                None => chunk(
+                    24 + c
+                        .tracks
+                        .iter()
+                        .map(|t| 8 + 44 * n(t.keys.len()))
+                        .sum::<u64>(),
+                ),
+            };
         }
         size += chunk(anim);
         chunks += 1;
@@ -153,6 +161,9 @@ fn mesh_size(m: &MeshPart) -> u64 {
 /// Refuses (with the mesh, clip or field named) anything a reader would reject.
 pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
     let bounds = check_structure_bounds(model)?;
+    for i in 0..model.clips.len() {
+        crate::compressed::check_clip(model, i)?;
+    }
     let flags = flags_for(model);
     let st = string_table(model);
     let size = checked_size(model, &st)?;
@@ -307,6 +318,17 @@ fn write_materials(o: &mut Out, materials: &[Material], st: &StringTable<'_>) {
     o.end();
 }
 
+/// The rest of a compressed clip's CLP0 (flags bit 1, no track) and its CLPZ
+/// (docs/extensions.md).
+fn write_compressed(o: &mut Out, flags: u32, payload: &[u8]) {
+    o.u32(flags | crate::compressed::CLIP_FLAG_COMPRESSED);
+    o.u32(0);
+    o.end();
+    o.begin(FourCc::CLPZ);
+    o.buf.extend_from_slice(payload);
+    o.end();
+}
+
 /// ANIM (D9), only when there are clips: one CLP0 chunk a clip.
 fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
     if clips.is_empty() {
@@ -321,6 +343,10 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
         o.f32(c.duration);
         o.f32(c.sample_rate);
         o.i32(c.root_bone_index);
+        if let Some(payload) = &c.compressed {
+            write_compressed(o, c.flags.0, payload);
+            continue;
+        }
         o.u32(c.flags.0);
         o.u32(c.tracks.len() as u32);
         for t in &c.tracks {

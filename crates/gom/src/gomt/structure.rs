@@ -30,6 +30,22 @@ pub(crate) fn check(text: &str, model: &mut Model, spans: &Spans) -> Result<(), 
             kind: TextErrorKind::Structure(message),
         }
     };
+    for i in 0..model.clips.len() {
+        if let Err(e) = crate::compressed::check_clip(model, i) {
+            let key = if matches!(
+                &e,
+                WriteError::Invalid {
+                    field: "tracks",
+                    ..
+                }
+            ) {
+                "tracks"
+            } else {
+                "compressed"
+            };
+            return Err(err(spans.clip_key(i, key), e.to_string()));
+        }
+    }
     if let Err(e) = check_structure(model) {
         let at = element_position(text, model, &e, spans).unwrap_or_else(|| position(&e, spans));
         return Err(err(at, e.to_string()));

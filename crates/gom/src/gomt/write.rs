@@ -326,6 +326,29 @@ impl Writer {
         self.s("    ],\n");
     }
 
+    /// A compressed clip's settings (readable) and its payload (hexadecimal, written
+    /// back unchanged), `docs/extensions.md` §2.5.
+    fn compressed(&mut self, payload: &[u8]) {
+        self.s(",\n    compressed = { ");
+        if let Some(layout) = crate::compressed::Layout::parse(payload, 0, u32::MAX)
+            .ok()
+            .or_else(|| crate::compressed::Layout::header(payload))
+        {
+            self.s("toleranceMm = ");
+            self.f(layout.tolerance * 1000.0);
+            self.s(", distanceCm = ");
+            self.f(layout.distance * 100.0);
+            self.s(", frames = ");
+            self.u(u64::from(layout.frame_count));
+            self.s(", ");
+        }
+        self.s("data = \"");
+        for b in payload {
+            self.s(&format!("{b:02x}"));
+        }
+        self.s("\" }");
+    }
+
     fn clips(&mut self, clips: &[Clip]) {
         if clips.is_empty() {
             self.s("Animations = []\n");
@@ -348,6 +371,9 @@ impl Writer {
                 .map(|(n, _)| *n)
                 .collect();
             self.names(&set);
+            if let Some(payload) = &c.compressed {
+                self.compressed(payload);
+            }
             if c.tracks.is_empty() {
                 self.s(",\n    tracks = [],\n  },\n");
                 continue;

@@ -341,6 +341,7 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
                 root_bone_index: root,
                 flags: ClipFlags(flags),
                 tracks,
+                compressed: None,
             })
         })
 }

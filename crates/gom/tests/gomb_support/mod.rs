@@ -87,6 +87,7 @@ pub fn minimal_model() -> Model {
                     },
                 ],
             }],
+            compressed: None,
         }],
     }
 }
@@ -288,6 +289,7 @@ pub fn rich_model(seed: u64) -> Model {
             root_bone_index: if c == 1 { 0 } else { -1 },
             flags: ClipFlags(if c == 1 { 1 } else { 0 }),
             tracks,
+            compressed: None,
         });
     }
     Model {

@@ -6,12 +6,13 @@ pub(super) fn parse_clip(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<Clip, TextError> {
-    const KEYS: [&str; 6] = [
+    const KEYS: [&str; 7] = [
         "name",
         "duration",
         "sampleRate",
         "rootBoneIndex",
         "flags",
+        "compressed",
         "tracks",
     ];
     let mut key_spans = Vec::new();
@@ -22,6 +23,7 @@ pub(super) fn parse_clip(
     let mut root = None;
     let mut flags: Option<ClipFlags> = None;
     let mut tracks: Option<Vec<Track>> = None;
+    let mut compressed: Option<Vec<u8>> = None;
     let at = table(p, "`{` starting a clip", |p, key, kat| {
         record(&mut key_spans, &KEYS, key, kat);
         match key {
@@ -57,6 +59,10 @@ pub(super) fn parse_clip(
                 )?;
                 flags = Some(ClipFlags(bits));
             }
+            "compressed" => {
+                once(p, compressed.is_some(), T, key, kat)?;
+                compressed = Some(parse_compressed(p)?);
+            }
             "tracks" => {
                 once(p, tracks.is_some(), T, key, kat)?;
                 let mut v = Vec::new();
@@ -78,7 +84,59 @@ pub(super) fn parse_clip(
         root_bone_index: root.unwrap_or(-1),
         flags: flags.unwrap_or_default(),
         tracks: required(p, tracks, T, "tracks", at)?,
+        compressed,
     })
+}
+
+/// `compressed = { toleranceMm, distanceCm, frames, data }`: the settings are shown
+/// for people and checked against the payload by the structure check; `data` is the
+/// payload in hexadecimal.
+fn parse_compressed(p: &mut Lexer) -> Result<Vec<u8>, TextError> {
+    const T: &str = "a compressed clip's table";
+    let mut data: Option<Vec<u8>> = None;
+    let mut seen: Vec<&str> = Vec::new();
+    let at = table(p, "`{` starting the compression table", |p, key, kat| {
+        match key {
+            "toleranceMm" | "distanceCm" => {
+                once(p, seen.contains(&key), T, key, kat)?;
+                seen.push(if key == "toleranceMm" {
+                    "toleranceMm"
+                } else {
+                    "distanceCm"
+                });
+                p.f32("a number")?;
+            }
+            "frames" => {
+                once(p, seen.contains(&"frames"), T, key, kat)?;
+                seen.push("frames");
+                p.int("a frame count", 1, i64::from(u32::MAX), "a frame count")?;
+            }
+            "data" => {
+                once(p, data.is_some(), T, key, kat)?;
+                let (text, sat) = p.string("the payload in hexadecimal")?;
+                data = Some(hex(p, &text, sat)?);
+            }
+            _ => return Err(unknown(p, T, key, kat)),
+        }
+        Ok(())
+    })?;
+    required(p, data, T, "data", at)
+}
+
+/// Bytes from pairs of hexadecimal digits.
+fn hex(p: &Lexer, text: &str, at: usize) -> Result<Vec<u8>, TextError> {
+    let digits = text.as_bytes();
+    let value = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    if !digits.len().is_multiple_of(2) {
+        return Err(p.expected_at(at, "an even number of hexadecimal digits"));
+    }
+    digits
+        .chunks_exact(2)
+        .map(|pair| match (value(pair[0]), value(pair[1])) {
+            (Some(h), Some(l)) => Ok(h << 4 | l),
+            _ => Err(p.expected_at(at, "hexadecimal digits")),
+        })
+        .collect()
 }
 
 fn parse_track(p: &mut Lexer) -> Result<Track, TextError> {

@@ -1,0 +1,148 @@
+//! Compressing a model's clips (`--compress`): each clip is sampled at its own rate on
+//! every bone through the runtime's sampler (D9), then handed to
+//! [`gom::compressed::encode`], which owns the format and the error bound.
+
+use gom::compressed::{self, Settings, Trs};
+use gom_runtime::{Clip, Skeleton};
+
+/// Why a clip could not be compressed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompressError {
+    /// The model's skeleton or clip is not one the runtime can sample.
+    #[error("clip \"{clip}\" cannot be sampled: {source}")]
+    Sample {
+        /// The clip's name.
+        clip: String,
+        /// What the runtime refused.
+        #[source]
+        source: gom_runtime::Error,
+    },
+    /// The encoder's output did not read back (a defect of the encoder).
+    #[error("clip \"{clip}\": the compressed samples do not read back: {reason}")]
+    Own {
+        /// The clip's name.
+        clip: String,
+        /// What the reader refused.
+        reason: String,
+    },
+    /// The clip has more frames than a compressed clip may hold.
+    #[error("clip \"{clip}\" has {frames} frames at its rate, more than the {limit} a compressed clip may hold")]
+    TooLong {
+        /// The clip's name.
+        clip: String,
+        /// Frames at its rate.
+        frames: u64,
+        /// The limit.
+        limit: u32,
+    },
+}
+
+/// Frames a clip of `duration` seconds holds at `rate`: frame `f` is at `f / rate`,
+/// the last at or after the end (where the last key holds).
+pub fn frame_count(duration: f32, rate: f32) -> u64 {
+    if rate.is_nan() || rate <= 0.0 || duration.is_nan() || duration <= 0.0 {
+        return 1;
+    }
+    (f64::from(duration) * f64::from(rate)).round() as u64 + 1
+}
+
+/// The time of frame `f` at `rate`.
+pub fn frame_time(f: u32, rate: f32) -> f32 {
+    if rate > 0.0 {
+        (f64::from(f) / f64::from(rate)) as f32
+    } else {
+        0.0
+    }
+}
+
+/// A clip sampled for the encoder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampled {
+    /// Per bone, its parent.
+    pub parents: Vec<i32>,
+    /// Per bone, its bind-local transform.
+    pub bind: Vec<Trs>,
+    /// Every bone at every frame, frame-major.
+    pub frames: Vec<Trs>,
+}
+
+/// Every bone's local transform at every frame of `clip`, frame-major, and the bind
+/// transforms: the encoder's input.
+pub fn sample_frames(skeleton: &gom::Skeleton, clip: &gom::Clip) -> Result<Sampled, CompressError> {
+    let fail = |source| CompressError::Sample {
+        clip: clip.name.clone(),
+        source,
+    };
+    let skel = Skeleton::from_model(skeleton).map_err(fail)?;
+    let rt = Clip::from_model(clip).map_err(fail)?;
+    let frames = frame_count(clip.duration, clip.sample_rate);
+    if frames > u64::from(gom::limits::MAX_COMPRESSED_FRAMES) {
+        return Err(CompressError::TooLong {
+            clip: clip.name.clone(),
+            frames,
+            limit: gom::limits::MAX_COMPRESSED_FRAMES,
+        });
+    }
+    let to_trs = |t: &gom_runtime::Transform| Trs {
+        t: t.translation.to_array(),
+        r: t.rotation.to_array(),
+        s: t.scale.to_array(),
+    };
+    let bind: Vec<Trs> = skeleton
+        .bones
+        .iter()
+        .map(|b| compressed::bind_trs(&b.bind_local))
+        .collect();
+    let mut out = Vec::with_capacity(frames as usize * bind.len());
+    for f in 0..frames as u32 {
+        let time = frame_time(f, clip.sample_rate).min(clip.duration);
+        for (b, bt) in bind.iter().enumerate() {
+            out.push(rt.sample_bone(b as u32, time).map_or(*bt, |t| to_trs(&t)));
+        }
+    }
+    Ok(Sampled {
+        parents: skel.parents().to_vec(),
+        bind,
+        frames: out,
+    })
+}
+
+/// The `CLPZ` payload of `clip` under `settings`.
+pub fn compress_clip(
+    skeleton: &gom::Skeleton,
+    clip: &gom::Clip,
+    settings: Settings,
+) -> Result<Vec<u8>, CompressError> {
+    let s = sample_frames(skeleton, clip)?;
+    Ok(compressed::encode(
+        &compressed::EncodeInput {
+            parents: &s.parents,
+            bind: &s.bind,
+            frames: &s.frames,
+        },
+        settings,
+    ))
+}
+
+/// Compresses every clip of `model` that is not compressed yet: its payload, and its
+/// tracks replaced by what the payload decodes to.
+pub fn compress_model(model: &mut gom::Model, settings: Settings) -> Result<(), CompressError> {
+    let bind: Vec<gom::Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
+    for i in 0..model.clips.len() {
+        if model.clips[i].compressed.is_some() {
+            continue;
+        }
+        let payload = compress_clip(&model.skeleton, &model.clips[i], settings)?;
+        let clip = &mut model.clips[i];
+        let layout = compressed::Layout::parse(&payload, 0, bind.len() as u32).map_err(|e| {
+            CompressError::Own {
+                clip: clip.name.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        clip.tracks =
+            compressed::decoded_tracks(&layout, &payload, &bind, clip.sample_rate, clip.duration);
+        clip.compressed = Some(payload);
+    }
+    Ok(())
+}
