@@ -646,3 +646,59 @@ fn convert_to_tmd_gives_the_same_bytes_on_one_thread_and_on_the_default_pool() {
     assert_eq!(run("default", None), one);
     assert_eq!(run("four", Some("4")), one);
 }
+
+#[test]
+fn a_model_with_a_twelve_character_name_gets_a_library_named_in_eight_bytes() {
+    let Some(gltf) = common::shared_data("gltf") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("RiggedFigure.tmd");
+    let r = gom(&[
+        "convert",
+        s(&gltf.join("RiggedFigure.gltf")),
+        s(&out),
+        "--rename",
+    ]);
+    ok(&r);
+    let tmd = jpog::Tmd::read(&std::fs::read(&out).unwrap()).unwrap();
+    let name = tmd.header.tkl_name();
+    assert!(
+        !name.is_empty() && name.len() <= 8,
+        "the header names {name:?}"
+    );
+    assert!(
+        "RiggedFigure".starts_with(&name[..name.len().min(6)]),
+        "{name:?}"
+    );
+    // the library beside the model has that name, and it is the one written
+    let tkl_path = tmp.path().join(format!("{name}.tkl"));
+    let tkl = jpog::Tkl::read(&std::fs::read(&tkl_path).unwrap()).unwrap();
+    assert_eq!(tkl.name(), name);
+    assert_eq!(listing(tmp.path()).len(), 3, "{:?}", listing(tmp.path()));
+    // gom tmd info shows it
+    let info = ok(&gom(&["tmd", "info", s(&out)]));
+    assert!(
+        info.contains(&format!("keyframe library: {name}")),
+        "{info}"
+    );
+    // asking for a longer name is written, with a warning
+    let long = tmp.path().join("long");
+    std::fs::create_dir(&long).unwrap();
+    let r = gom(&[
+        "convert",
+        s(&gltf.join("RiggedFigure.gltf")),
+        s(&long.join("Fig.tmd")),
+        "--rename",
+        "--tkl-name",
+        "RiggedFigure",
+    ]);
+    ok(&r);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("warning: keyframe library name \"RiggedFigure\" has 12 bytes")
+            && !err.contains("warning: warning:"),
+        "{err}"
+    );
+    assert!(long.join("RiggedFigure.tkl").exists());
+}

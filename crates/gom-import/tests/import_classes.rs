@@ -494,3 +494,76 @@ fn default_morph_weights_are_baked_into_the_base_shape() {
     let (model, _) = import(&doc, &bin);
     assert_eq!(ys(&model), [0.5, 0.5, 1.5]);
 }
+
+/// [`skeleton_only_fbx`] with its child joint at `(10, 20, 30)` cm and a triangle
+/// `(0,0,0), (10,0,0), (0,10,5)` cm, with or without the
+/// `GlobalSettings` block that declares FBX's default axes (Y up, Z front, X right,
+/// right-handed) and its centimetre: files before FBX 6.1 have no such block.
+fn offset_joint_fbx(declared: bool, with_mesh: bool) -> String {
+    let mesh = "\tGeometry: 3000, \"Geometry::Tri\", \"Mesh\" {\n\t\tVertices: *9 {\n\t\t\ta: 0,0,0,10,0,0,0,10,5\n\t\t}\n\t\tPolygonVertexIndex: *3 {\n\t\t\ta: 0,1,-3\n\t\t}\n\t}\n\tModel: 3001, \"Model::Tri\", \"Mesh\" {\n\t\tVersion: 232\n\t}\n";
+    let mut text = skeleton_only_fbx().replace("A\",0,20,0", "A\",10,20,30");
+    assert!(text.contains("A\",10,20,30"));
+    if with_mesh {
+        text = text
+            .replace("Objects:  {\n", &format!("Objects:  {{\n{mesh}"))
+            .replace(
+                "Connections:  {\n",
+                "Connections:  {\n\tC: \"OO\",3000,3001\n\tC: \"OO\",3001,0\n",
+            );
+    }
+    if declared {
+        return text;
+    }
+    let start = text.find("GlobalSettings:").unwrap();
+    let end = start + text[start..].find("\n}\n").unwrap() + 3;
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[test]
+fn an_fbx_file_that_declares_no_axes_reads_in_fbx_default_axes_with_a_warning() {
+    let read = |declared: bool, with_mesh: bool| {
+        gom_import::fbx::convert(
+            offset_joint_fbx(declared, with_mesh).as_bytes(),
+            "old.fbx",
+            &gom_import::fbx::FbxOptions::default(),
+        )
+        .expect("convert")
+    };
+    let (with, with_report) = read(true, false);
+    let (without, without_report) = read(false, false);
+    // the same joint in the same place: 10, 20, 30 cm, z mirrored into GOM's space
+    let t = without.skeleton.bones[1].bind_local;
+    assert_eq!(
+        without.skeleton.bones[1].bind_local,
+        with.skeleton.bones[1].bind_local
+    );
+    assert!(
+        (t[12] - 0.1).abs() < 1e-6 && (t[13] - 0.2).abs() < 1e-6,
+        "{t:?}"
+    );
+    assert!((t[14] + 0.3).abs() < 1e-6, "{t:?}");
+    let says = |r: &gom_import::report::Report| {
+        r.warnings
+            .iter()
+            .filter(|w| w.contains("declares no axes"))
+            .count()
+    };
+    assert_eq!(says(&without_report), 1, "{:?}", without_report.warnings);
+    assert_eq!(says(&with_report), 0, "{:?}", with_report.warnings);
+    // a triangle: the same corners, mirrored, in the same order around its face
+    let ((with, _), (without, _)) = (read(true, true), read(false, true));
+    let corners = |m: &gom::Model| -> Vec<[f32; 3]> {
+        let part = &m.meshes[0];
+        part.indices
+            .iter()
+            .map(|&i| part.vertices.positions[i as usize])
+            .collect()
+    };
+    assert_eq!(corners(&without), corners(&with));
+    let mut sorted: Vec<[i32; 3]> = corners(&without)
+        .iter()
+        .map(|p| p.map(|v| (v * 100.0).round() as i32))
+        .collect();
+    sorted.sort_unstable();
+    assert_eq!(sorted, [[0, 0, 0], [0, 10, -5], [10, 0, 0]]);
+}

@@ -385,6 +385,7 @@ fn convert_unhashed(
         }
         None => unanimated_clips(&stacks, &stored, &skel, options, &mut model, &mut report),
     }
+    default_axes_when_undeclared(&scene.settings, &mut model, &mut report);
     report.bones = model.skeleton.bones.len();
     report.warn_if_empty(&model);
     gom::validate::check_structure(&model).map_err(|e| FbxError::Model {
@@ -392,6 +393,26 @@ fn convert_unhashed(
         message: e.to_string(),
     })?;
     Ok((model, report, embedded.images))
+}
+
+/// A file that declares no axes (FBX before 6.1 has no `GlobalSettings`) is left by
+/// ufbx as it is, so without this it would come out mirrored next to the same scene
+/// saved by a later version. It is read in FBX's documented default axes (X right,
+/// Y up, Z towards the viewer: right-handed), which [`load_options`] would have turned
+/// into GOM's left-handed space by mirroring z, and the report says so.
+fn default_axes_when_undeclared(
+    settings: &ufbx::SceneSettings,
+    model: &mut gom::Model,
+    report: &mut Report,
+) {
+    if ufbx::coordinate_axes_valid(settings.axes) {
+        return;
+    }
+    crate::gltf::convert::mirror_model(model);
+    report.warn(
+        "the file declares no axes (FBX before 6.1): read in FBX's default axes, Y up and \
+         Z towards the viewer, right-handed (--up and --forward say otherwise)",
+    );
 }
 
 /// ufbx's load warnings, into the report.

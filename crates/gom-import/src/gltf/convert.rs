@@ -32,6 +32,48 @@ pub(crate) fn mirror_tangent(t: [f32; 4]) -> [f32; 4] {
     [t[0], t[1], -t[2], -t[3]]
 }
 
+/// A whole model mirrored on z (read in the other handedness): bind poses, inverse
+/// binds and mesh transforms by [`mirror_mat`], points, normals and tangents, bounds,
+/// key translations and rotations, and every triangle's winding reversed so that its
+/// front stays its front.
+pub(crate) fn mirror_model(model: &mut gom::Model) {
+    for bone in &mut model.skeleton.bones {
+        bone.bind_local = mirror_mat(&bone.bind_local);
+    }
+    for part in &mut model.meshes {
+        let v = &mut part.vertices;
+        v.positions.iter_mut().for_each(|p| *p = mirror_vec3(*p));
+        if let Some(n) = &mut v.normals {
+            n.iter_mut().for_each(|n| *n = mirror_vec3(*n));
+        }
+        if let Some(t) = &mut v.tangents {
+            t.iter_mut().for_each(|t| *t = mirror_tangent(*t));
+        }
+        for tri in part.indices.chunks_exact_mut(3) {
+            tri.swap(1, 2);
+        }
+        part.inverse_bind
+            .iter_mut()
+            .for_each(|m| *m = mirror_mat(m));
+        if let Some(g) = &mut part.mesh_bind_geo_to_model {
+            *g = mirror_mat(g);
+        }
+        if let Some(b) = &mut part.bounds {
+            (b.aabb_min[2], b.aabb_max[2]) = (-b.aabb_max[2], -b.aabb_min[2]);
+            b.sphere_center[2] = -b.sphere_center[2];
+        }
+    }
+    for key in model
+        .clips
+        .iter_mut()
+        .flat_map(|c| &mut c.tracks)
+        .flat_map(|t| &mut t.keys)
+    {
+        key.translation = mirror_vec3(key.translation);
+        key.rotation = mirror_quat(key.rotation);
+    }
+}
+
 /// `v / |v|` in `f64`, rounded to `f32`; `None` when the length is NaN, infinite or
 /// at most `min_len`.
 fn normalize_n<const N: usize>(v: [f64; N], min_len: f64) -> Option<[f32; N]> {

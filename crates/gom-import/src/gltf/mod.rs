@@ -44,7 +44,7 @@
 
 mod accessor;
 mod anim;
-mod convert;
+pub(crate) mod convert;
 pub(crate) use convert::decompose;
 pub(crate) use convert::{normalize3, normalize_quat};
 mod error;

@@ -143,7 +143,7 @@ pub const DEFAULT_SIMULTANEOUS_ANIMATIONS: u16 = 8;
 fn long_library_name(name: &str) -> Option<String> {
     (name.len() > TOOL_LIBRARY_NAME).then(|| {
         format!(
-            "warning: keyframe library name {name:?} has {} bytes; modding tools read only the first {TOOL_LIBRARY_NAME} and look for \"{}.tkl\"",
+            "keyframe library name {name:?} has {} bytes; modding tools read only the first {TOOL_LIBRARY_NAME} and look for \"{}.tkl\"",
             name.len(),
             names::cut(name, TOOL_LIBRARY_NAME)
         )

@@ -30,8 +30,8 @@ pub(crate) fn triangle_set(tris: &[[u32; 3]]) -> Vec<[u32; 3]> {
 }
 
 /// A strip drawing exactly `tris` (indices below `vertex_count`, none degenerate): the
-/// shorter of meshopt's strip and [`long_strip`]'s over the triangles in meshopt's
-/// strip order, each checked to decode to `tris`; `None` when neither does (never seen;
+/// shortest of meshopt's strip and [`long_strip`]'s over the triangles in four orders,
+/// each checked to decode to `tris`; `None` when neither does (never seen;
 /// checked so that a wrong strip is never written).
 pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32>> {
     let flat: Vec<u32> = tris.iter().flatten().copied().collect();
@@ -40,17 +40,25 @@ pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32
         .chunks_exact(3)
         .map(|t| [t[0], t[1], t[2]])
         .collect();
+    // The long-strip builder breaks ties by triangle order, and its result moves by a
+    // few percent with it: it runs over four orders (meshopt's, the source's, the
+    // source's reversed, by lowest vertex) keeping each of its two choices, and the
+    // shortest strip of all is written.
+    let reversed: Vec<[u32; 3]> = tris.iter().rev().copied().collect();
+    let mut by_vertex = tris.to_vec();
+    by_vertex.sort_by_key(|t| t[0].min(t[1]).min(t[2]));
+    let mut candidates: Vec<Vec<u32>> = Vec::with_capacity(9);
+    for order in [&ordered_tris[..], tris, &reversed, &by_vertex] {
+        for choice in [Choice::Cheapest, Choice::Longest] {
+            candidates.push(long_strip(order, choice));
+        }
+    }
     // restart index 0: strips are joined with degenerate triangles, the only way the
     // game's format can join them
-    let candidates = [
-        Some(long_strip(&ordered_tris, Choice::Cheapest)),
-        Some(long_strip(&ordered_tris, Choice::Longest)),
-        meshopt::stripify(&ordered, vertex_count, 0).ok(),
-    ];
+    candidates.extend(meshopt::stripify(&ordered, vertex_count, 0).ok());
     let want = triangle_set(tris);
     candidates
         .into_iter()
-        .flatten()
         .filter(|s| triangle_set(&decode_strip_indices(s).triangles) == want)
         .min_by_key(Vec::len)
 }
