@@ -86,13 +86,8 @@ fn hostile_bytes_get_the_strict_readers_verdict_and_offset() {
     for len in lengths {
         assert!(!same_verdict(&bytes[..len]), "truncation to {len} accepted");
     }
-    let mut seed = 0x2545F4914F6CDD1Du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = gom_test_support::rng::Rng::new(0x2545F4914F6CDD1D);
+    let mut next = move || rng.next_u64();
     let mut refused = 0;
     for _ in 0..3000 {
         let mut bad = bytes.clone();

@@ -39,6 +39,14 @@ impl Encoding {
             None
         }
     }
+
+    /// The encoding's MIME type, as glTF and browsers name it.
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            Encoding::Png => "image/png",
+            Encoding::Jpeg => "image/jpeg",
+        }
+    }
 }
 
 /// Decodes a PNG or JPEG image (told apart by its first bytes) into RGBA8.
@@ -55,6 +63,21 @@ pub fn decode(bytes: &[u8]) -> Result<Image, ImageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_encoding_is_sniffed_and_named_by_its_mime_type() {
+        let png = encode_png(&Image::new(1, 1, [1, 2, 3, 4]).unwrap()).unwrap();
+        assert_eq!(
+            Encoding::sniff(&png).map(Encoding::mime_type),
+            Some("image/png")
+        );
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0];
+        assert_eq!(
+            Encoding::sniff(&jpeg).map(Encoding::mime_type),
+            Some("image/jpeg")
+        );
+        assert_eq!(Encoding::sniff(b"GIF89a"), None);
+    }
 
     #[test]
     fn unknown_bytes_are_named_not_guessed() {

@@ -132,6 +132,117 @@ fn tiny_png() -> Vec<u8> {
     out
 }
 
+/// `model` as `.gltf` JSON (parsed) and its buffer.
+fn gltf_json(
+    model: &gom::Model,
+    images: BTreeMap<String, Vec<u8>>,
+) -> (serde_json::Value, Vec<u8>) {
+    let options = GltfExportOptions {
+        format: ExportFormat::Gltf {
+            bin_uri: "demo.bin".into(),
+        },
+        images,
+    };
+    let Exported::Gltf { json, bin } = export(model, &options).unwrap() else {
+        unreachable!("asked for a .gltf")
+    };
+    (serde_json::from_str(&json).unwrap(), bin)
+}
+
+#[test]
+fn the_same_model_gives_the_same_bytes_every_time_in_both_containers() {
+    let mut demo = gom_demo::build();
+    demo.materials[0].base_color_texture = Some("skin.png".into());
+    let images: BTreeMap<String, Vec<u8>> = [("skin.png".to_string(), tiny_png())].into();
+    let first = glb(&demo, images.clone());
+    let text = |m: &gom::Model| {
+        let options = GltfExportOptions {
+            format: ExportFormat::Gltf {
+                bin_uri: "demo.bin".into(),
+            },
+            images: images.clone(),
+        };
+        export(m, &options).unwrap()
+    };
+    let first_text = text(&demo);
+    for _ in 0..3 {
+        assert_eq!(glb(&demo, images.clone()), first);
+        assert_eq!(text(&demo.clone()), first_text);
+    }
+}
+
+#[test]
+fn the_document_holds_the_model_section_by_section() {
+    let mut demo = gom_demo::build();
+    demo.materials[0].base_color_texture = Some("skin.png".into());
+    let png = tiny_png();
+    let (doc, bin) = gltf_json(&demo, [("skin.png".to_string(), png.clone())].into());
+    assert_eq!(doc["asset"]["version"], "2.0");
+    assert_eq!(doc["asset"]["generator"], gom::CONVERTER_VERSION);
+    assert_eq!(doc["buffers"][0]["byteLength"], bin.len());
+    assert_eq!(doc["buffers"][0]["uri"], "demo.bin");
+    // Nodes: the bones first, in order, with their children.
+    let nodes = doc["nodes"].as_array().unwrap();
+    for (i, bone) in demo.skeleton.bones.iter().enumerate() {
+        assert_eq!(nodes[i]["name"], bone.name.as_str(), "node {i}");
+        let children: Vec<usize> = (0..demo.skeleton.bones.len())
+            .filter(|&k| demo.skeleton.bones[k].parent == i as i32)
+            .collect();
+        let written: Vec<usize> = nodes[i]["children"]
+            .as_array()
+            .map(|c| c.iter().map(|v| v.as_u64().unwrap() as usize).collect())
+            .unwrap_or_default();
+        assert_eq!(written, children, "children of node {i}");
+    }
+    // Materials: name, factor, and the texture embedded once, bytes unchanged.
+    let materials = doc["materials"].as_array().unwrap();
+    assert_eq!(materials.len(), demo.materials.len());
+    for (m, written) in demo.materials.iter().zip(materials) {
+        assert_eq!(written["name"], m.name.as_str());
+        let factor: Vec<f32> = written["pbrMetallicRoughness"]["baseColorFactor"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        assert_eq!(factor, m.base_color_factor);
+    }
+    let info = &materials[0]["pbrMetallicRoughness"]["baseColorTexture"];
+    let image = &doc["images"][doc["textures"][info["index"].as_u64().unwrap() as usize]["source"]
+        .as_u64()
+        .unwrap() as usize];
+    assert_eq!(image["mimeType"], "image/png");
+    let view = &doc["bufferViews"][image["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap() as usize;
+    let end = start + view["byteLength"].as_u64().unwrap() as usize;
+    assert_eq!(&bin[start..end], &png[..]);
+    // Animations: one per clip with tracks, three LINEAR channels per track on its bone.
+    let animations = doc["animations"].as_array().unwrap();
+    let clips: Vec<&gom::Clip> = demo.clips.iter().filter(|c| !c.tracks.is_empty()).collect();
+    assert_eq!(animations.len(), clips.len());
+    for (clip, a) in clips.iter().zip(animations) {
+        assert_eq!(a["name"], clip.name.as_str());
+        let channels = a["channels"].as_array().unwrap();
+        assert_eq!(channels.len(), 3 * clip.tracks.len());
+        for (k, ch) in channels.iter().enumerate() {
+            let track = &clip.tracks[k / 3];
+            assert_eq!(ch["target"]["node"], track.bone);
+            assert_eq!(
+                ch["target"]["path"],
+                ["translation", "rotation", "scale"][k % 3]
+            );
+            let sampler = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
+            assert_eq!(sampler["interpolation"], "LINEAR");
+            let input = &doc["accessors"][sampler["input"].as_u64().unwrap() as usize];
+            assert_eq!(input["count"], track.keys.len());
+            assert_eq!(
+                input["max"][0].as_f64().unwrap() as f32,
+                track.keys.last().unwrap().time
+            );
+        }
+    }
+}
+
 #[test]
 fn demo_model_exports_and_poses_the_same_after_reimport() {
     let mut demo = gom_demo::build();

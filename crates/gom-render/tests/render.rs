@@ -11,6 +11,7 @@ use gom_render::{
     encode_png, filmstrip, render, write_animation, AnimationFormat, AnimationOptions,
     FilmstripOptions, Filter, Image, Projection, RenderOptions, TextureSource, View,
 };
+use gom_test_support::rng::Rng;
 
 const FACTOR: [f32; 4] = [0.8, 0.6, 0.2, 1.0];
 
@@ -444,60 +445,63 @@ fn degenerate_models_render_without_panicking() {
     .is_err());
 }
 
-/// A small deterministic generator (64-bit LCG) for the stress test below.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn float(&mut self) -> f32 {
-        match self.next() % 16 {
-            0 => f32::NAN,
-            1 => f32::INFINITY,
-            2 => -1e30,
-            3 => 1e30,
-            4 => 0.0,
-            _ => (self.next() % 2001) as f32 / 100.0 - 10.0,
-        }
+/// Numbers for the stress test below: one in 16 each NaN, infinity, ±1e30 or 0, the
+/// rest hundredths between -10 and 10.
+fn garbage_float(rng: &mut Rng) -> f32 {
+    match rng.below(16) {
+        0 => f32::NAN,
+        1 => f32::INFINITY,
+        2 => -1e30,
+        3 => 1e30,
+        4 => 0.0,
+        _ => rng.below(2001) as f32 / 100.0 - 10.0,
     }
 }
 
 #[test]
 fn garbage_geometry_never_panics() {
-    let mut rng = Lcg(7);
+    let mut rng = Rng::new(7);
     for round in 0..40 {
-        let n = 3 + (rng.next() % 30) as usize;
+        let n = 3 + rng.below(30) as usize;
         let positions: Vec<[f32; 3]> = (0..n)
-            .map(|_| [rng.float(), rng.float(), rng.float()])
+            .map(|_| {
+                [
+                    garbage_float(&mut rng),
+                    garbage_float(&mut rng),
+                    garbage_float(&mut rng),
+                ]
+            })
             .collect();
         let normals: Vec<[f32; 3]> = (0..n)
-            .map(|_| [rng.float(), rng.float(), rng.float()])
+            .map(|_| {
+                [
+                    garbage_float(&mut rng),
+                    garbage_float(&mut rng),
+                    garbage_float(&mut rng),
+                ]
+            })
             .collect();
-        let indices: Vec<u32> = (0..3 * n)
-            .map(|_| (rng.next() % (n as u64 + 3)) as u32)
-            .collect();
+        let indices: Vec<u32> = (0..3 * n).map(|_| rng.below(n as u64 + 3) as u32).collect();
         let mut model = model_of(
             positions,
             Some(normals),
             indices,
-            [rng.float(), 0.5, 0.5, 1.0],
+            [garbage_float(&mut rng), 0.5, 0.5, 1.0],
         );
-        model.meshes[0].vertices.uv0 = Some((0..n).map(|_| [rng.float(), rng.float()]).collect());
+        model.meshes[0].vertices.uv0 = Some(
+            (0..n)
+                .map(|_| [garbage_float(&mut rng), garbage_float(&mut rng)])
+                .collect(),
+        );
         model.meshes[0].mesh_bind_geo_to_model = (round % 3 == 0).then(|| {
             let mut g = gom::IDENTITY;
             for v in g.iter_mut().take(12) {
-                *v = rng.float();
+                *v = garbage_float(&mut rng);
             }
             g
         });
         model.skeleton = swinging_arm().skeleton;
-        model.skeleton.bones[1].bind_local[12] = rng.float();
+        model.skeleton.bones[1].bind_local[12] = garbage_float(&mut rng);
         let mut textures = BTreeMap::new();
         textures.insert(0, Image::new(3, 2, [200, 100, 50, 255]).unwrap());
         for view in [View::Front, View::ThreeQuarter] {

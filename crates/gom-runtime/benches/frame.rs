@@ -20,30 +20,19 @@ use gom_runtime::{
     blend, local_to_model, sample, sample_prepared, skin, Asset, LocalPose, ModelPose, Palette,
     Playback, PreparedClip, PreparedContext, SamplingContext, SkinTargets,
 };
+use gom_test_support::rng::Rng;
 use rayon::prelude::*;
 
 const KEY_RATE: f32 = 30.0;
 const DURATION: f32 = 2.0;
 const FRAME: f32 = 1.0 / 60.0;
 
-/// xorshift, for reproducible test data.
-struct Rng(u64);
-
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f()
-    }
-    fn axis(&mut self) -> [f32; 3] {
-        let v = [0; 3].map(|_| self.range(-1.0, 1.0));
-        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
-        v.map(|x| x / l)
-    }
+/// A unit vector in a random direction (the length of a random point of the cube,
+/// at least 1e-3).
+fn axis(rng: &mut Rng) -> [f32; 3] {
+    let v = [0; 3].map(|_| rng.range(-1.0, 1.0));
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
+    v.map(|x| x / l)
 }
 
 /// A ternary tree of `n` bones (parent of `i` is `(i - 1) / 3`), `clips` clips each
@@ -51,7 +40,7 @@ impl Rng {
 /// `vertices` vertices with four influences whose primary bone walks the skeleton
 /// with the vertex index, as in a real mesh.
 fn model(n: usize, clips: usize, vertices: usize) -> Model {
-    let mut rng = Rng(0x5EED ^ n as u64);
+    let mut rng = Rng::new(0x5EED ^ n as u64);
     let bones: Vec<Bone> = (0..n)
         .map(|i| Bone {
             name: format!("b{i}"),
@@ -59,7 +48,7 @@ fn model(n: usize, clips: usize, vertices: usize) -> Model {
             parent: if i == 0 { -1 } else { ((i - 1) / 3) as i32 },
             bind_local: from_trs(
                 [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), 0.0],
-                quat_from_axis_angle(rng.axis(), rng.range(-0.5, 0.5)),
+                quat_from_axis_angle(axis(&mut rng), rng.range(-0.5, 0.5)),
                 [1.0; 3],
             ),
         })
@@ -73,7 +62,7 @@ fn model(n: usize, clips: usize, vertices: usize) -> Model {
     let positions = (0..vertices)
         .map(|_| [rng.range(-1.0, 1.0), rng.range(0.0, 2.0), 0.0])
         .collect();
-    let normals = (0..vertices).map(|_| rng.axis()).collect();
+    let normals = (0..vertices).map(|_| axis(&mut rng)).collect();
     let skin_w = (0..vertices)
         .map(|i| {
             let p = i * n / vertices.max(1);
@@ -116,7 +105,7 @@ fn swing_clip(n: usize, c: usize, rng: &mut Rng) -> Clip {
     let speed = std::f32::consts::PI * (1.0 + c as f32 * 0.5);
     let tracks = (0..n as u32)
         .map(|bone| {
-            let (axis, amp, phase) = (rng.axis(), rng.range(0.2, 1.2), rng.range(0.0, 6.0));
+            let (axis, amp, phase) = (axis(rng), rng.range(0.2, 1.2), rng.range(0.0, 6.0));
             let t0 = [rng.range(-0.2, 0.2), rng.range(0.1, 0.4), 0.0];
             let keys = (0..keys)
                 .map(|k| {
@@ -176,7 +165,7 @@ fn reduced(mut m: Model) -> Model {
 
 /// Times for the random-seek benchmarks.
 fn seek_times() -> Vec<f32> {
-    let mut rng = Rng(0xBADC0FFEE);
+    let mut rng = Rng::new(0xBADC0FFEE);
     (0..256).map(|_| rng.range(0.0, DURATION)).collect()
 }
 

@@ -15,6 +15,7 @@ use gom_runtime::{
     local_to_model, sample, skin, skin_with, Asset, LocalPose, ModelPose, Palette, Playback,
     SamplingContext, SkinPath, SkinTargets,
 };
+use gom_test_support::rng::Rng;
 
 const SIZES: [usize; 3] = [64, 128, 1023];
 const KEY_RATE: f32 = 30.0;
@@ -22,34 +23,19 @@ const DURATION: f32 = 2.0;
 const FRAME: f32 = 1.0 / 60.0;
 const VERTICES: usize = 20_000;
 
-struct Rng(u64);
-
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f()
-    }
-    fn axis(&mut self) -> [f32; 3] {
-        let v = [
-            self.range(-1.0, 1.0),
-            self.range(-1.0, 1.0),
-            self.range(-1.0, 1.0),
-        ];
-        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
-        [v[0] / l, v[1] / l, v[2] / l]
-    }
+/// A unit vector in a random direction (the length of a random point of the cube,
+/// at least 1e-3).
+fn axis(rng: &mut Rng) -> [f32; 3] {
+    let v = [0; 3].map(|_| rng.range(-1.0, 1.0));
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-3);
+    v.map(|x| x / l)
 }
 
 /// A tree of `n` bones (each bone's parent is `(i - 1) / 3`), every bone animated
 /// with a smooth swing about its own axis, keyed at 30 Hz for 2 s. `scaled` adds a
 /// non-uniform scale pulse to every bone.
 fn model(n: usize, scaled: bool) -> Model {
-    let mut rng = Rng(0x5EED ^ n as u64);
+    let mut rng = Rng::new(0x5EED ^ n as u64);
     let bones: Vec<Bone> = (0..n)
         .map(|i| Bone {
             name: format!("b{i}"),
@@ -61,7 +47,7 @@ fn model(n: usize, scaled: bool) -> Model {
                     rng.range(0.1, 0.4),
                     rng.range(-0.2, 0.2),
                 ],
-                quat_from_axis_angle(rng.axis(), rng.range(-0.5, 0.5)),
+                quat_from_axis_angle(axis(&mut rng), rng.range(-0.5, 0.5)),
                 [1.0; 3],
             ),
         })
@@ -69,7 +55,7 @@ fn model(n: usize, scaled: bool) -> Model {
     let keys = (DURATION * KEY_RATE) as usize + 1;
     let tracks = (0..n as u32)
         .map(|bone| {
-            let axis = rng.axis();
+            let axis = axis(&mut rng);
             let (amp, phase) = (rng.range(0.2, 1.2), rng.range(0.0, 6.0));
             let t0 = [
                 rng.range(-0.2, 0.2),
@@ -108,7 +94,7 @@ fn model(n: usize, scaled: bool) -> Model {
             rng.range(0.0, 2.0),
             rng.range(-1.0, 1.0),
         ]);
-        normals.push(rng.axis());
+        normals.push(axis(&mut rng));
         // As in a real mesh, neighbouring vertices follow neighbouring bones: the
         // primary bone walks through the skeleton with the vertex index, the others
         // are its parent and its next two bones.
@@ -339,10 +325,10 @@ fn with_influences(m: &Model, k: usize, tangents: bool) -> Model {
 /// weights, so that no two vertices blend alike.
 fn with_block_bones(m: &Model, d: usize, bones: usize) -> Model {
     let mut m = m.clone();
-    let mut rng = Rng(0x5EED ^ d as u64);
+    let mut rng = Rng::new(0x5EED ^ d as u64);
     for (i, s) in m.meshes[0].vertices.skin.iter_mut().flatten().enumerate() {
         let block = i / 16;
-        let start = (rng.f() * d as f32) as usize;
+        let start = (rng.unit() * d as f32) as usize;
         let mut w = [0.0; 4].map(|_: f32| rng.range(0.05, 1.0));
         w.sort_by(|a, b| b.total_cmp(a));
         let sum: f32 = w.iter().sum();

@@ -56,8 +56,6 @@ pub mod sampling;
 pub mod skeleton;
 mod skin_blocks;
 pub mod skinning;
-#[cfg(test)]
-mod test_rng;
 pub mod transform;
 
 pub use asset::Asset;

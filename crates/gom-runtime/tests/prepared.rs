@@ -10,14 +10,14 @@ use gom_runtime::*;
 /// one key when `b % 5 == 3`, otherwise 2 to 20 keys at random, increasing times
 /// that start and end inside `[0, duration]`.
 fn irregular_clip(n: usize, duration: f32, seed: u64) -> gom::Clip {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let tracks = (0..n as u32)
         .filter(|b| b % 5 != 4)
         .map(|bone| {
             let count = if bone % 5 == 3 {
                 1
             } else {
-                2 + (rng.next_f32() * 19.0) as usize
+                2 + (rng.unit() * 19.0) as usize
             };
             let mut time = rng.range(0.0, 0.2 * duration);
             let step = (duration - time) / count as f32;
@@ -26,7 +26,7 @@ fn irregular_clip(n: usize, duration: f32, seed: u64) -> gom::Clip {
                     let k = key(
                         time,
                         [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0],
-                        rng.unit_quat(),
+                        common::unit_quat(&mut rng),
                         [rng.range(0.5, 2.0), 1.0, rng.range(0.5, 2.0)],
                     );
                     time += step * rng.range(0.2, 1.0);
@@ -137,7 +137,7 @@ fn random_seeks_backwards_and_forwards_give_identical_poses() {
     // seeks take every path (replay from the start, seek each bone, walk forward).
     let both = Both::new(41, 8);
     assert!(both.prepared.record_count() > 4 * 48);
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let mut ctx = PreparedContext::new();
     for i in 0..600 {
         let t = match i % 4 {

@@ -215,10 +215,10 @@ fn forward_cursor_and_random_seeks_give_identical_results() {
         forward.push(p);
     }
     // Random order through one context, and a fresh context each time.
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut order: Vec<usize> = (0..times.len()).collect();
     for i in (1..order.len()).rev() {
-        let j = (rng.next_f32() * (i + 1) as f32) as usize % (i + 1);
+        let j = (rng.unit() * (i + 1) as f32) as usize % (i + 1);
         order.swap(i, j);
     }
     let mut ctx = SamplingContext::new();
@@ -606,7 +606,7 @@ fn holding_the_root_in_place_keeps_its_start_transform() {
 fn bone_box_bound_contains_the_exact_skinned_bounds() {
     let n = 6;
     let skel = chain_of(n);
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut positions = Vec::new();
     let mut skin_w = Vec::new();
     for i in 0..300 {

@@ -29,11 +29,11 @@ fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
     for i in 0..n {
         v.positions.push([0, 1, 2].map(|_| rng.range(-2.0, 2.0)));
         normals.push([0, 1, 2].map(|_| rng.range(-1.0, 1.0)));
-        let w = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
+        let w = if rng.unit() < 0.5 { 1.0 } else { -1.0 };
         let t = [0, 1, 2].map(|_| rng.range(-1.0, 1.0));
         tangents.push([t[0], t[1], t[2], w]);
         let k = if influences == 0 {
-            1 + (rng.next_f32() * 4.0) as usize % 4
+            1 + (rng.unit() * 4.0) as usize % 4
         } else {
             influences
         };
@@ -70,10 +70,10 @@ fn weights(k: usize, block: Option<usize>, rng: &mut Rng) -> SkinWeights {
     raw.sort_by(|a, b| b.total_cmp(a));
     let sum: f32 = raw.iter().sum();
     let first = match block {
-        Some(b) => 3 * b + (rng.next_f32() * 3.0) as usize % 3,
-        None => (rng.next_f32() * BONES as f32) as usize,
+        Some(b) => 3 * b + (rng.unit() * 3.0) as usize % 3,
+        None => (rng.unit() * BONES as f32) as usize,
     } % BONES;
-    let repeat = block.is_some() && rng.next_f32() < 0.25;
+    let repeat = block.is_some() && rng.unit() < 0.25;
     let mut s = SkinWeights {
         bones: [0; 4],
         weights: [0.0; 4],
@@ -99,10 +99,10 @@ fn rigid_palette(rng: &mut Rng) -> Palette {
     ];
     let matrices: Vec<[f32; 16]> = (0..BONES)
         .map(|_| {
-            let perm = perms[(rng.next_f32() * 6.0) as usize % 6];
+            let perm = perms[(rng.unit() * 6.0) as usize % 6];
             let mut m = [0.0f32; 16];
             for (row, &col) in perm.iter().enumerate() {
-                m[4 * row + col] = if rng.next_f32() < 0.5 { 1.0 } else { -1.0 };
+                m[4 * row + col] = if rng.unit() < 0.5 { 1.0 } else { -1.0 };
             }
             for t in &mut m[12..15] {
                 *t = rng.range(-3.0, 3.0);
@@ -118,7 +118,7 @@ fn rigid_palette(rng: &mut Rng) -> Palette {
 
 /// The asset of one mesh and a scaled and a rigid clip.
 fn asset(n: usize, influences: usize, seed: u64) -> Asset<'static> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let m = mesh(n, influences, &mut rng);
     let clips = vec![random_clip(BONES, 4, 1.0, seed ^ 0x55)];
     Asset::from_model(&model(chain_of(BONES), vec![m], clips)).expect("valid model")
@@ -255,7 +255,7 @@ fn every_supported_path_matches_the_scalar_path() {
         for influences in 0..=4 {
             seed += 1;
             let asset = asset(n, influences, seed);
-            let mut rng = Rng(seed);
+            let mut rng = Rng::new(seed);
             for rigid in [false, false, true] {
                 let pal = if rigid {
                     rigid_palette(&mut rng)
@@ -421,7 +421,7 @@ fn a_static_meshes_palette_skins_a_one_bone_mesh_on_every_path() {
 #[test]
 fn the_word_after_an_attribute_never_enters_the_arithmetic() {
     for with_normals in [true, false] {
-        let mut rng = Rng(404);
+        let mut rng = Rng::new(404);
         let mut m = mesh(203, 1, &mut rng);
         m.vertices.tangents = None;
         if !with_normals {
@@ -510,7 +510,7 @@ fn a_non_finite_bone_spoils_only_the_vertices_that_use_it() {
 /// subnormal range keeps few bits, so the comparison is to 10⁻³).
 #[test]
 fn a_direction_with_a_subnormal_squared_length_is_still_made_unit() {
-    let mut rng = Rng(606);
+    let mut rng = Rng::new(606);
     let mut m = mesh(101, 4, &mut rng);
     for n in m.vertices.normals.iter_mut().flatten() {
         *n = n.map(|x| x * 3e-20);

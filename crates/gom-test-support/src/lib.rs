@@ -5,7 +5,11 @@
 //! when it is missing on a developer's machine. Under CI they must not: with
 //! [`REQUIRE_VAR`] set to `1` (as `.ci/run` sets it), every such skip fails the test
 //! instead, naming what was missing.
+//!
+//! [`rng::Rng`] is the one generator of the data tests and benchmarks make up.
 #![forbid(unsafe_code)]
+
+pub mod rng;
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};

@@ -377,7 +377,7 @@ fn materials(
                 return Some(*i);
             }
             let bytes = images.get(name)?;
-            let mime = image_mime(bytes)?;
+            let mime = gom_image::Encoding::sniff(bytes)?.mime_type();
             textures.push((bytes.clone(), mime));
             index_of.push((name.clone(), textures.len() - 1));
             Some(textures.len() - 1)
@@ -390,17 +390,6 @@ fn materials(
         });
     }
     (textures, out)
-}
-
-/// The MIME type of an image a browser decodes, from its first bytes.
-fn image_mime(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else {
-        None
-    }
 }
 
 /// The record [`ViewModel::pose_at`] describes; with `bounds`, also grows it to hold

@@ -147,7 +147,7 @@ fn model_space(p: [f32; 3], g: Option<&[f32; 16]>) -> [f64; 3] {
 
 #[test]
 fn bnd0_is_the_directed_rounding_of_d7() {
-    let mut rng = Rng(0xB0B0_5EED);
+    let mut rng = Rng::new(0xB0B0_5EED);
     // How often the f64 value was not an f32, so that the rounding direction mattered.
     let mut inexact = 0;
     for case in 0..2000 {
@@ -157,9 +157,9 @@ fn bnd0_is_the_directed_rounding_of_d7() {
         let positions: Vec<[f32; 3]> = (0..n)
             .map(|_| {
                 [
-                    rng.f(-1.0, 1.0) * scale,
-                    rng.f(-1.0, 1.0) * scale,
-                    rng.f(-1.0, 1.0) * scale,
+                    rng.range(-1.0, 1.0) * scale,
+                    rng.range(-1.0, 1.0) * scale,
+                    rng.range(-1.0, 1.0) * scale,
                 ]
             })
             .collect();
@@ -167,11 +167,11 @@ fn bnd0_is_the_directed_rounding_of_d7() {
             let mut g = IDENTITY;
             for v in &mut g[..12] {
                 if rng.below(3) > 0 {
-                    *v = rng.f(-2.0, 2.0);
+                    *v = rng.range(-2.0, 2.0);
                 }
             }
             for v in &mut g[12..15] {
-                *v = rng.f(-100.0, 100.0);
+                *v = rng.range(-100.0, 100.0);
             }
             g[3] = 0.0;
             g[7] = 0.0;

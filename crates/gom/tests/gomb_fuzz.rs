@@ -174,7 +174,7 @@ fn count_fields(f: &[u8]) -> Vec<usize> {
 fn seeded_corruptions_never_panic_nor_overallocate() {
     let files = files();
     let fields: Vec<Vec<usize>> = files.iter().map(|f| count_fields(f)).collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let (mut ok, mut err) = (0u32, 0u32);
     let mut buf = Vec::new();
     for i in 0..100_000u32 {
@@ -190,7 +190,7 @@ fn seeded_corruptions_never_panic_nor_overallocate() {
                 }
                 1 => {
                     let at = rng.below(buf.len() as u64) as usize;
-                    buf[at] = rng.next() as u8;
+                    buf[at] = rng.next_u64() as u8;
                 }
                 _ => {
                     let fs = &fields[which];
@@ -204,7 +204,7 @@ fn seeded_corruptions_never_panic_nor_overallocate() {
                         4 => old.wrapping_add(1 + rng.below(64) as u32),
                         5 => old.wrapping_mul(2 + rng.below(1000) as u32),
                         6 => old.wrapping_sub(1 + rng.below(16) as u32),
-                        _ => rng.next() as u32,
+                        _ => rng.next_u64() as u32,
                     };
                     wr(&mut buf, at, v);
                 }

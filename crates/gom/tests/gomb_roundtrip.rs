@@ -22,7 +22,7 @@ fn random_model(rng: &mut Rng) -> Model {
         .map(|i| Material {
             name: format!("m{i}"),
             base_color_texture: (i % 2 == 0).then(|| format!("t{i}.png")),
-            base_color_factor: [rng.f(0.0, 1.0), 0.5, 0.25, 1.0],
+            base_color_factor: [rng.range(0.0, 1.0), 0.5, 0.25, 1.0],
         })
         .collect();
     let mut meshes = Vec::new();
@@ -30,7 +30,13 @@ fn random_model(rng: &mut Rng) -> Model {
         let n = 1 + rng.below(40) as usize;
         let mut v = Vertices {
             positions: (0..n)
-                .map(|_| [rng.f(-5.0, 5.0), rng.f(-5.0, 5.0), rng.f(-5.0, 5.0)])
+                .map(|_| {
+                    [
+                        rng.range(-5.0, 5.0),
+                        rng.range(-5.0, 5.0),
+                        rng.range(-5.0, 5.0),
+                    ]
+                })
                 .collect(),
             ..Default::default()
         };
@@ -45,7 +51,11 @@ fn random_model(rng: &mut Rng) -> Model {
             );
         }
         if rng.below(2) == 0 {
-            v.uv0 = Some((0..n).map(|_| [rng.f(0.0, 1.0), rng.f(0.0, 1.0)]).collect());
+            v.uv0 = Some(
+                (0..n)
+                    .map(|_| [rng.range(0.0, 1.0), rng.range(0.0, 1.0)])
+                    .collect(),
+            );
         }
         if rng.below(3) == 0 {
             v.uv1 = Some(vec![[0.5, 0.5]; n]);
@@ -108,8 +118,8 @@ fn random_model(rng: &mut Rng) -> Model {
         let g = (rng.below(3) == 0).then(|| {
             from_trs(
                 [1.0, 2.0, 3.0],
-                quat_from_axis_angle([0.0, 1.0, 0.0], rng.f(-3.0, 3.0)),
-                [rng.f(0.5, 2.0); 3],
+                quat_from_axis_angle([0.0, 1.0, 0.0], rng.range(-3.0, 3.0)),
+                [rng.range(0.5, 2.0); 3],
             )
         });
         meshes.push(MeshPart {
@@ -124,7 +134,7 @@ fn random_model(rng: &mut Rng) -> Model {
     }
     let clips = (0..rng.below(3))
         .map(|c| {
-            let duration = rng.f(0.0, 2.0);
+            let duration = rng.range(0.0, 2.0);
             let mut tracks = Vec::new();
             for bone in 0..bones as u32 {
                 if rng.below(2) == 0 {
@@ -134,8 +144,8 @@ fn random_model(rng: &mut Rng) -> Model {
                 let keys = (0..k)
                     .map(|i| Key {
                         time: duration * i as f32 / k as f32,
-                        translation: [rng.f(-1.0, 1.0), 0.0, 0.0],
-                        rotation: quat_from_axis_angle([1.0, 0.0, 0.0], rng.f(-3.0, 3.0)),
+                        translation: [rng.range(-1.0, 1.0), 0.0, 0.0],
+                        rotation: quat_from_axis_angle([1.0, 0.0, 0.0], rng.range(-3.0, 3.0)),
                         scale: [1.0; 3],
                     })
                     .collect();
@@ -171,7 +181,7 @@ fn random_model(rng: &mut Rng) -> Model {
 
 #[test]
 fn random_models_round_trip_and_agree_with_validate() {
-    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    let mut rng = Rng::new(0x0123_4567_89AB_CDEF);
     let mut flags_seen = [0u32; 8];
     for case in 0..500 {
         let m = random_model(&mut rng);

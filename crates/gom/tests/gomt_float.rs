@@ -2,19 +2,7 @@
 //! correctly rounded parsing (no double rounding through f64), -0 read as +0.
 
 use gom::gomt::{format_f32, read};
-
-/// SplitMix64: a small deterministic generator for the bit patterns.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use gom_test_support::rng::Rng;
 
 /// The significant digits and decimal exponent of a printed number:
 /// value = digits × 10^exp.
@@ -66,10 +54,10 @@ fn the_shortness_check_catches_long_texts() {
 
 #[test]
 fn a_million_random_floats_print_shortest_and_read_back_exactly() {
-    let mut rng = SplitMix(0x05EE_D0FF_10A7);
+    let mut rng = Rng::new(0x05EE_D0FF_10A7);
     let mut checked = 0u32;
     while checked < 1_000_000 {
-        let bits = rng.next() as u32;
+        let bits = rng.next_u64() as u32;
         let v = f32::from_bits(bits);
         if !v.is_finite() {
             continue;

@@ -12,6 +12,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use gom_test_support::rng::Rng;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 
@@ -77,22 +78,6 @@ fn measured_read(text: &str) -> (Result<gom::Model, gom::gomt::TextError>, usize
     (r, peak)
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const TOKENS: [&str; 24] = [
     "{",
     "}",
@@ -124,18 +109,18 @@ const TOKENS: [&str; 24] = [
 /// duplications or line swaps, always on character boundaries.
 fn corrupt(text: &str, rng: &mut Rng) -> String {
     let mut s = text.to_string();
-    for _ in 0..1 + rng.below(4) {
+    for _ in 0..1 + rng.index(4) {
         let boundary = |s: &str, rng: &mut Rng| {
-            let mut i = rng.below(s.len() + 1);
+            let mut i = rng.index(s.len() + 1);
             while !s.is_char_boundary(i) {
                 i -= 1;
             }
             i
         };
-        match rng.below(4) {
+        match rng.index(4) {
             0 => {
                 let a = boundary(&s, rng);
-                let mut b = (a + 1 + rng.below(16)).min(s.len());
+                let mut b = (a + 1 + rng.index(16)).min(s.len());
                 while !s.is_char_boundary(b) {
                     b += 1;
                 }
@@ -143,14 +128,14 @@ fn corrupt(text: &str, rng: &mut Rng) -> String {
             }
             1 => {
                 let a = boundary(&s, rng);
-                s.insert_str(a, TOKENS[rng.below(TOKENS.len())]);
+                s.insert_str(a, TOKENS[rng.index(TOKENS.len())]);
             }
             2 | 3 => {
                 let mut lines: Vec<&str> = s.split_inclusive('\n').collect();
                 if lines.len() > 2 {
-                    let i = 1 + rng.below(lines.len() - 1);
-                    let j = 1 + rng.below(lines.len() - 1);
-                    if rng.below(2) == 0 {
+                    let i = 1 + rng.index(lines.len() - 1);
+                    let j = 1 + rng.index(lines.len() - 1);
+                    if rng.index(2) == 0 {
                         lines.insert(j, lines[i]);
                     } else {
                         lines.swap(i, j);
@@ -196,7 +181,7 @@ fn check(text: &str) -> bool {
 fn corrupted_generated_texts_never_panic_or_overallocate() {
     let mut runner = TestRunner::deterministic();
     let strategy = common::model();
-    let mut rng = Rng(0x00C0_FFEE);
+    let mut rng = Rng::new(0x00C0_FFEE);
     let mut accepted = 0;
     for _ in 0..300 {
         let model = strategy.new_tree(&mut runner).unwrap().current();
@@ -217,7 +202,7 @@ fn corrupted_generated_texts_never_panic_or_overallocate() {
 #[test]
 fn corrupted_demo_texts_never_panic_or_overallocate() {
     let text = gom::gomt::write(&gom_demo::build()).unwrap();
-    let mut rng = Rng(0xDE30);
+    let mut rng = Rng::new(0xDE30);
     let mut accepted = 0;
     for _ in 0..300 {
         accepted += usize::from(check(&corrupt(&text, &mut rng)));

@@ -11,6 +11,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use gom_test_support::rng::Rng;
 use jpog::texture::CodecOptions;
 use jpog::{Tkl, Tmd, Tml};
 
@@ -76,22 +77,6 @@ fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
     PEAK.with(|p| p.set(base));
     let r = f();
     (r, PEAK.with(Cell::get) - base)
-}
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Parses `data` as `kind`, exercising the derived views on success; checks the
@@ -188,16 +173,16 @@ fn every_truncation_is_ok_or_err() {
     }
 }
 
-fn corrupt(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
+fn corrupt(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     let mut d = base.to_vec();
-    for _ in 0..1 + rng.below(4) {
+    for _ in 0..1 + rng.index(4) {
         if d.is_empty() {
             break;
         }
-        let at = rng.below(d.len());
-        match rng.below(6) {
-            0 => d[at] = rng.next() as u8,
-            1 => d[at] ^= 1 << rng.below(8),
+        let at = rng.index(d.len());
+        match rng.index(6) {
+            0 => d[at] = rng.next_u64() as u8,
+            1 => d[at] ^= 1 << rng.index(8),
             2 => {
                 let at = at & !3;
                 let vals = [
@@ -208,9 +193,9 @@ fn corrupt(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
                     0x7FFF_FFFF,
                     0xFFFF_FFFF,
                     d.len() as u32,
-                    rng.next() as u32,
+                    rng.next_u64() as u32,
                 ];
-                let v = vals[rng.below(vals.len())].to_le_bytes();
+                let v = vals[rng.index(vals.len())].to_le_bytes();
                 for (k, b) in v.iter().enumerate() {
                     if let Some(x) = d.get_mut(at + k) {
                         *x = *b;
@@ -219,7 +204,7 @@ fn corrupt(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
             }
             3 => {
                 let at = at & !1;
-                let v = (rng.next() as u16).to_le_bytes();
+                let v = (rng.next_u64() as u16).to_le_bytes();
                 for (k, b) in v.iter().enumerate() {
                     if let Some(x) = d.get_mut(at + k) {
                         *x = *b;
@@ -229,7 +214,7 @@ fn corrupt(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
             4 => {
                 d.remove(at);
             }
-            _ => d.insert(at, rng.next() as u8),
+            _ => d.insert(at, rng.next_u64() as u8),
         }
     }
     d
@@ -238,7 +223,7 @@ fn corrupt(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
 #[test]
 fn seeded_corruptions_are_ok_or_err() {
     for (i, (kind, bytes)) in fixtures().into_iter().enumerate() {
-        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1));
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1));
         let (mut oks, mut worst) = (0, 0f64);
         for _ in 0..100_000 {
             let d = corrupt(&mut rng, &bytes);

@@ -16,23 +16,21 @@ use gom_runtime::{
     local_to_model, sample, skin, Asset, LocalPose, ModelPose, Palette, Playback, SamplingContext,
     SkinTargets,
 };
+use gom_test_support::rng::Rng;
 
 const BONES: usize = 64;
 const VERTICES: usize = 20_000;
 const FRAME: f32 = 1.0 / 60.0;
 
-/// A small deterministic generator (xorshift), values in [0, 1).
-struct Noise(u64);
+/// The benchmark's numbers: the tests' one generator, and unit vectors from it.
+struct Noise(Rng);
 
 impl Noise {
     fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        self.0.unit()
     }
     fn signed(&mut self) -> f32 {
-        self.next() * 2.0 - 1.0
+        self.0.signed()
     }
     fn unit(&mut self) -> [f32; 3] {
         let v = [self.signed(), self.signed(), self.signed() + 1.5];
@@ -44,7 +42,7 @@ impl Noise {
 /// The benchmark model: bone `i` hangs from `(i - 1) / 3`; every bone swings about its
 /// own axis; vertices follow neighbouring bones.
 fn bench_model() -> Model {
-    let mut r = Noise(0xC0FFEE);
+    let mut r = Noise(Rng::new(0xC0FFEE));
     let bones: Vec<Bone> = (0..BONES)
         .map(|i| Bone {
             name: format!("bone{i}"),

@@ -130,18 +130,15 @@ fn score(path: &str, shard: usize) -> u64 {
 mod tests {
     use super::*;
 
-    /// 1000 sources with sizes spread over three orders of magnitude, by a fixed
-    /// linear congruential sequence.
+    /// 1000 sources with sizes spread over three orders of magnitude, from a seeded
+    /// generator.
     fn tree(n: usize) -> Vec<(String, u64)> {
-        let mut x: u64 = 12345;
+        let mut rng = gom_test_support::rng::Rng::new(12345);
         (0..n)
             .map(|i| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
                 (
                     format!("set{}/model{i:05}.fbx", i % 17),
-                    1000 + (x >> 33) % 200_000,
+                    1000 + rng.below(200_000),
                 )
             })
             .collect()

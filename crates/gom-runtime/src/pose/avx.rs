@@ -224,7 +224,8 @@ mod tests {
     /// inside and outside the block of eight; counts that leave partial blocks.
     #[test]
     fn eight_at_a_time_gives_the_four_at_a_time_bits() {
-        let mut f = crate::test_rng::signed_unit(0x9e37_79b9_7f4a_7c15u64);
+        let mut rng = gom_test_support::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut f = move || rng.signed();
         for n in [1usize, 3, 4, 7, 8, 9, 12, 16, 17, 33, 64, 67] {
             let parents: Vec<i32> = (0..n as i32)
                 .map(|i| match i % 7 {

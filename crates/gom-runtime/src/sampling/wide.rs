@@ -215,7 +215,8 @@ mod tests {
     /// `n` blocks of eight lanes, each from a random key pair (some held), set through
     /// [`Paired::set_lane`], with the lane data each lane was given.
     fn blocks(n: usize) -> (Vec<Paired>, Vec<crate::sampling::LaneData>) {
-        let mut f = crate::test_rng::signed_unit(0x1234_5678_9abc_def0u64);
+        let mut rng = gom_test_support::rng::Rng::new(0x1234_5678_9abc_def0);
+        let mut f = move || rng.signed();
         let key = |time: f32, f: &mut dyn FnMut() -> f32| {
             let q = [f(), f(), f(), f()];
             let l = q.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-3);

@@ -114,41 +114,21 @@ pub fn model(skeleton: Skeleton, meshes: Vec<MeshPart>, clips: Vec<Clip>) -> Mod
     }
 }
 
-/// A deterministic pseudo-random generator (xorshift) for test data.
-pub struct Rng(pub u64);
+pub use gom_test_support::rng::Rng;
 
-impl Rng {
-    pub fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
-    pub fn unit_quat(&mut self) -> [f32; 4] {
-        let axis = [
-            self.range(-1.0, 1.0),
-            self.range(-1.0, 1.0),
-            self.range(-1.0, 1.0),
-        ];
-        let l = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
-            .sqrt()
-            .max(1e-3);
-        quat_from_axis_angle(
-            [axis[0] / l, axis[1] / l, axis[2] / l],
-            self.range(-3.0, 3.0),
-        )
-    }
+/// A rotation about a random axis by a random angle in `[-3, 3)` radians.
+pub fn unit_quat(rng: &mut Rng) -> [f32; 4] {
+    let axis = [0; 3].map(|_| rng.range(-1.0, 1.0));
+    let l = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+        .sqrt()
+        .max(1e-3);
+    quat_from_axis_angle(axis.map(|x| x / l), rng.range(-3.0, 3.0))
 }
 
 /// A clip animating every bone of an `n`-bone skeleton with `keys` random keys over
 /// `duration` seconds.
 pub fn random_clip(n: usize, keys: usize, duration: f32, seed: u64) -> Clip {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let tracks = (0..n as u32)
         .map(|bone| Track {
             bone,
@@ -161,7 +141,7 @@ pub fn random_clip(n: usize, keys: usize, duration: f32, seed: u64) -> Clip {
                             rng.range(-1.0, 1.0),
                             rng.range(-1.0, 1.0),
                         ],
-                        rng.unit_quat(),
+                        unit_quat(&mut rng),
                         [
                             rng.range(0.5, 2.0),
                             rng.range(0.5, 2.0),

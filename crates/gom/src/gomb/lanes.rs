@@ -167,18 +167,7 @@ mod tests {
     use crate::model::Bounds;
     use crate::validate::{mark_used, skin_structure, weights_rule};
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use gom_test_support::rng::Rng;
 
     /// A skin that passes the rules (`k` influences, weights descending, bones
     /// distinct and below `bones`), sometimes spoiled in one field.
@@ -229,7 +218,7 @@ mod tests {
 
     #[test]
     fn the_fast_skin_pass_accepts_only_what_the_exact_rules_accept_and_marks_the_same_bones() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let (mut accepted, mut refused, mut single_refused) = (0, 0, 0);
         for _ in 0..2000 {
             let n = 1 + rng.below(BLOCK as u64) as usize;
@@ -273,7 +262,7 @@ mod tests {
 
     #[test]
     fn surely_inside_implies_inside_near_the_bounds() {
-        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let mut rng = Rng::new(0xD1B5_4A32_D192_ED03);
         let b = Bounds {
             aabb_min: [-1.0, 0.25, -3.0],
             aabb_max: [2.0, 0.75, 3.0],

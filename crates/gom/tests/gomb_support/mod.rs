@@ -92,25 +92,7 @@ pub fn minimal_model() -> Model {
     }
 }
 
-/// xorshift64*: a small deterministic generator for tests.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    pub fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-}
+pub use gom_test_support::rng::Rng;
 
 /// A skeleton of `n` bones in a chain with a few branches, each bone a rotation and a
 /// translation from its parent.
@@ -122,8 +104,12 @@ pub fn skeleton(n: usize, rng: &mut Rng) -> Skeleton {
         } else {
             rng.below(i as u64) as i32
         };
-        let q = quat_from_axis_angle([0.0, 1.0, 0.0], rng.f(-1.0, 1.0));
-        let bind_local = from_trs([rng.f(-1.0, 1.0), rng.f(0.0, 1.0), 0.0], q, [1.0; 3]);
+        let q = quat_from_axis_angle([0.0, 1.0, 0.0], rng.range(-1.0, 1.0));
+        let bind_local = from_trs(
+            [rng.range(-1.0, 1.0), rng.range(0.0, 1.0), 0.0],
+            q,
+            [1.0; 3],
+        );
         bones.push(Bone {
             name: format!("b{i}"),
             path: format!("root/b{i}"),
@@ -137,7 +123,7 @@ pub fn skeleton(n: usize, rng: &mut Rng) -> Skeleton {
 /// A richer model: three meshes (skinned with every attribute, static with a GBTM,
 /// static with colours and two submeshes), two materials, three clips.
 pub fn rich_model(seed: u64) -> Model {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let skeleton = skeleton(6, &mut rng);
     let world = gom::math::bind_world(&skeleton.bones);
     let inverse_bind: Vec<_> = world
@@ -149,9 +135,9 @@ pub fn rich_model(seed: u64) -> Model {
         for y in 0..h {
             for x in 0..w {
                 p.push([
-                    x as f32 * 0.25 + rng.f(0.0, 0.01),
+                    x as f32 * 0.25 + rng.range(0.0, 0.01),
                     y as f32 * 0.5,
-                    rng.f(-0.1, 0.1),
+                    rng.range(-0.1, 0.1),
                 ]);
             }
         }
@@ -275,8 +261,12 @@ pub fn rich_model(seed: u64) -> Model {
                 keys: (0..keys_per)
                     .map(|k| Key {
                         time: k as f32 * 0.5,
-                        translation: [rng.f(-1.0, 1.0), rng.f(-1.0, 1.0), rng.f(-1.0, 1.0)],
-                        rotation: quat_from_axis_angle([0.0, 1.0, 0.0], rng.f(-3.0, 3.0)),
+                        translation: [
+                            rng.range(-1.0, 1.0),
+                            rng.range(-1.0, 1.0),
+                            rng.range(-1.0, 1.0),
+                        ],
+                        rotation: quat_from_axis_angle([0.0, 1.0, 0.0], rng.range(-3.0, 3.0)),
                         scale: [1.0, 1.0, 1.0],
                     })
                     .collect(),
