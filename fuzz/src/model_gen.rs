@@ -302,6 +302,8 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
         root_bone_index,
         flags: ClipFlags(flags),
         tracks,
+        // compressed clips have their own target (`clpz`), built from encoded clips
+        compressed: None,
     })
 }
 
