@@ -3,21 +3,7 @@
 //! docs/reliability.md). Both PNG decoders must refuse it with an error instead, and
 //! still decode the same file with a well-formed 768-byte palette.
 
-/// CRC-32 of PNG chunks (ISO 3309), bit by bit.
-fn crc32(data: &[u8]) -> u32 {
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
+use gom_test_support::png::crc32;
 
 /// A 2×2 palette image with 256 entries, and the same file with one more byte in
 /// its PLTE chunk (length and CRC rewritten).

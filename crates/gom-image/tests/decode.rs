@@ -64,32 +64,12 @@ fn grey_rgb_palette_and_16_bit_pngs_become_rgba8() {
     );
 }
 
-/// CRC-32 of PNG chunks, bit by bit.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
+use gom_test_support::png::crc32;
 
 /// A PNG of the given chunks, each with its CRC.
 fn png_of(chunks: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    for (kind, data) in chunks {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let body = [&kind[..], data].concat();
-        png.extend_from_slice(&body);
-        png.extend_from_slice(&crc32(&body).to_be_bytes());
-    }
-    png
+    let chunks: Vec<(&[u8; 4], &[u8])> = chunks.iter().map(|(k, d)| (*k, &d[..])).collect();
+    gom_test_support::png::file(&chunks)
 }
 
 fn ihdr(w: u32, h: u32, depth: u8, color: u8) -> Vec<u8> {

@@ -9,6 +9,7 @@
 //! [`rng::Rng`] is the one generator of the data tests and benchmarks make up.
 #![forbid(unsafe_code)]
 
+pub mod png;
 pub mod rng;
 
 use std::fmt::Display;

@@ -235,40 +235,15 @@ fn seeded_corruptions_are_ok_or_err() {
     }
 }
 
-/// CRC-32 (ISO 3309, as PNG chunks use), bit by bit.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
+use gom_test_support::png::crc32;
 
 /// A PNG of the given header with one IDAT chunk of `idat` bytes, built by hand.
 fn png_with_header(width: u32, height: u32, color_type: u8, idat: &[u8]) -> Vec<u8> {
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut body = kind.to_vec();
-        body.extend_from_slice(data);
-        out.extend_from_slice(&body);
-        out.extend_from_slice(&crc32(&body).to_be_bytes());
-    };
     let mut ihdr = Vec::new();
     ihdr.extend_from_slice(&width.to_be_bytes());
     ihdr.extend_from_slice(&height.to_be_bytes());
     ihdr.extend_from_slice(&[8, color_type, 0, 0, 0]);
-    chunk(b"IHDR", &ihdr);
-    chunk(b"IDAT", idat);
-    chunk(b"IEND", &[]);
-    out
+    gom_test_support::png::file(&[(b"IHDR", &ihdr), (b"IDAT", idat), (b"IEND", &[])])
 }
 
 #[test]
