@@ -46,14 +46,8 @@ pub fn frame_count(duration: f32, rate: f32) -> u64 {
     (f64::from(duration) * f64::from(rate)).round() as u64 + 1
 }
 
-/// The time of frame `f` at `rate`.
-pub fn frame_time(f: u32, rate: f32) -> f32 {
-    if rate > 0.0 {
-        (f64::from(f) / f64::from(rate)) as f32
-    } else {
-        0.0
-    }
-}
+/// The time of frame `f` at `rate` (the format's rule, written in `gom`).
+pub use gom::compressed::frame_time;
 
 /// A clip sampled for the encoder.
 #[derive(Debug, Clone, PartialEq)]

@@ -17,6 +17,17 @@ pub use encode::{encode, EncodeInput, Settings};
 pub use tracks::{bind_trs, check_clip, decoded_tracks, first_difference};
 
 mod tracks;
+
+/// The time of frame `frame` of a compressed clip sampled at `sample_rate` Hz:
+/// `frame / sample_rate` in `f64`, rounded once to `f32` (0 when the rate is not
+/// positive). The encoder samples its source there and the decoded keys stand there.
+pub fn frame_time(frame: u32, sample_rate: f32) -> f32 {
+    if sample_rate > 0.0 {
+        (f64::from(frame) / f64::from(sample_rate)) as f32
+    } else {
+        0.0
+    }
+}
 pub use layout::{Channel, ChannelClass, Layout};
 
 /// The version of the `CLPZ` chunk this module reads and writes.

@@ -105,14 +105,7 @@ pub fn decoded_tracks(
         }
     }
     let times: Vec<f32> = (0..layout.frame_count)
-        .map(|f| {
-            let t = if sample_rate > 0.0 {
-                (f64::from(f) / f64::from(sample_rate)) as f32
-            } else {
-                0.0
-            };
-            t.min(duration)
-        })
+        .map(|f| super::frame_time(f, sample_rate).min(duration))
         .collect();
     (0..bones)
         .filter(|&b| stored[b])
