@@ -187,6 +187,26 @@ fn mesh(u: &mut Unstructured<'_>, bones: &[Bone], materials: usize) -> Result<Me
     } else {
         None
     };
+    // The SKNX extension: influences five to eight, a method, dual-quaternion shares.
+    let skin_extra = if skinned && u.arbitrary::<bool>()? {
+        Some((0..vc).map(|_| skin(u, bones.len())).collect::<Result<_>>()?)
+    } else {
+        None
+    };
+    let skinning = if skinned {
+        *u.choose(&gom::SkinningMethod::ALL)?
+    } else {
+        gom::SkinningMethod::Linear
+    };
+    let dq_weights = if skinning == gom::SkinningMethod::Blended {
+        Some(
+            (0..vc)
+                .map(|_| Ok(f32::from(u.int_in_range(0u8..=8)?) / 8.0))
+                .collect::<Result<_>>()?,
+        )
+    } else {
+        None
+    };
     let tri_count = if vc == 0 {
         0
     } else {
@@ -241,12 +261,15 @@ fn mesh(u: &mut Unstructured<'_>, bones: &[Bone], materials: usize) -> Result<Me
             uv1,
             colors,
             skin: skin_column,
+            skin_extra,
+            dq_weights,
         },
         indices,
         submeshes,
         inverse_bind,
         mesh_bind_geo_to_model,
         bounds: None,
+        skinning,
     })
 }
 

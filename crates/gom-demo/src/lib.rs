@@ -237,6 +237,7 @@ fn tentacle(inverse_bind: Vec<Mat4>) -> MeshPart {
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     }
 }
 
@@ -314,6 +315,7 @@ fn base(inverse_bind: Vec<Mat4>) -> MeshPart {
         inverse_bind,
         mesh_bind_geo_to_model: Some(BASE_GEO_TO_MODEL),
         bounds: None,
+        skinning: Default::default(),
     }
 }
 

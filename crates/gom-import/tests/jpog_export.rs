@@ -392,6 +392,7 @@ fn one_material_mesh(
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     });
 }
 

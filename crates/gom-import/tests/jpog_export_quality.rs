@@ -276,6 +276,7 @@ fn sphere(rings: u32, segments: u32, bones: usize) -> gom::Model {
         inverse_bind: inverse,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     });
     m
 }

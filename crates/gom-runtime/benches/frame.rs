@@ -90,6 +90,7 @@ fn model(n: usize, clips: usize, vertices: usize) -> Model {
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     };
     Model {
         skeleton,

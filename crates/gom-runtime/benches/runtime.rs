@@ -123,6 +123,7 @@ fn model(n: usize, scaled: bool) -> Model {
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     };
     let clip = Clip {
         name: "anim".into(),

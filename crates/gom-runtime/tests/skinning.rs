@@ -58,6 +58,7 @@ fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     }
 }
 

@@ -38,6 +38,8 @@ impl FourCc {
     /// `CLPZ`, the samples of a compressed clip inside `ANIM` (extension,
     /// `docs/extensions.md`).
     pub const CLPZ: FourCc = FourCc(*b"CLPZ");
+    /// Skinning modes and up to eight influences (extension, `docs/extensions.md` §3).
+    pub const SKNX: FourCc = FourCc(*b"SKNX");
 }
 
 impl fmt::Display for FourCc {

@@ -40,3 +40,9 @@ pub const MAX_COMPRESSED_BITS: u32 = 24;
 /// Largest magnitude a compressed translation or scale may decode to (metres for
 /// translations): keeps every decoded value, and what is computed from it, finite.
 pub const MAX_COMPRESSED_VALUE: f32 = 1.0e6;
+
+/// Most skin influences a vertex may have with the `SKNX` extension
+/// (`docs/extensions.md` §3); GOM v1 alone allows 4.
+pub const MAX_SKIN_INFLUENCES: usize = 8;
+/// A blended mesh's per-vertex dual-quaternion share lies within `[0, MAX_DQ_WEIGHT]`.
+pub const MAX_DQ_WEIGHT: f32 = 1.0;

@@ -164,11 +164,34 @@ pub struct Vertices {
     pub uv1: Option<Vec<[f32; 2]>>,
     /// RGBA8 vertex colours.
     pub colors: Option<Vec<[u8; 4]>>,
-    /// Skin influences.
+    /// Skin influences (the first four, D7).
     pub skin: Option<Vec<SkinWeights>>,
+    /// Influences five to eight of each vertex (the `SKNX` extension,
+    /// `docs/extensions.md` §3), continuing the order of `skin`: the eight slots
+    /// together follow D7's weight rules. Present only on a mesh that uses more than
+    /// four influences, and only with `skin`.
+    pub skin_extra: Option<Vec<SkinWeights>>,
+    /// Per vertex, the share of dual-quaternion skinning in [0, 1] (0 linear, 1 dual
+    /// quaternion) of a mesh skinned with [`SkinningMethod::Blended`], and only then
+    /// (the `SKNX` extension).
+    pub dq_weights: Option<Vec<f32>>,
 }
 
 impl Vertices {
+    /// The eight influence slots of vertex `i` (slots 4..8 unused without
+    /// `skin_extra`; all unused without `skin`).
+    pub fn influences(&self, i: usize) -> ([u16; 8], [f32; 8]) {
+        let mut b = [0u16; 8];
+        let mut w = [0.0f32; 8];
+        for (k, s) in [&self.skin, &self.skin_extra].into_iter().enumerate() {
+            if let Some(x) = s.as_ref().and_then(|s| s.get(i)) {
+                b[4 * k..4 * k + 4].copy_from_slice(&x.bones);
+                w[4 * k..4 * k + 4].copy_from_slice(&x.weights);
+            }
+        }
+        (b, w)
+    }
+
     /// The number of vertices.
     pub fn len(&self) -> usize {
         self.positions.len()
@@ -257,6 +280,24 @@ pub struct MeshPart {
     /// Bounds as read from a file. Writers always recompute them (D7), so this is
     /// informational; `None` for a model built in memory.
     pub bounds: Option<Bounds>,
+    /// How the bones carry the vertices; anything but [`SkinningMethod::Linear`]
+    /// needs the `SKNX` extension (`docs/extensions.md` §3).
+    pub skinning: SkinningMethod,
+}
+
+/// How a skinned mesh's vertices follow their bones (the `SKNX` extension; GOM v1
+/// knows only [`SkinningMethod::Linear`]). The maths is in [`crate::skinning`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum SkinningMethod {
+    /// Linear blend skinning: the weighted sum of the palette matrices (D1).
+    #[default]
+    Linear,
+    /// Dual-quaternion skinning: the weighted, normalised sum of the palette's dual
+    /// quaternions, with each bone's scale blended linearly and applied first.
+    DualQuaternion,
+    /// Per vertex, `(1 − α)` of the linear result plus `α` of the dual-quaternion
+    /// one, with `α` from [`Vertices::dq_weights`] (FBX's blended skinning).
+    Blended,
 }
 
 impl Model {
@@ -279,6 +320,21 @@ impl MeshPart {
     /// Whether the mesh is skinned (vertex format bit 6).
     pub fn is_skinned(&self) -> bool {
         self.vertices.skin.is_some()
+    }
+
+    /// Whether the mesh needs the `SKNX` extension: a method other than linear, or
+    /// more than four influences.
+    pub fn uses_skin_extension(&self) -> bool {
+        self.skinning != SkinningMethod::Linear || self.vertices.skin_extra.is_some()
+    }
+
+    /// Influence slots per vertex: 8 with `skin_extra`, 4 when skinned, else 0.
+    pub fn influence_count(&self) -> usize {
+        match (&self.vertices.skin, &self.vertices.skin_extra) {
+            (Some(_), Some(_)) => 8,
+            (Some(_), None) => 4,
+            _ => 0,
+        }
     }
 }
 

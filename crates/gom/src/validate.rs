@@ -116,11 +116,19 @@ pub fn validate(model: &Model) -> Vec<Finding> {
         let mut weights = Tally::default();
         if let Some(skin) = &mesh.vertices.skin {
             used.iter_mut().for_each(|u| *u = false);
+            let eight = mesh.vertices.skin_extra.is_some();
             for (v, s) in skin.iter().enumerate() {
-                if let Some(reason) = weights_rule(s.bones, s.weights) {
+                let reason = if eight {
+                    let (b, w) = mesh.vertices.influences(v);
+                    mark_used(&mut used, b, w);
+                    weights_rule(b, w)
+                } else {
+                    mark_used(&mut used, s.bones, s.weights);
+                    weights_rule(s.bones, s.weights)
+                };
+                if let Some(reason) = reason {
                     weights.fail(item(v), || format!("vertex {v}: {reason}"));
                 }
-                mark_used(&mut used, s.bones, s.weights);
             }
             bind_pose_rule(
                 &world,
@@ -295,13 +303,13 @@ pub(crate) fn push_findings(
 /// ascending order, unused slots (weight 0) are bone 0, and no bone is used twice.
 /// Returns what is broken, or `None`.
 #[inline]
-pub(crate) fn weights_rule(bones: [u16; 4], w: [f32; 4]) -> Option<&'static str> {
-    let sum = f64::from(w[0]) + f64::from(w[1]) + f64::from(w[2]) + f64::from(w[3]);
+pub(crate) fn weights_rule<const N: usize>(bones: [u16; N], w: [f32; N]) -> Option<&'static str> {
+    let sum = w.iter().fold(0.0f64, |s, &x| s + f64::from(x));
     let sums_to_one = (sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE;
     if !sums_to_one {
         return Some("the weights do not sum to 1");
     }
-    for i in 0..3 {
+    for i in 0..N - 1 {
         if w[i] < w[i + 1] {
             return Some("the weights are not in descending order");
         }
@@ -309,11 +317,11 @@ pub(crate) fn weights_rule(bones: [u16; 4], w: [f32; 4]) -> Option<&'static str>
             return Some("equal weights do not list their bones in ascending order");
         }
     }
-    for i in 0..4 {
+    for i in 0..N {
         if w[i] == 0.0 && bones[i] != 0 {
             return Some("an unused slot (weight 0) names a bone other than 0");
         }
-        for j in i + 1..4 {
+        for j in i + 1..N {
             if w[i] > 0.0 && w[j] > 0.0 && bones[i] == bones[j] {
                 return Some("a bone is used twice");
             }
@@ -325,8 +333,8 @@ pub(crate) fn weights_rule(bones: [u16; 4], w: [f32; 4]) -> Option<&'static str>
 /// Marks in `used` the bones of the slots with weight > 0 (bones beyond `used` are
 /// ignored: they are a structural error reported elsewhere).
 #[inline]
-pub(crate) fn mark_used(used: &mut [bool], bones: [u16; 4], w: [f32; 4]) {
-    for k in 0..4 {
+pub(crate) fn mark_used<const N: usize>(used: &mut [bool], bones: [u16; N], w: [f32; N]) {
+    for k in 0..N {
         if w[k] > 0.0 {
             if let Some(u) = used.get_mut(usize::from(bones[k])) {
                 *u = true;
@@ -480,12 +488,12 @@ pub(crate) fn quat_ok(q: [f32; 4]) -> bool {
 /// Structural skin rules (D13) for one vertex: no negative weight, and every slot
 /// with weight > 0 names a bone below `bone_count`. Returns the slot and the reason.
 #[inline]
-pub(crate) fn skin_structure(
-    bones: [u16; 4],
-    w: [f32; 4],
+pub(crate) fn skin_structure<const N: usize>(
+    bones: [u16; N],
+    w: [f32; N],
     bone_count: u32,
 ) -> Option<(usize, &'static str)> {
-    for k in 0..4 {
+    for k in 0..N {
         if w[k] < 0.0 {
             return Some((k, "a weight is negative"));
         }
@@ -832,6 +840,7 @@ fn check_mesh(
             "a static mesh has inverse bind matrices",
         ));
     }
+    check_skin_extension(it, mesh, bone_count)?;
     for m in &mesh.inverse_bind {
         floats_ok(it, n, "inverseBind", m)?;
     }
@@ -874,6 +883,90 @@ fn check_mesh(
         return Err(invalid(it, n, "bounds", "the bounds overflow f32"));
     }
     Ok(b)
+}
+
+/// The structural rules of the `SKNX` extension (`docs/extensions.md` §3):
+/// influences five to eight and a method other than linear only on a skinned mesh,
+/// one entry a vertex, finite; dual-quaternion shares exactly for a blended mesh,
+/// each within [0, 1].
+fn check_skin_extension(
+    it: Item,
+    mesh: &crate::model::MeshPart,
+    bone_count: u32,
+) -> Result<(), WriteError> {
+    let n = mesh.name.as_str();
+    let v = &mesh.vertices;
+    let vc = v.positions.len();
+    let skinned = v.skin.is_some();
+    if let Some(extra) = &v.skin_extra {
+        if !skinned {
+            return Err(invalid(
+                it,
+                n,
+                "skinExtra",
+                "a static mesh has influences five to eight",
+            ));
+        }
+        if extra.len() != vc {
+            return Err(invalid(
+                it,
+                n,
+                "skinExtra",
+                format!("the stream has {} entries for {vc} vertices", extra.len()),
+            ));
+        }
+        for (k, s) in extra.iter().enumerate() {
+            if !all_finite(&s.weights) {
+                return Err(invalid(it, n, "skinExtra", "a value is NaN or infinite"));
+            }
+            if let Some((_, reason)) = skin_structure(s.bones, s.weights, bone_count) {
+                return Err(invalid(it, n, "skinExtra", format!("vertex {k}: {reason}")));
+            }
+        }
+    }
+    let method = mesh.skinning;
+    if method.uses_dual_quaternions() && !skinned {
+        return Err(invalid(
+            it,
+            n,
+            "skinning",
+            format!("a static mesh is skinned {}", method.name()),
+        ));
+    }
+    let blended = method == crate::model::SkinningMethod::Blended;
+    match &v.dq_weights {
+        None if blended => Err(invalid(
+            it,
+            n,
+            "dqWeights",
+            "a blended mesh has no dual-quaternion weights",
+        )),
+        Some(_) if !blended => Err(invalid(
+            it,
+            n,
+            "dqWeights",
+            "only a blended mesh has dual-quaternion weights",
+        )),
+        Some(d) if d.len() != vc => Err(invalid(
+            it,
+            n,
+            "dqWeights",
+            format!("the stream has {} entries for {vc} vertices", d.len()),
+        )),
+        Some(d) => match d.iter().position(|&a| !crate::skinning::dq_weight_ok(a)) {
+            Some(k) => Err(invalid(
+                it,
+                n,
+                "dqWeights",
+                format!(
+                    "vertex {k}: the dual-quaternion weight {} is not within [0, 1]",
+                    d[k]
+                ),
+            )),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -130,6 +130,7 @@ fn random_model(rng: &mut Rng) -> Model {
             inverse_bind,
             mesh_bind_geo_to_model: g,
             bounds: None,
+            skinning: Default::default(),
         });
     }
     let clips = (0..rng.below(3))

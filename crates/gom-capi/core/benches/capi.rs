@@ -109,6 +109,7 @@ fn bench_model() -> Model {
             inverse_bind,
             mesh_bind_geo_to_model: None,
             bounds: None,
+            skinning: Default::default(),
         }],
         clips: vec![Clip {
             name: "swing".into(),

@@ -144,6 +144,7 @@ pub(crate) fn convert(
         inverse_bind: skeleton.inverse_bind.clone(),
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     };
     // Finite positions far apart (±3e38) have a box or sphere beyond f32, which no
     // GOM file can hold: refused here, naming the mesh, rather than by the writer.

@@ -39,14 +39,22 @@ fn same_vertex(v: &Vertices, a: usize, b: usize) -> bool {
         && v.uv0.as_deref().is_none_or(|c| eq(c, a, b))
         && v.uv1.as_deref().is_none_or(|c| eq(c, a, b))
         && v.colors.as_deref().is_none_or(|c| c[a] == c[b])
-        && v.skin.as_deref().is_none_or(|c| {
-            c[a].bones == c[b].bones
-                && c[a]
-                    .weights
-                    .iter()
-                    .zip(&c[b].weights)
-                    .all(|(x, y)| x.to_bits() == y.to_bits())
-        })
+        && v.skin.as_deref().is_none_or(|c| same_skin(&c[a], &c[b]))
+        && v.skin_extra
+            .as_deref()
+            .is_none_or(|c| same_skin(&c[a], &c[b]))
+        && v.dq_weights
+            .as_deref()
+            .is_none_or(|c| c[a].to_bits() == c[b].to_bits())
+}
+
+/// Whether two skins have the same bones and bit-identical weights.
+fn same_skin(a: &gom::SkinWeights, b: &gom::SkinWeights) -> bool {
+    a.bones == b.bones
+        && a.weights
+            .iter()
+            .zip(&b.weights)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// Welds identical vertices. `corners` holds one vertex per triangle corner, `indices`
@@ -138,6 +146,8 @@ fn select(v: &Vertices, order: &[usize]) -> Vertices {
         uv1: v.uv1.as_deref().map(|s| pick(s, order)),
         colors: v.colors.as_deref().map(|s| pick(s, order)),
         skin: v.skin.as_deref().map(|s| pick(s, order)),
+        skin_extra: v.skin_extra.as_deref().map(|s| pick(s, order)),
+        dq_weights: v.dq_weights.as_deref().map(|s| pick(s, order)),
     }
 }
 

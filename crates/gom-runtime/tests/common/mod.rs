@@ -86,6 +86,7 @@ pub fn skinned_mesh(
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     }
 }
 

@@ -93,7 +93,8 @@ pub(crate) fn parse_anim<'a>(
             | FourCc::SUB0
             | FourCc::IBND
             | FourCc::BND0
-            | FourCc::GBTM => return Err(misplaced(&ch, "inside ANIM")),
+            | FourCc::GBTM
+            | FourCc::SKNX => return Err(misplaced(&ch, "inside ANIM")),
             f => unknown.push(UnknownChunk {
                 fourcc: f.0,
                 offset: ch.offset as u64,

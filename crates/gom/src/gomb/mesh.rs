@@ -2,6 +2,7 @@
 
 use super::cursor::{check_known, le32, lef32, Chunk, Chunks, Cur};
 use super::lanes::{Lanes, Offsets, BLOCK};
+use super::sknx;
 use super::str0::Strings;
 use super::to_model::{decode_indices, push_vertex, streams, Decoded};
 use super::view::{mat_at, misplaced, MeshView, SkeletonView, StringBudget};
@@ -10,7 +11,8 @@ use crate::bounds::{to_model_space, Containment};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::layout::{Attribute, VertexLayout};
 use crate::limits::{MAX_INDICES, MAX_VERTICES};
-use crate::model::{Bounds, Mat4, Submesh, VertexFormat, Vertices};
+use crate::model::{Bounds, Mat4, SkinWeights, SkinningMethod, Submesh, VertexFormat, Vertices};
+use crate::skinning::MESH_FLAG_SKINNING;
 use crate::validate::{
     bind_pose_rule, bind_world_of, finite_bits, item, mark_used, push_findings, skin_structure,
     submesh_structure, submeshes_tally, tangent_w_ok, weights_rule, Finding, Tally,
@@ -70,13 +72,14 @@ fn value(
     }
 }
 
-const CHILDREN: [FourCc; 6] = [
+const CHILDREN: [FourCc; 7] = [
     FourCc::VB0,
     FourCc::IB0,
     FourCc::SUB0,
     FourCc::IBND,
     FourCc::BND0,
     FourCc::GBTM,
+    FourCc::SKNX,
 ];
 
 /// MSH0's fixed fields, checked against each other and the skeleton.
@@ -92,7 +95,7 @@ struct MeshHeader<'a> {
     children_at: usize,
 }
 
-/// MSH0's children; all but GBTM are required.
+/// MSH0's children; all but GBTM and SKNX are required.
 struct MeshChildren {
     vb0: Chunk,
     ib0: Chunk,
@@ -100,6 +103,7 @@ struct MeshChildren {
     ibnd: Chunk,
     bnd0: Chunk,
     gbtm: Option<Chunk>,
+    sknx: Option<Chunk>,
 }
 
 /// A checked VB0: where its vertex data starts and the data.
@@ -133,9 +137,13 @@ pub(crate) fn parse_mesh<'a>(
     let inverse_bind = parse_ibnd(file, &kids.ibnd, h.bone_count)?;
     let (bnd_at, bounds) = parse_bnd0(file, &kids.bnd0)?;
     let gbtm = parse_gbtm(file, kids.gbtm)?;
+    let skinned = h.format.contains(VertexFormat::SKIN);
+    let ext = kids
+        .sknx
+        .map(|ch| sknx::parse(file, &ch, skinned, h.vertex_count))
+        .transpose()?;
 
     // Vertices: finite floats, tangent w, skin structure, bounds, weight rules.
-    let skinned = h.format.contains(VertexFormat::SKIN);
     let mut weights = Tally::default();
     if skinned {
         ctx.used.clear();
@@ -153,11 +161,27 @@ pub(crate) fn parse_mesh<'a>(
             bnd_at,
             bounds,
             gbtm,
+            weights_here: ext.is_none_or(|x| x.extra.is_none()),
         },
         &mut ctx.used,
         &mut weights,
         streams.as_mut().map(|v| (v, &layout)),
     )?;
+
+    // Influences five to eight over all eight slots, dual-quaternion shares.
+    if let Some(x) = &ext {
+        let stride = layout.stride();
+        let so = layout.offset(Attribute::Skin).unwrap_or(0);
+        let first = |v: usize| {
+            let (bones, weights) = skin_at(&vb.data[v * stride + so..]);
+            SkinWeights { bones, weights }
+        };
+        let vb0 = sknx::Vb0Skin {
+            first: &first,
+            bone_count: h.bone_count,
+        };
+        sknx::check(x, &vb0, &mut ctx.used, &mut weights)?;
+    }
 
     // Indices below vertexCount.
     check_indices(ib.data, ib.size, h.vertex_count, ib.data_at)?;
@@ -187,6 +211,9 @@ pub(crate) fn parse_mesh<'a>(
         inverse_bind,
         bounds,
         gbtm,
+        skinning: ext.map_or(SkinningMethod::Linear, |x| x.method),
+        skin_extra: ext.and_then(|x| x.extra),
+        dq_weights: ext.and_then(|x| x.dq),
         offset: c.offset as u64,
     })
 }
@@ -240,7 +267,7 @@ fn parse_header<'a>(
     }
     let flags_at = cur.pos;
     let flags = cur.u32("flags")?;
-    if flags & !3 != 0 {
+    if flags & !(3 | MESH_FLAG_SKINNING) != 0 {
         return Err(ReadError {
             offset: flags_at as u64,
             place,
@@ -284,7 +311,7 @@ fn children(
     unknown: &mut Vec<UnknownChunk>,
 ) -> Result<MeshChildren, ReadError> {
     let place = c.place();
-    let mut kids: [Option<Chunk>; 6] = [None; 6];
+    let mut kids: [Option<Chunk>; 7] = [None; 7];
     for ch in Chunks::new(file, h.children_at, c.payload_end(), place) {
         let ch = ch?;
         if let Some(k) = CHILDREN.iter().position(|&f| f == ch.fourcc) {
@@ -333,7 +360,17 @@ fn children(
         ibnd: need(3, "IBND")?,
         bnd0: need(4, "BND0")?,
         gbtm: kids[5],
+        sknx: kids[6],
     };
+    if (h.flags & MESH_FLAG_SKINNING != 0) != found.sknx.is_some() {
+        return Err(value(
+            h.flags_at,
+            place,
+            "flags",
+            h.flags,
+            "bit 2 (skinning extension) set exactly when a SKNX child is present",
+        ));
+    }
     if (h.flags & 2 != 0) != found.gbtm.is_some() {
         return Err(value(
             h.flags_at,
@@ -524,6 +561,9 @@ struct VertexCheck<'a> {
     bnd_at: usize,
     bounds: Bounds,
     gbtm: Option<Mat4>,
+    /// Whether VB0's four slots are the whole skin, so that the weight rules apply
+    /// to them here (with eight influences, `SKNX` applies them to all eight).
+    weights_here: bool,
 }
 
 /// The exponent bits of an `f32`: all set for an infinity or a NaN.
@@ -636,7 +676,8 @@ impl<'v> VertexRules<'v> {
             }),
         };
         let tangents = self.tangent_w.is_none() || lanes.tangents_ok();
-        let skins = self.skin_at.is_none() || lanes.skins_ok(self.vc.bone_count);
+        let skins =
+            self.skin_at.is_none() || (self.vc.weights_here && lanes.skins_ok(self.vc.bone_count));
         let ok = inside & tangents & skins;
         if ok && self.skin_at.is_some() {
             lanes.mark_used(used);
@@ -722,7 +763,7 @@ impl<'v> VertexRules<'v> {
                     },
                 });
             }
-            if let Some(reason) = weights_rule(bones, w) {
+            if let Some(reason) = weights_rule(bones, w).filter(|_| vc.weights_here) {
                 weights.fail(item(v), || format!("vertex {v}: {reason}"));
             }
             mark_used(used, bones, w);

@@ -14,6 +14,7 @@ mod header;
 mod lanes;
 mod mesh;
 mod skel;
+mod sknx;
 mod str0;
 mod to_model;
 mod view;

@@ -115,6 +115,8 @@ pub(crate) fn streams(l: &VertexLayout, n: usize) -> Vertices {
         uv1: stream(l, Attribute::Uv1, n),
         colors: stream(l, Attribute::Color0, n),
         skin: stream(l, Attribute::Skin, n),
+        skin_extra: None,
+        dq_weights: None,
     }
 }
 
@@ -175,6 +177,13 @@ fn mesh(m: &MeshView<'_>, decoded: Option<Decoded>) -> MeshPart {
         }
         (v, decode_indices(m.index_data, m.index_size))
     });
+    let mut vertices = vertices;
+    vertices.skin_extra = m.skin_extra.map(|x| {
+        x.chunks_exact(crate::skinning::EXTRA_BYTES)
+            .map(super::sknx::extra_at)
+            .collect()
+    });
+    vertices.dq_weights = m.dq_weights.map(|x| x.chunks_exact(4).map(lef32).collect());
     MeshPart {
         name: m.name.to_owned(),
         vertices,
@@ -185,5 +194,6 @@ fn mesh(m: &MeshView<'_>, decoded: Option<Decoded>) -> MeshPart {
             .collect(),
         mesh_bind_geo_to_model: m.gbtm,
         bounds: Some(m.bounds),
+        skinning: m.skinning,
     }
 }

@@ -10,7 +10,8 @@ use super::UnknownChunk;
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::MAX_STRING_EXPANSION;
 use crate::model::{
-    Bounds, ClipFlags, Mat4, Material, Model, Submesh, ValidationFlags, VertexFormat,
+    Bounds, ClipFlags, Mat4, Material, Model, SkinningMethod, Submesh, ValidationFlags,
+    VertexFormat,
 };
 use crate::validate::Finding;
 
@@ -93,6 +94,14 @@ pub struct MeshView<'a> {
     pub bounds: Bounds,
     /// The geometry-to-model matrix (GBTM), when present.
     pub gbtm: Option<Mat4>,
+    /// The skinning method (`SKNX`, `docs/extensions.md` §3; linear without it).
+    pub skinning: SkinningMethod,
+    /// Influences five to eight (`SKNX`): `vertex_count × 24` bytes, per vertex
+    /// `u16 bones[4]` then `f32 weights[4]`; `None` with four influences.
+    pub skin_extra: Option<&'a [u8]>,
+    /// Per-vertex dual-quaternion shares of a blended mesh (`SKNX`):
+    /// `vertex_count × 4` bytes of f32.
+    pub dq_weights: Option<&'a [u8]>,
     /// File offset of the MSH0 chunk header.
     pub offset: u64,
 }
@@ -282,7 +291,8 @@ impl<'a> FileView<'a> {
                 | FourCc::SUB0
                 | FourCc::IBND
                 | FourCc::BND0
-                | FourCc::GBTM => {
+                | FourCc::GBTM
+                | FourCc::SKNX => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
                 FourCc::CLP0 | FourCc::CLPZ => {

@@ -152,11 +152,17 @@ fn mesh_size(m: &MeshPart) -> u64 {
     if m.mesh_bind_geo_to_model.is_some() {
         s += chunk(64);
     }
+    if m.uses_skin_extension() {
+        let extra = m.vertices.skin_extra.as_ref().map_or(0, |_| 24 * vc);
+        let dq = m.vertices.dq_weights.as_ref().map_or(0, |_| 4 * vc);
+        s += chunk(16 + extra + dq);
+    }
     chunk(s)
 }
 
 /// Writes `model` as canonical GOMB bytes (D3–D13): header, STR0, SKEL, MATL (when
-/// there are materials), one MSH0 per mesh, ANIM (when there are clips), chunk table.
+/// there are materials), one MSH0 per mesh (with `SKNX` when it needs the
+/// extension), ANIM (when there are clips), chunk table.
 /// Validation flags are set exactly when their checks pass; bounds are recomputed.
 /// Refuses (with the mesh, clip or field named) anything a reader would reject.
 pub fn write(model: &Model) -> Result<Vec<u8>, WriteError> {
@@ -400,6 +406,9 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     if m.mesh_bind_geo_to_model.is_some() {
         flags |= 2;
     }
+    if m.uses_skin_extension() {
+        flags |= crate::skinning::MESH_FLAG_SKINNING;
+    }
     let bone_count = if skinned { skeleton_bones } else { 0 };
 
     o.begin(FourCc::MSH0);
@@ -510,6 +519,11 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
 
     if let Some(g) = &m.mesh_bind_geo_to_model {
         write_gbtm(o, g);
+    }
+    if m.uses_skin_extension() {
+        o.begin(FourCc::SKNX);
+        o.buf.extend_from_slice(&crate::skinning::encode(m));
+        o.end();
     }
     o.end();
 }

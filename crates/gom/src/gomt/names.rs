@@ -12,8 +12,12 @@ pub const MATRIX_CONVENTION: &str = "MC_ROW_MAJOR_ROW_VECTOR_RIGHT_MUL";
 pub const CLIP_FLAGS: [(&str, u32); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_MOTION)];
 
 /// The keys a vertex table may carry, in the order they are written: position,
-/// normal, tangent, uv0, uv1, colour, skin bone indices, skin weights.
-pub const VERTEX_KEYS: [&str; 8] = ["p", "n", "t", "uv", "uv1", "c", "bi", "bw"];
+/// normal, tangent, uv0, uv1, colour, skin bone indices, skin weights, then the
+/// `SKNX` extension's influences five to eight (bone indices, weights) and
+/// dual-quaternion share (`docs/extensions.md` §3).
+pub const VERTEX_KEYS: [&str; 11] = [
+    "p", "n", "t", "uv", "uv1", "c", "bi", "bw", "bi2", "bw2", "dq",
+];
 
 /// The bit of a validation flag name (the names of [`Check::name`]).
 pub fn validation_flag(name: &str) -> Option<u32> {

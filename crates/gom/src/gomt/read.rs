@@ -7,7 +7,7 @@ use super::names;
 use super::structure;
 use crate::model::{
     Bone, Bounds, Clip, ClipFlags, Header, Key, Mat4, Material, MeshPart, Model, Skeleton,
-    SkinWeights, Submesh, Track, ValidationFlags, VertexFormat, Vertices,
+    SkinWeights, SkinningMethod, Submesh, Track, ValidationFlags, VertexFormat, Vertices,
 };
 use anim::parse_clip;
 use mesh::parse_mesh;

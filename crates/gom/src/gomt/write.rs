@@ -206,6 +206,10 @@ impl Writer {
     fn mesh(&mut self, m: &MeshPart) {
         self.s("  {\n    name = ");
         self.string(&m.name);
+        if m.skinning != crate::model::SkinningMethod::Linear {
+            self.s(",\n    skinning = ");
+            self.string(m.skinning.name());
+        }
         if let Some(g) = &m.mesh_bind_geo_to_model {
             self.s(",\n    meshBindGeoToModel = ");
             self.matrix(g);
@@ -220,6 +224,9 @@ impl Writer {
             (v.colors.is_some(), "c"),
             (v.skin.is_some(), "bi"),
             (v.skin.is_some(), "bw"),
+            (v.skin_extra.is_some(), "bi2"),
+            (v.skin_extra.is_some(), "bw2"),
+            (v.dq_weights.is_some(), "dq"),
         ];
         keys.extend(present.iter().filter(|(on, _)| *on).map(|(_, k)| *k));
         self.s(",\n    vertexFormat = ");
@@ -304,6 +311,16 @@ impl Writer {
             self.ints(&s[i].bones);
             self.s(", bw = ");
             self.floats(&s[i].weights);
+        }
+        if let Some(s) = &v.skin_extra {
+            self.s(", bi2 = ");
+            self.ints(&s[i].bones);
+            self.s(", bw2 = ");
+            self.floats(&s[i].weights);
+        }
+        if let Some(d) = &v.dq_weights {
+            self.s(", dq = ");
+            self.f(d[i]);
         }
         self.s(" },\n");
     }

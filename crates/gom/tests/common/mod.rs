@@ -255,6 +255,8 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
                             uv1: has[3].then_some(uv1),
                             colors: has[4].then_some(c),
                             skin: skinned.then_some(sk),
+                            skin_extra: None,
+                            dq_weights: None,
                         };
                         let name = name.clone();
                         mats.prop_map(move |mats| MeshPart {
@@ -273,6 +275,7 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
                             inverse_bind: ibnd.clone(),
                             mesh_bind_geo_to_model: gbtm,
                             bounds: None,
+                            skinning: Default::default(),
                         })
                     },
                 )

@@ -63,6 +63,7 @@ pub fn minimal_model() -> Model {
             inverse_bind: vec![inv],
             mesh_bind_geo_to_model: None,
             bounds: None,
+            skinning: Default::default(),
         }],
         clips: vec![Clip {
             name: "idle".into(),
@@ -191,6 +192,8 @@ pub fn rich_model(seed: u64) -> Model {
             colors: Some((0..n0).map(|v| [v as u8, 255, 0, 128]).collect()),
             skin: Some(skin),
             positions: p0,
+            skin_extra: None,
+            dq_weights: None,
         },
         submeshes: vec![Submesh {
             material_index: 0,
@@ -201,6 +204,7 @@ pub fn rich_model(seed: u64) -> Model {
         inverse_bind,
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     };
     let (p1, i1) = grid(3, 3, &mut rng);
     let g = from_trs(
@@ -224,6 +228,7 @@ pub fn rich_model(seed: u64) -> Model {
         inverse_bind: Vec::new(),
         mesh_bind_geo_to_model: Some(g),
         bounds: None,
+        skinning: Default::default(),
     };
     let (p2, i2) = grid(4, 3, &mut rng);
     let half = (i2.len() / 6 * 3) as u32;
@@ -250,6 +255,7 @@ pub fn rich_model(seed: u64) -> Model {
         inverse_bind: Vec::new(),
         mesh_bind_geo_to_model: None,
         bounds: None,
+        skinning: Default::default(),
     };
     let mut clips = Vec::new();
     for c in 0..3 {

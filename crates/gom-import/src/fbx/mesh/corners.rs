@@ -63,6 +63,8 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             uv1: corners.uv1,
             colors: corners.colors,
             skin: corners.skin,
+            skin_extra: None,
+            dq_weights: None,
         };
         let (vertices, indices) = weld(&corners, &indices);
         let mut part = MeshPart {
@@ -73,6 +75,7 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             inverse_bind: p.inverse_bind,
             mesh_bind_geo_to_model: None,
             bounds: None,
+            skinning: Default::default(),
         };
         if optimize {
             optimize_for_gpu(&mut part);

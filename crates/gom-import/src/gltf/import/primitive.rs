@@ -142,6 +142,8 @@ fn empty_like(v: &gom::Vertices) -> gom::Vertices {
         uv1: v.uv1.as_ref().map(|_| Vec::new()),
         colors: v.colors.as_ref().map(|_| Vec::new()),
         skin: v.skin.as_ref().map(|_| Vec::new()),
+        skin_extra: v.skin_extra.as_ref().map(|_| Vec::new()),
+        dq_weights: v.dq_weights.as_ref().map(|_| Vec::new()),
     }
 }
 
@@ -163,6 +165,9 @@ fn append(dst: &mut gom::Vertices, src: gom::Vertices) {
         d.extend(s);
     }
     if let (Some(d), Some(s)) = (dst.skin.as_mut(), src.skin) {
+        d.extend(s);
+    }
+    if let (Some(d), Some(s)) = (dst.skin_extra.as_mut(), src.skin_extra) {
         d.extend(s);
     }
 }
@@ -265,6 +270,8 @@ fn primitive(
             uv1: attrs.uv1,
             colors: attrs.colors,
             skin,
+            skin_extra: None,
+            dq_weights: None,
         },
         indices,
         material: prim.material().index().map_or(-1, |m| m as i32),

@@ -11,11 +11,16 @@ const K_UV1: u32 = 16;
 const K_C: u32 = 32;
 const K_BI: u32 = 64;
 const K_BW: u32 = 128;
+const K_BI2: u32 = 256;
+const K_BW2: u32 = 512;
+const K_DQ: u32 = 1024;
 
-/// The vertex format of a set of vertex keys, or `None` when `p` is missing or only
-/// one of `bi`/`bw` is present.
+/// The vertex format of a set of vertex keys, or `None` when `p` is missing, only
+/// one of `bi`/`bw` or of `bi2`/`bw2` is present, or `bi2` or `dq` come without `bi`.
 fn format_of_keys(keys: u32) -> Option<VertexFormat> {
-    if keys & K_P == 0 || ((keys & K_BI == 0) != (keys & K_BW == 0)) {
+    let pair = |a: u32, b: u32| (keys & a == 0) == (keys & b == 0);
+    let needs_skin = keys & (K_BI2 | K_DQ) != 0 && keys & K_BI == 0;
+    if keys & K_P == 0 || !pair(K_BI, K_BW) || !pair(K_BI2, K_BW2) || needs_skin {
         return None;
     }
     let mut f = VertexFormat::POSITION;
@@ -61,6 +66,8 @@ struct Streams {
     uv1: Vec<[f32; 2]>,
     c: Vec<[u8; 4]>,
     skin: Vec<SkinWeights>,
+    skin2: Vec<SkinWeights>,
+    dq: Vec<f32>,
 }
 
 impl Streams {
@@ -75,6 +82,8 @@ impl Streams {
             uv1: some(K_UV1).then_some(self.uv1),
             colors: some(K_C).then_some(self.c),
             skin: some(K_BI).then_some(self.skin),
+            skin_extra: some(K_BI2).then_some(self.skin2),
+            dq_weights: some(K_DQ).then_some(self.dq),
         }
     }
 }
@@ -90,6 +99,9 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
     let mut v_c = [0u8; 4];
     let mut v_bi = [0u16; 4];
     let mut v_bw = [0.0; 4];
+    let mut v_bi2 = [0u16; 4];
+    let mut v_bw2 = [0.0; 4];
+    let mut v_dq = 0.0;
     let at = table(p, "`{` starting a vertex", |p, key, kat| {
         let bit = match key {
             "p" => K_P,
@@ -100,6 +112,9 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
             "c" => K_C,
             "bi" => K_BI,
             "bw" => K_BW,
+            "bi2" => K_BI2,
+            "bw2" => K_BW2,
+            "dq" => K_DQ,
             _ => return Err(unknown(p, T, key, kat)),
         };
         once(p, keys & bit != 0, T, key, kat)?;
@@ -112,6 +127,9 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
             K_UV1 => v_uv1 = floats(p, "a texture coordinate")?,
             K_C => v_c = ints4(p, "a colour byte", 255, "0 to 255")?.map(|x| x as u8),
             K_BI => v_bi = ints4(p, "a bone index", 65535, "0 to 65535")?.map(|x| x as u16),
+            K_BI2 => v_bi2 = ints4(p, "a bone index", 65535, "0 to 65535")?.map(|x| x as u16),
+            K_BW2 => v_bw2 = floats(p, "a skin weight")?,
+            K_DQ => v_dq = p.f32("a dual-quaternion weight")?,
             _ => v_bw = floats(p, "a skin weight")?,
         }
         Ok(())
@@ -122,7 +140,8 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
                 return Err(p.error_at(
                     at,
                     TextErrorKind::InvalidValue(format!(
-                        "a vertex needs `p`, and `bi` and `bw` go together; this one has {}",
+                        "a vertex needs `p`, `bi` and `bw` go together, `bi2` and `bw2` \
+                         together and only with `bi`, `dq` only with `bi`; this one has {}",
                         key_list(keys)
                     )),
                 ));
@@ -164,6 +183,15 @@ fn parse_vertex(p: &mut Lexer, s: &mut Streams) -> Result<(), TextError> {
             weights: v_bw,
         });
     }
+    if keys & K_BI2 != 0 {
+        s.skin2.push(SkinWeights {
+            bones: v_bi2,
+            weights: v_bw2,
+        });
+    }
+    if keys & K_DQ != 0 {
+        s.dq.push(v_dq);
+    }
     Ok(())
 }
 
@@ -171,8 +199,9 @@ pub(super) fn parse_mesh(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<MeshPart, TextError> {
-    const KEYS: [&str; 7] = [
+    const KEYS: [&str; 8] = [
         "name",
+        "skinning",
         "meshBindGeoToModel",
         "vertices",
         "indices",
@@ -183,6 +212,7 @@ pub(super) fn parse_mesh(
     let mut key_spans = Vec::new();
     const T: &str = "a mesh";
     let mut name = None;
+    let mut skinning = None;
     let mut gbtm = None;
     let mut format: Option<(u32, usize)> = None;
     let mut streams: Option<Streams> = None;
@@ -196,6 +226,19 @@ pub(super) fn parse_mesh(
             "name" => {
                 once(p, name.is_some(), T, key, kat)?;
                 name = Some(p.string("a string")?.0);
+            }
+            "skinning" => {
+                once(p, skinning.is_some(), T, key, kat)?;
+                let (s, sat) = p.string("a skinning method")?;
+                skinning = Some(SkinningMethod::from_name(&s).ok_or_else(|| {
+                    p.error_at(
+                        sat,
+                        TextErrorKind::InvalidValue(format!(
+                            "unknown skinning method \"{s}\"; the methods are linear, \
+                             dualQuaternion and blended"
+                        )),
+                    )
+                })?);
             }
             "meshBindGeoToModel" => {
                 once(p, gbtm.is_some(), T, key, kat)?;
@@ -213,7 +256,7 @@ pub(super) fn parse_mesh(
                         p.error_at(
                             sat,
                             TextErrorKind::InvalidValue(format!(
-                                "unknown vertex key \"{s}\"; the keys are p, n, t, uv, uv1, c, bi and bw"
+                                "unknown vertex key \"{s}\"; the keys are p, n, t, uv, uv1, c, bi, bw, bi2, bw2 and dq"
                             )),
                         )
                     })?;
@@ -233,7 +276,10 @@ pub(super) fn parse_mesh(
                     return Err(p.error_at(
                         lat,
                         TextErrorKind::InvalidValue(
-                            "vertexFormat must list \"p\", and \"bi\" and \"bw\" together".into(),
+                            "vertexFormat must list \"p\", \"bi\" and \"bw\" together, \
+                             \"bi2\" and \"bw2\" together and only with \"bi\", \"dq\" only \
+                             with \"bi\""
+                                .into(),
                         ),
                     ));
                 }
@@ -310,6 +356,7 @@ pub(super) fn parse_mesh(
         inverse_bind: inverse_bind.unwrap_or_default(),
         mesh_bind_geo_to_model: gbtm,
         bounds,
+        skinning: skinning.unwrap_or_default(),
     })
 }
 
