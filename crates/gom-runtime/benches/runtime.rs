@@ -281,8 +281,93 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         g.finish();
         if n == SIZES[0] {
             skinning_variants(c, &m);
+            skinning_methods(c, &m, n);
         }
     }
+}
+
+/// `m` skinned with `method` (blended: shares 0, ¼, ½, ¾, 1 in turn) and, when
+/// `eight`, four more influences per vertex (the next four bones; the eight weights
+/// 0.32, 0.24, 0.16, 0.08, 0.07, 0.06, 0.04, 0.03).
+fn with_method(m: &Model, method: gom::SkinningMethod, eight: bool) -> Model {
+    let mut m = m.clone();
+    let n = m.skeleton.bones.len();
+    let v = &mut m.meshes[0].vertices;
+    if eight {
+        let extra = v
+            .skin
+            .iter_mut()
+            .flatten()
+            .enumerate()
+            .map(|(i, s)| {
+                s.weights = s.weights.map(|w| 0.8 * w);
+                let p = i * n / VERTICES;
+                SkinWeights {
+                    bones: [3, 4, 5, 6].map(|k| ((p + k) % n) as u16),
+                    weights: [0.07, 0.06, 0.04, 0.03],
+                }
+            })
+            .collect();
+        v.skin_extra = Some(extra);
+    }
+    if method == gom::SkinningMethod::Blended {
+        v.dq_weights = Some((0..VERTICES).map(|i| (i % 5) as f32 / 4.0).collect());
+    }
+    m.meshes[0].skinning = method;
+    m
+}
+
+/// Skinning methods beside linear with four influences, on the workload of
+/// `skinning/rigid` (positions and normals, the best path): dual quaternions, blended
+/// (per-vertex share), eight influences.
+fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
+    use gom::SkinningMethod::{Blended, DualQuaternion, Linear};
+    let mut g = group(c, "skinning_method");
+    g.throughput(Throughput::Elements(VERTICES as u64));
+    let mut p = vec![[0.0f32; 3]; VERTICES];
+    let mut nrm = vec![[0.0f32; 3]; VERTICES];
+    for (name, method, eight) in [
+        ("lbs4", Linear, false),
+        ("dq4", DualQuaternion, false),
+        ("blended4", Blended, false),
+        ("lbs8", Linear, true),
+        ("dq8", DualQuaternion, true),
+    ] {
+        let model = with_method(m, method, eight);
+        let asset = Asset::from_model(&model).expect("valid generated model");
+        let mesh = &asset.meshes()[0];
+        let mut ctx = SamplingContext::new();
+        let mut local = LocalPose::default();
+        sample(
+            &asset.clips()[0],
+            asset.skeleton(),
+            0.7,
+            Playback::Loop,
+            &mut ctx,
+            &mut local,
+        )
+        .expect("sample");
+        let mut world = ModelPose::new();
+        local_to_model(asset.skeleton(), &local, &mut world).expect("pose");
+        let mut pal = Palette::new();
+        pal.compute(mesh, &world).expect("palette");
+        g.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| {
+                skin(
+                    mesh,
+                    black_box(&pal),
+                    SkinTargets {
+                        positions: Some(&mut p),
+                        normals: Some(&mut nrm),
+                        tangents: None,
+                    },
+                )
+                .ok();
+                black_box(&p);
+            })
+        });
+    }
+    g.finish();
 }
 
 /// `m` with `k` influences per vertex (the first `k` of the four, weights

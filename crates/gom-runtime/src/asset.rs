@@ -157,19 +157,29 @@ impl<'a> Asset<'a> {
             } else {
                 Indices::U32(cast_or_copy(m.index_data))
             };
-            meshes.push(Mesh::new(
-                Cow::Borrowed(m.name),
-                m.vertex_format,
-                m.vertex_count as usize,
-                cast_or_copy(m.vertex_data),
-                indices,
-                m.submeshes.clone(),
-                cast_or_copy(m.inverse_bind),
-                m.gbtm,
-                Some(m.bounds),
-                n,
-                false,
-            )?);
+            meshes.push(
+                Mesh::new(
+                    Cow::Borrowed(m.name),
+                    m.vertex_format,
+                    m.vertex_count as usize,
+                    cast_or_copy(m.vertex_data),
+                    indices,
+                    m.submeshes.clone(),
+                    cast_or_copy(m.inverse_bind),
+                    m.gbtm,
+                    Some(m.bounds),
+                    n,
+                    false,
+                )?
+                .with_skinning(
+                    crate::mesh::SkinExtension {
+                        method: m.skinning,
+                        extra: m.skin_extra.map(cast_or_copy).unwrap_or_default(),
+                        dq: m.dq_weights.map(cast_or_copy).unwrap_or_default(),
+                    },
+                    false,
+                )?,
+            );
         }
         let clips = view
             .clips()

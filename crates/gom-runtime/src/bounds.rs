@@ -159,7 +159,10 @@ pub fn skinned_bounds(mesh: &Mesh, palette: &Palette) -> Result<Aabb, Error> {
 /// influences' transforms, it lies inside the union of each influencing bone's box
 /// moved by that bone's palette matrix. [`BoneBounds::bound`] therefore never culls
 /// an animated mesh, wherever its rest pose was. (For a mesh whose weights do not
-/// sum to 1, i.e. without the weightsPass flag, the bound does not hold.)
+/// sum to 1, i.e. without the weightsPass flag, the bound does not hold; nor, strictly,
+/// for a dual-quaternion or blended mesh, whose vertices follow a blended rigid
+/// motion rather than the average of the bones' transforms: between bones turned far
+/// apart the bound may miss them.)
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoneBounds {
     boxes: Vec<Aabb>,
@@ -173,13 +176,18 @@ impl BoneBounds {
         match mesh.word_offset(Attribute::Skin) {
             Some(so) => {
                 let mut boxes = vec![Aabb::EMPTY; mesh.bone_count()];
-                for v in words.chunks_exact(stride) {
-                    let (bi, w) = skin_of(v, so);
+                for (i, v) in words.chunks_exact(stride).enumerate() {
                     let p = Vec3::from(vec3a_at(v, 0));
-                    for k in 0..4 {
-                        if w[k] > 0.0 {
-                            if let Some(b) = boxes.get_mut(bi[k] as usize) {
-                                b.add_point(p);
+                    // The skin attribute's four slots, then the extension's four more.
+                    for (bi, w) in [Some(skin_of(v, so)), mesh.skin_extra(i)]
+                        .into_iter()
+                        .flatten()
+                    {
+                        for k in 0..4 {
+                            if w[k] > 0.0 {
+                                if let Some(b) = boxes.get_mut(bi[k] as usize) {
+                                    b.add_point(p);
+                                }
                             }
                         }
                     }

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use glam::{Affine3A, Vec3A};
 use gom::layout::{Attribute, VertexLayout};
 use gom::limits::MAX_U16_INDEXED_VERTICES;
-use gom::{Bounds, Submesh, VertexFormat};
+use gom::{Bounds, SkinningMethod, Submesh, VertexFormat};
 
 use crate::skin_blocks::SkinBlocks;
 use crate::transform::affine_from_row_major;
@@ -77,6 +77,23 @@ pub struct Mesh<'a> {
     bind_to_bone: Vec<Affine3A>,
     /// The skin block by block (see [`SkinBlocks`]); made on first use.
     skin_blocks: OnceLock<SkinBlocks>,
+    /// How the bones carry the vertices (the `SKNX` extension; linear without it).
+    skinning: SkinningMethod,
+    /// Influences five to eight, six words a vertex packed as the skin attribute
+    /// (bone-index pairs, then four weights); empty with four influences.
+    skin_extra: Cow<'a, [f32]>,
+    /// Per vertex, the dual-quaternion share of a blended mesh; else empty.
+    dq_weights: Cow<'a, [f32]>,
+}
+
+/// The `SKNX` extension of a mesh as the runtime reads it (`docs/extensions.md` §3).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SkinExtension<'a> {
+    pub method: SkinningMethod,
+    /// Six words a vertex (see [`Mesh`]), or empty.
+    pub extra: Cow<'a, [f32]>,
+    /// One word a vertex for a blended mesh, or empty.
+    pub dq: Cow<'a, [f32]>,
 }
 
 impl<'a> Mesh<'a> {
@@ -165,7 +182,106 @@ impl<'a> Mesh<'a> {
             gbtm,
             bind_to_bone,
             skin_blocks: OnceLock::new(),
+            skinning: SkinningMethod::Linear,
+            skin_extra: Cow::Borrowed(&[]),
+            dq_weights: Cow::Borrowed(&[]),
         })
+    }
+
+    /// The mesh with its `SKNX` extension: the lengths checked against the vertex
+    /// count and the method, and, with `check_contents`, every extra influence (bone
+    /// below the skeleton's count when weighted, weight not negative) and every
+    /// dual-quaternion share (within [0, 1]).
+    pub(crate) fn with_skinning(
+        mut self,
+        ext: SkinExtension<'a>,
+        check_contents: bool,
+    ) -> Result<Self, Error> {
+        let bad = |problem: String| Error::InvalidModel {
+            location: format!("mesh \"{}\"", self.name),
+            problem,
+        };
+        let n = self.vertex_count;
+        let blended = ext.method == SkinningMethod::Blended;
+        let uses = ext.method != SkinningMethod::Linear || !ext.extra.is_empty();
+        if uses && !self.is_skinned() {
+            return Err(bad("a static mesh has a skinning extension".into()));
+        }
+        if !ext.extra.is_empty() && Some(ext.extra.len()) != n.checked_mul(6) {
+            return Err(bad(
+                "influences five to eight do not match the vertex count".into(),
+            ));
+        }
+        if blended == ext.dq.is_empty() || (blended && ext.dq.len() != n) {
+            return Err(bad(
+                "dual-quaternion weights do not match the method and vertex count".into(),
+            ));
+        }
+        if check_contents {
+            let bones = self.bone_count();
+            for (v, words) in ext.extra.chunks_exact(6).enumerate() {
+                let (b, w) = skin_of(words, 0);
+                if (0..4).any(|k| {
+                    w[k].is_nan() || w[k] < 0.0 || (w[k] > 0.0 && usize::from(b[k]) >= bones)
+                }) {
+                    return Err(bad(format!(
+                        "vertex {v}: an influence past four is not valid"
+                    )));
+                }
+            }
+            if let Some(v) = ext.dq.iter().position(|&a| !gom::skinning::dq_weight_ok(a)) {
+                return Err(bad(format!(
+                    "vertex {v}: the dual-quaternion weight is not within [0, 1]"
+                )));
+            }
+        }
+        self.skinning = ext.method;
+        self.skin_extra = ext.extra;
+        self.dq_weights = ext.dq;
+        Ok(self)
+    }
+
+    /// How the bones carry the vertices ([`SkinningMethod::Linear`] unless the mesh
+    /// has the `SKNX` extension).
+    #[inline]
+    pub fn skinning(&self) -> SkinningMethod {
+        self.skinning
+    }
+
+    /// Whether the mesh needs the `SKNX` extension's skinning: a method other than
+    /// linear, or eight influences.
+    #[inline]
+    pub fn uses_skin_extension(&self) -> bool {
+        self.skinning != SkinningMethod::Linear || !self.skin_extra.is_empty()
+    }
+
+    /// Influence slots per vertex: 8 with the extension's extra influences, 4 when
+    /// skinned, else 0.
+    pub fn influence_count(&self) -> usize {
+        match (self.is_skinned(), self.skin_extra.is_empty()) {
+            (true, false) => 8,
+            (true, true) => 4,
+            _ => 0,
+        }
+    }
+
+    /// Influences five to eight of vertex `i`, when the mesh has them.
+    pub fn skin_extra(&self, i: usize) -> Option<([u16; 4], [f32; 4])> {
+        let start = i.checked_mul(6)?;
+        let words = self.skin_extra.get(start..start.checked_add(6)?)?;
+        Some(skin_of(words, 0))
+    }
+
+    /// The words of influences five to eight (six a vertex), empty without them.
+    #[inline]
+    pub(crate) fn skin_extra_words(&self) -> &[f32] {
+        &self.skin_extra
+    }
+
+    /// Per vertex, the dual-quaternion share of a blended mesh (empty otherwise).
+    #[inline]
+    pub fn dq_weights(&self) -> &[f32] {
+        &self.dq_weights
     }
 
     /// The skin block by block of [`SKIN_BLOCK`](crate::skin_blocks::SKIN_BLOCK)
@@ -198,6 +314,8 @@ impl<'a> Mesh<'a> {
         same(v.uv1.as_ref().map(Vec::len), "uv1")?;
         same(v.colors.as_ref().map(Vec::len), "colour")?;
         same(v.skin.as_ref().map(Vec::len), "skin")?;
+        same(v.skin_extra.as_ref().map(Vec::len), "skinExtra")?;
+        same(v.dq_weights.as_ref().map(Vec::len), "dqWeights")?;
         let stride = VertexLayout::of(format).stride() / 4;
         let mut words = Vec::with_capacity(n * stride);
         for i in 0..n {
@@ -218,10 +336,7 @@ impl<'a> Mesh<'a> {
                 words.push(f32::from_bits(u32::from_le_bytes(s[i])));
             }
             if let Some(s) = &v.skin {
-                let b = s[i].bones;
-                words.push(f32::from_bits(u32::from(b[0]) | (u32::from(b[1]) << 16)));
-                words.push(f32::from_bits(u32::from(b[2]) | (u32::from(b[3]) << 16)));
-                words.extend_from_slice(&s[i].weights);
+                words.extend(skin_words(&s[i]));
             }
         }
         let indices = if n <= MAX_U16_INDEXED_VERTICES as usize {
@@ -247,6 +362,14 @@ impl<'a> Mesh<'a> {
             mesh.mesh_bind_geo_to_model,
             mesh.bounds,
             bone_count,
+            true,
+        )?
+        .with_skinning(
+            SkinExtension {
+                method: mesh.skinning,
+                extra: Cow::Owned(v.skin_extra.iter().flatten().flat_map(skin_words).collect()),
+                dq: Cow::Owned(v.dq_weights.clone().unwrap_or_default()),
+            },
             true,
         )
     }
@@ -394,6 +517,14 @@ impl<'a> Mesh<'a> {
             .map(affine_from_row_major)
             .unwrap_or(Affine3A::IDENTITY)
     }
+}
+
+/// The six words of a skin attribute: bone-index pairs, then the four weights.
+fn skin_words(s: &gom::SkinWeights) -> [f32; 6] {
+    let b = s.bones;
+    let pair = |x: u16, y: u16| f32::from_bits(u32::from(x) | (u32::from(y) << 16));
+    let w = s.weights;
+    [pair(b[0], b[1]), pair(b[2], b[3]), w[0], w[1], w[2], w[3]]
 }
 
 /// Bone indices and weights of a vertex whose skin starts at word `o`. The caller

@@ -6,6 +6,7 @@ use crate::mesh::Mesh;
 use crate::pose::ModelPose;
 use crate::transform::affine_to_row_major;
 use crate::Error;
+use gom::skinning::{dual_quat, DualQuat};
 
 /// The matrices that take a mesh's geometry-space vertices to model space in the
 /// current pose, one per bone, with the inverse-transposed 3x3 for normals.
@@ -23,6 +24,11 @@ pub struct Palette {
     /// vertices bone by bone (a weight of 0 times an infinite element would give NaN
     /// in vertices that do not use that bone).
     pub(crate) finite: bool,
+    /// Per bone, the dual quaternion and scale of its skinning matrix
+    /// ([`gom::skinning::dual_quat`]), for meshes skinned with dual quaternions:
+    /// filled by [`Palette::compute`] for such a mesh and by
+    /// [`Palette::set_row_major`], empty otherwise.
+    pub(crate) dq: Vec<DualQuat>,
 }
 
 /// One bone's matrices as whole columns: the skinning matrix's `x, y, z, translation`
@@ -73,6 +79,7 @@ impl Palette {
             });
         }
         let mut all_rigid = true;
+        let dq = mesh.skinning().uses_dual_quaternions();
         for (w, b) in world.iter().zip(mesh.bind_to_bone()) {
             let m = *w * *b;
             let (n, rigid) = normal_matrix(&m.matrix3);
@@ -80,6 +87,9 @@ impl Palette {
             self.skin.push(m);
             self.normal.push(n);
             self.push_packed(&m, &n);
+            if dq {
+                self.dq.push(dual_quat(&affine_to_row_major(&m)));
+            }
         }
         self.rigid = all_rigid;
         Ok(())
@@ -110,8 +120,8 @@ impl Palette {
 
     /// Replaces the palette with skinning matrices in GOM convention (row-major, row
     /// vectors), e.g. a palette a caller keeps in its own buffers, and derives the
-    /// normal matrices as [`Palette::compute`] does. No allocation once the palette has
-    /// held as many matrices.
+    /// normal matrices and the dual quaternions as [`Palette::compute`] does. No
+    /// allocation once the palette has held as many matrices.
     pub fn set_row_major(&mut self, matrices: &[[f32; 16]]) {
         self.set_row_major_with(matrices, true);
     }
@@ -138,8 +148,17 @@ impl Palette {
             };
             self.skin.push(m);
             self.push_packed(&m, &n);
+            self.dq.push(dual_quat(&affine_to_row_major(&m)));
         }
         self.rigid = all_rigid;
+    }
+
+    /// The dual-quaternion palette: per bone the dual quaternion and scale of its
+    /// skinning matrix (empty unless computed for a dual-quaternion or blended mesh,
+    /// or set with [`Palette::set_row_major`]).
+    #[inline]
+    pub fn dual_quaternions(&self) -> &[DualQuat] {
+        &self.dq
     }
 
     /// Empties every list, keeping their memory.
@@ -147,6 +166,7 @@ impl Palette {
         self.skin.clear();
         self.normal.clear();
         self.packed.clear();
+        self.dq.clear();
         self.finite = true;
     }
 

@@ -11,6 +11,7 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod ext;
 mod scalar;
 mod wide4;
 
@@ -197,8 +198,11 @@ pub(crate) fn split_targets(out: SkinTargets<'_>, at: usize) -> (SkinTargets<'_>
 ///
 /// Skinned meshes: `p' = Σ w_k · (p * G * palette[b_k])` for up to four influences;
 /// normals use each influence's inverse-transposed 3x3 and are renormalised; tangents
-/// use the 3x3 itself, are renormalised and keep w. Static meshes are transformed by
-/// `G` (copied when there is none). Nothing is allocated.
+/// use the 3x3 itself, are renormalised and keep w. Meshes with the `SKNX` extension
+/// (eight influences, dual-quaternion or blended skinning) are skinned as the `ext`
+/// module says, on the scalar path or, for every vector path, the four-lane one.
+/// Static meshes are transformed by `G` (copied when there is none). Nothing is
+/// allocated.
 pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), Error> {
     skin_with(mesh, palette, out, SkinPath::best())
 }
@@ -236,6 +240,14 @@ pub fn skin_with(
     };
     let job = job(mesh, palette, out.normals.is_some(), no, to)?;
     let words = mesh.vertex_words();
+    if let (Some(job), true) = (&job, mesh.uses_skin_extension()) {
+        let ext = extension(mesh, palette)?;
+        match path {
+            SkinPath::Scalar => ext::scalar::skin(job, &ext, words, out),
+            _ => ext::wide4::skin(job, &ext, words, out),
+        }
+        return Ok(());
+    }
     match job {
         Some(job) => run(&job, words, out, path),
         None => {
@@ -251,6 +263,26 @@ pub fn skin_with(
         }
     }
     Ok(())
+}
+
+/// What the extension paths read of a mesh skinned with the `SKNX` extension; the
+/// dual-quaternion palette checked against the mesh.
+fn extension<'a>(mesh: &'a Mesh<'_>, palette: &'a Palette) -> Result<ext::Ext<'a>, Error> {
+    let method = mesh.skinning();
+    let dq = palette.dual_quaternions();
+    if method.uses_dual_quaternions() && dq.len() != mesh.bone_count() {
+        return Err(Error::BoneCount {
+            what: "dual-quaternion palette",
+            expected: mesh.bone_count(),
+            found: dq.len(),
+        });
+    }
+    Ok(ext::Ext {
+        method,
+        extra: mesh.skin_extra_words(),
+        alpha: mesh.dq_weights(),
+        dq,
+    })
 }
 
 /// Checks the palette against the mesh; the job of a skinned mesh with bones.

@@ -7,13 +7,13 @@ use super::{Job, SkinTargets};
 use crate::mesh::skin_of;
 
 /// Four columns of three rows: `x`, `y`, `z` axes and the translation.
-type Cols = [[f32; 3]; 4];
+pub(super) type Cols = [[f32; 3]; 4];
 
 fn xyz(v: Vec3A) -> [f32; 3] {
     [v.x, v.y, v.z]
 }
 
-fn affine_cols(m: &Affine3A) -> Cols {
+pub(super) fn affine_cols(m: &Affine3A) -> Cols {
     [
         xyz(m.matrix3.x_axis),
         xyz(m.matrix3.y_axis),
@@ -22,18 +22,18 @@ fn affine_cols(m: &Affine3A) -> Cols {
     ]
 }
 
-fn mat3_cols(m: &Mat3A) -> Cols {
+pub(super) fn mat3_cols(m: &Mat3A) -> Cols {
     [xyz(m.x_axis), xyz(m.y_axis), xyz(m.z_axis), [0.0; 3]]
 }
 
 /// `Σ w_k · cols(b_k)`, summed in influence order.
-fn blend(b: &[usize; 4], w: &[f32; 4], cols: impl Fn(usize) -> Cols) -> Cols {
+pub(super) fn blend(b: &[usize], w: &[f32], cols: impl Fn(usize) -> Cols) -> Cols {
     let mut acc = [[0.0f32; 3]; 4];
-    for k in 0..4 {
-        let m = cols(b[k]);
+    for (&bk, &wk) in b.iter().zip(w) {
+        let m = cols(bk);
         for c in 0..4 {
             for r in 0..3 {
-                acc[c][r] += w[k] * m[c][r];
+                acc[c][r] += wk * m[c][r];
             }
         }
     }
@@ -41,7 +41,7 @@ fn blend(b: &[usize; 4], w: &[f32; 4], cols: impl Fn(usize) -> Cols) -> Cols {
 }
 
 /// `x·c0 + y·c1 + z·c2 + t·c3`.
-fn apply(m: &Cols, v: &[f32], t: f32) -> [f32; 3] {
+pub(super) fn apply(m: &Cols, v: &[f32], t: f32) -> [f32; 3] {
     let mut o = [0.0f32; 3];
     for (r, o) in o.iter_mut().enumerate() {
         *o = v[0] * m[0][r] + v[1] * m[1][r] + v[2] * m[2][r] + t * m[3][r];
