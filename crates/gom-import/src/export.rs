@@ -212,3 +212,34 @@ pub struct Converted {
     /// GOM output has copied beside it are among its side files too.
     pub textures: Vec<String>,
 }
+
+/// The meshes of `model` whose names `pick` selects, listed as `"a", "b"`, or `None`.
+fn listed_meshes(model: &gom::Model, pick: impl Fn(&gom::MeshPart) -> bool) -> Option<String> {
+    let names: Vec<String> = model
+        .meshes
+        .iter()
+        .filter(|m| pick(m))
+        .map(|m| format!("\"{}\"", m.name))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// The warning an output without dual-quaternion skinning (glTF, `.tmd`) gives for
+/// the meshes skinned otherwise than linearly (`docs/extensions.md` §3): they are
+/// written with linear blend skinning of the same weights, which poses them
+/// differently.
+pub fn skinning_warning(model: &gom::Model, format: &str) -> Option<String> {
+    let names = listed_meshes(model, |m| m.skinning != gom::SkinningMethod::Linear)?;
+    Some(format!(
+        "meshes {names}: dual-quaternion or blended skinning written as linear blend skinning ({format} has no dual-quaternion skinning; the poses differ)"
+    ))
+}
+
+/// The warning an output of four influences (`.tmd`) gives for meshes with more: the
+/// four heaviest are kept and renormalised.
+pub fn influences_warning(model: &gom::Model, format: &str) -> Option<String> {
+    let names = listed_meshes(model, |m| m.vertices.skin_extra.is_some())?;
+    Some(format!(
+        "meshes {names}: influences five to eight dropped and the first four renormalised ({format} holds four)"
+    ))
+}

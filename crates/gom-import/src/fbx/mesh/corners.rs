@@ -21,6 +21,8 @@ struct Corners {
     uv1: Option<Vec<[f32; 2]>>,
     colors: Option<Vec<[u8; 4]>>,
     skin: Option<Vec<SkinWeights>>,
+    skin_extra: Option<Vec<SkinWeights>>,
+    dq_weights: Option<Vec<f32>>,
 }
 
 /// Triangles (corner indices) grouped by material slot, slots in order of first use.
@@ -63,8 +65,8 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             uv1: corners.uv1,
             colors: corners.colors,
             skin: corners.skin,
-            skin_extra: None,
-            dq_weights: None,
+            skin_extra: corners.skin_extra,
+            dq_weights: corners.dq_weights,
         };
         let (vertices, indices) = weld(&corners, &indices);
         let mut part = MeshPart {
@@ -75,7 +77,7 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             inverse_bind: p.inverse_bind,
             mesh_bind_geo_to_model: None,
             bounds: None,
-            skinning: Default::default(),
+            skinning: p.skinning,
         };
         if optimize {
             optimize_for_gpu(&mut part);
@@ -205,17 +207,25 @@ fn corners(mesh: &ufbx::Mesh, p: &Prepared, warnings: &mut Vec<String>) -> Corne
             mesh.color_sets.count
         ));
     }
-    let skin = p.vertex_skin.as_ref().map(|s| {
-        (0..nc)
-            .map(|c| s.get(vi(c)).copied().unwrap_or_default())
-            .collect()
-    });
+    fn per_corner<T: Copy + Default>(
+        s: &Option<Vec<T>>,
+        nc: usize,
+        vi: impl Fn(usize) -> usize,
+    ) -> Option<Vec<T>> {
+        s.as_ref().map(|s| {
+            (0..nc)
+                .map(|c| s.get(vi(c)).copied().unwrap_or_default())
+                .collect()
+        })
+    }
     Corners {
         positions,
         uv0,
         uv1,
         colors,
-        skin,
+        skin: per_corner(&p.vertex_skin, nc, vi),
+        skin_extra: per_corner(&p.vertex_skin_extra, nc, vi),
+        dq_weights: per_corner(&p.vertex_dq, nc, vi),
     }
 }
 

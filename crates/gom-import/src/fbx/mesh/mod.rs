@@ -11,7 +11,7 @@ mod corners;
 use std::collections::HashMap;
 
 use glam::DVec3;
-use gom::{Material, MeshPart, Model, SkinWeights};
+use gom::{Material, MeshPart, Model, SkinWeights, SkinningMethod};
 
 use super::eval::Stored;
 use super::follow::Follow;
@@ -19,7 +19,7 @@ use super::mat::{self, M64};
 use super::skeleton::{self, Skel};
 use super::textures::Embedded;
 use crate::optimize::mesh::canon;
-use crate::optimize::skin::limit_influences;
+use crate::optimize::skin::{limit_influences_to, split_influences, Influences};
 use crate::report::{MeshReport, Report};
 
 pub(crate) use corners::build;
@@ -114,8 +114,14 @@ pub(crate) struct Prepared {
     pub vertex_positions: Vec<[f32; 3]>,
     /// Where a corner without a vertex goes.
     origin: [f32; 3],
-    /// Skin weights per vertex (`None`: a static part).
+    /// Skin weights per vertex, the first four slots (`None`: a static part).
     pub vertex_skin: Option<Vec<SkinWeights>>,
+    /// Slots 4..8 per vertex, when some vertex has more than four influences.
+    vertex_skin_extra: Option<Vec<SkinWeights>>,
+    /// The skin deformer's method, and per vertex its dual-quaternion share (blended
+    /// only).
+    skinning: SkinningMethod,
+    vertex_dq: Option<Vec<f32>>,
     inverse_bind: Vec<gom::Mat4>,
 }
 
@@ -279,7 +285,15 @@ fn prepare(
     let normal_m = mat::normal_matrix(&g);
     let flip = (cx.mirrored != mesh.reversed_winding) != (mat::det3(&g) < 0.0);
     let base = baked_positions(&m, report);
-    let vertex_skin = vertex_skin(cx, &m, &binding, report)?;
+    let influences = vertex_skin(cx, &m, &binding, report)?;
+    let (vertex_skin, vertex_skin_extra) = match influences.as_deref().map(split_influences) {
+        Some((first, extra)) => (Some(first), extra),
+        None => (None, None),
+    };
+    let (skinning, vertex_dq) = match (&binding, m.skin) {
+        (Binding::Skinned, Some(skin)) => skinning_method(skin, m.mesh.num_vertices),
+        _ => (SkinningMethod::Linear, None),
+    };
     let inverse_bind = if vertex_skin.is_some() {
         inverse_binds(cx, &m, &binding, &g, &geo_to_node)
     } else {
@@ -300,12 +314,49 @@ fn prepare(
         vertex_positions,
         origin,
         vertex_skin,
+        vertex_skin_extra,
+        skinning,
+        vertex_dq,
         inverse_bind,
     })
 }
 
+/// The GOM skinning method of `skin` (`docs/extensions.md` §3) and, for blended
+/// skinning, each vertex's dual-quaternion share (ufbx's `dq_weight`, clamped to
+/// [0, 1]). Blended skinning whose shares are all 0 is linear, all 1 dual quaternion.
+fn skinning_method(
+    skin: &ufbx::SkinDeformer,
+    vertices: usize,
+) -> (SkinningMethod, Option<Vec<f32>>) {
+    match skin.skinning_method {
+        ufbx::SkinningMethod::DualQuaternion => (SkinningMethod::DualQuaternion, None),
+        ufbx::SkinningMethod::BlendedDqLinear => {
+            let dq: Vec<f32> = (0..vertices)
+                .map(|v| {
+                    let a = skin.vertices.get(v).map_or(0.0, |sv| sv.dq_weight as f32);
+                    if a.is_finite() {
+                        canon(a.clamp(0.0, 1.0))
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            if dq.iter().all(|&a| a == 0.0) {
+                (SkinningMethod::Linear, None)
+            } else if dq.iter().all(|&a| a == 1.0) {
+                (SkinningMethod::DualQuaternion, None)
+            } else {
+                (SkinningMethod::Blended, Some(dq))
+            }
+        }
+        ufbx::SkinningMethod::Linear | ufbx::SkinningMethod::Rigid => {
+            (SkinningMethod::Linear, None)
+        }
+    }
+}
+
 /// The mesh's skin deformer to convert: the first, when one of its clusters has a
-/// bone. Warns about further deformers and dual-quaternion skinning.
+/// bone. Warns about further deformers.
 fn skin_deformer<'a>(
     mesh: &'a ufbx::Mesh,
     name: &str,
@@ -322,14 +373,6 @@ fn skin_deformer<'a>(
         .first()
         .map(|s| &**s)
         .filter(|s| s.clusters.iter().any(|c| c.bone_node.is_some()))?;
-    if skin.skinning_method == ufbx::SkinningMethod::DualQuaternion
-        || (skin.skinning_method == ufbx::SkinningMethod::BlendedDqLinear
-            && skin.dq_weights.iter().any(|w| *w > 0.0))
-    {
-        report.warn(format!(
-            "mesh \"{name}\": dual-quaternion skinning converted as linear skinning"
-        ));
-    }
     Some(skin)
 }
 
@@ -417,17 +460,21 @@ fn baked_positions(m: &MeshNode<'_>, report: &mut Report) -> Vec<[f64; 3]> {
     base
 }
 
-/// Skin weights per vertex (`Some(None)`: a static part; `None`: a skinned binding
-/// without a skin, which does not occur).
+/// Up to eight skin influences per vertex (`Some(None)`: a static part; `None`: a
+/// skinned binding without a skin, which does not occur); past eight, the lightest
+/// are dropped and counted.
 fn vertex_skin(
     cx: &Context<'_>,
     m: &MeshNode<'_>,
     binding: &Binding,
     report: &mut Report,
-) -> Option<Option<Vec<SkinWeights>>> {
-    let one_bone = |b: usize| SkinWeights {
-        bones: [b as u16, 0, 0, 0],
-        weights: [1.0, 0.0, 0.0, 0.0],
+) -> Option<Option<Vec<Influences>>> {
+    let one_bone = |b: usize| Influences {
+        first: SkinWeights {
+            bones: [b as u16, 0, 0, 0],
+            weights: [1.0, 0.0, 0.0, 0.0],
+        },
+        extra: SkinWeights::default(),
     };
     let skin = match binding {
         Binding::Static => return Some(None),
@@ -455,7 +502,8 @@ fn vertex_skin(
                 }
             }
         }
-        match limit_influences(&infl, &mut report.dropped_influences) {
+        let max = gom::limits::MAX_SKIN_INFLUENCES;
+        match limit_influences_to(&infl, max, &mut report.dropped_influences) {
             Some(sw) => out.push(sw),
             None => {
                 unweighted += 1;

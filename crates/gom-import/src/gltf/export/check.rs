@@ -62,6 +62,7 @@ fn mesh_finite(m: &gom::MeshPart) -> Result<(), &'static str> {
         .chain(v.uv0.iter().flatten().flatten())
         .chain(v.uv1.iter().flatten().flatten())
         .chain(v.skin.iter().flatten().flat_map(|s| s.weights.iter()))
+        .chain(v.skin_extra.iter().flatten().flat_map(|s| s.weights.iter()))
         .chain(m.inverse_bind.iter().flatten())
         .chain(m.mesh_bind_geo_to_model.iter().flatten());
     if floats.any(|x| !x.is_finite()) {
@@ -75,6 +76,7 @@ fn mesh_finite(m: &gom::MeshPart) -> Result<(), &'static str> {
         v.uv1.as_ref().map(Vec::len),
         v.colors.as_ref().map(Vec::len),
         v.skin.as_ref().map(Vec::len),
+        v.skin_extra.as_ref().map(Vec::len),
     ];
     if lengths.iter().flatten().any(|&l| l != n) {
         return Err("a vertex stream's length differs from the position count");

@@ -47,12 +47,17 @@ pub(super) struct Parts {
     pub(super) skins: Vec<SkinEntry>,
 }
 
-/// Every mesh part with vertices and triangles, its buffers written to `bin`.
+/// Every mesh part with vertices and triangles, its buffers written to `bin`. Eight
+/// influences go to `JOINTS_1`/`WEIGHTS_1`; glTF has no dual-quaternion skinning, so
+/// dual-quaternion and blended parts are written as linear skinning with one warning
+/// naming them.
 pub(super) fn parts(
     model: &gom::Model,
     bin: &mut Bin,
     material_count: usize,
+    warnings: &mut Vec<String>,
 ) -> Result<Parts, GltfError> {
+    warnings.extend(crate::export::skinning_warning(model, "glTF"));
     let root_of = root_bones(&model.skeleton.bones);
     let mut parts = Parts::default();
     for (mi, part) in model.meshes.iter().enumerate() {
@@ -64,12 +69,15 @@ pub(super) fn parts(
         let bake = part.vertices.skin.as_ref().and(part.mesh_bind_geo_to_model);
         let mut attrs = vertex_attributes(&part.vertices, bake.as_ref(), bin);
         let skin = match &part.vertices.skin {
-            Some(weights) => {
+            Some(first) => {
                 let bone_count = model.skeleton.bones.len();
-                check_skin(part, weights, bone_count).map_err(|m| export_err(&object, m))?;
+                let extra = part.vertices.skin_extra.as_deref();
+                let weights: Vec<&[gom::SkinWeights]> =
+                    [Some(&first[..]), extra].into_iter().flatten().collect();
+                check_skin(part, &weights, bone_count).map_err(|m| export_err(&object, m))?;
                 Some(add_skin(
                     part,
-                    weights,
+                    &weights,
                     &root_of,
                     bin,
                     &mut attrs,
@@ -171,10 +179,10 @@ fn vertex_attributes(v: &gom::Vertices, bake: Option<&Mat4>, bin: &mut Bin) -> A
 }
 
 /// What makes a part's skin unwritable: no bones, inverse binds that do not match
-/// them, or a weighted bone index past them.
+/// them, or a weighted bone index past them (in any set of four slots).
 fn check_skin(
     part: &gom::MeshPart,
-    weights: &[gom::SkinWeights],
+    sets: &[&[gom::SkinWeights]],
     bone_count: usize,
 ) -> Result<(), String> {
     if bone_count == 0 {
@@ -186,7 +194,7 @@ fn check_skin(
             part.inverse_bind.len()
         ));
     }
-    for (k, sw) in weights.iter().enumerate() {
+    for (k, sw) in sets.iter().flat_map(|w| w.iter().enumerate()) {
         for s in 0..4 {
             let b = sw.bones[s];
             if sw.weights[s] > 0.0 && usize::from(b) >= bone_count {
@@ -202,9 +210,10 @@ fn check_skin(
 /// The joints of a skin, in bone order: every bone under the root bones its weights
 /// use (glTF wants a skin's joints to share a root), or every bone, with `true`, when
 /// they use several root bones.
-fn skin_joints(skin: &[gom::SkinWeights], root_of: &[usize]) -> (Vec<usize>, bool) {
-    let used: std::collections::BTreeSet<usize> = skin
+fn skin_joints(sets: &[&[gom::SkinWeights]], root_of: &[usize]) -> (Vec<usize>, bool) {
+    let used: std::collections::BTreeSet<usize> = sets
         .iter()
+        .flat_map(|w| w.iter())
         .flat_map(|sw| {
             (0..4)
                 .filter(|&s| sw.weights[s] > 0.0)
@@ -226,44 +235,24 @@ fn skin_joints(skin: &[gom::SkinWeights], root_of: &[usize]) -> (Vec<usize>, boo
 }
 
 /// Writes a part's joints and weights (as indices into its skin's joints) into `bin`
-/// and `attrs`, and returns its skin: one already in `skins` with the same joints and
-/// inverse binds, or a new one.
+/// and `attrs`, set `k` of four slots as `JOINTS_k`/`WEIGHTS_k`, and returns its
+/// skin: one already in `skins` with the same joints and inverse binds, or a new one.
 fn add_skin(
     part: &gom::MeshPart,
-    weights: &[gom::SkinWeights],
+    sets: &[&[gom::SkinWeights]],
     root_of: &[usize],
     bin: &mut Bin,
     attrs: &mut Attributes,
     skins: &mut Vec<SkinEntry>,
 ) -> Index<Skin> {
-    let (bones, spans_roots) = skin_joints(weights, root_of);
+    let (bones, spans_roots) = skin_joints(sets, root_of);
     let mut joint_of = vec![0u32; root_of.len()];
     for (j, &b) in bones.iter().enumerate() {
         joint_of[b] = j as u32;
     }
-    let mut joints = Vec::with_capacity(weights.len() * 4);
-    let mut w = Vec::with_capacity(weights.len() * 4);
-    for sw in weights {
-        for s in 0..4 {
-            let used = sw.weights[s] > 0.0;
-            joints.push(if used {
-                joint_of[usize::from(sw.bones[s])]
-            } else {
-                0
-            });
-            w.push(if used { sw.weights[s] } else { 0.0 });
-        }
+    for (set, weights) in sets.iter().enumerate() {
+        write_joints(weights, &joint_of, bones.len(), set as u32, bin, attrs);
     }
-    let component = if bones.len() <= 256 {
-        ComponentType::U8
-    } else {
-        ComponentType::U16
-    };
-    let array = Some(Target::ArrayBuffer);
-    let ja = bin.uints(&joints, component, Type::Vec4, array, false);
-    let wa = bin.floats(&w, Type::Vec4, array, false);
-    attrs.insert(Valid(Semantic::Joints(0)), ja);
-    attrs.insert(Valid(Semantic::Weights(0)), wa);
     if let Some(s) = skins
         .iter()
         .position(|s| s.bones == bones && s.inverse_bind == part.inverse_bind)
@@ -290,6 +279,41 @@ fn add_skin(
         spans_roots,
     });
     Index::new(skins.len() as u32 - 1)
+}
+
+/// Writes one set of four slots as `JOINTS_set`/`WEIGHTS_set`, joints as indices into
+/// the skin's `joint_count` joints.
+fn write_joints(
+    weights: &[gom::SkinWeights],
+    joint_of: &[u32],
+    joint_count: usize,
+    set: u32,
+    bin: &mut Bin,
+    attrs: &mut Attributes,
+) {
+    let mut joints = Vec::with_capacity(weights.len() * 4);
+    let mut w = Vec::with_capacity(weights.len() * 4);
+    for sw in weights {
+        for s in 0..4 {
+            let used = sw.weights[s] > 0.0;
+            joints.push(if used {
+                joint_of[usize::from(sw.bones[s])]
+            } else {
+                0
+            });
+            w.push(if used { sw.weights[s] } else { 0.0 });
+        }
+    }
+    let component = if joint_count <= 256 {
+        ComponentType::U8
+    } else {
+        ComponentType::U16
+    };
+    let array = Some(Target::ArrayBuffer);
+    let ja = bin.uints(&joints, component, Type::Vec4, array, false);
+    let wa = bin.floats(&w, Type::Vec4, array, false);
+    attrs.insert(Valid(Semantic::Joints(set)), ja);
+    attrs.insert(Valid(Semantic::Weights(set)), wa);
 }
 
 /// One primitive per submesh with triangles, sharing `attrs`; GOM's clockwise

@@ -154,7 +154,7 @@ fn document(
     let mut bin = Bin::default();
     let (mut nodes, roots) = nodes::bone_nodes(model);
     let looks = materials::looks(model, images, &mut bin, warnings);
-    let parts = meshes::parts(model, &mut bin, looks.materials.len())?;
+    let parts = meshes::parts(model, &mut bin, looks.materials.len(), warnings)?;
     let common_root = parts.skins.iter().any(|s| s.spans_roots);
     let (scene, root_node) = nodes::scene(&mut nodes, &roots, parts.nodes, common_root);
     let skins = parts

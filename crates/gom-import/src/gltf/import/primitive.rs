@@ -84,9 +84,11 @@ pub(super) fn mesh_parts(
         }
         key.sort();
         let format = p.vertices.format();
-        let slot = groups
-            .iter()
-            .position(|(g, _)| g.vertices.format() == format && g.inverse_bind == p.inverse_bind);
+        let slot = groups.iter().position(|(g, _)| {
+            g.vertices.format() == format
+                && g.inverse_bind == p.inverse_bind
+                && g.vertices.skin_extra.is_some() == p.vertices.skin_extra.is_some()
+        });
         let slot = match slot {
             Some(s) => s,
             None => {
@@ -236,6 +238,7 @@ fn primitive(
     }
     let Some(Binding {
         skin,
+        skin_extra,
         inverse_bind,
         flip,
     }) = bind(
@@ -270,7 +273,7 @@ fn primitive(
             uv1: attrs.uv1,
             colors: attrs.colors,
             skin,
-            skin_extra: None,
+            skin_extra,
             dq_weights: None,
         },
         indices,

@@ -11,12 +11,15 @@ use super::super::convert::{det3, mirror_mat, normal_matrix, normalize3};
 use super::primitive::{attribute, count_mismatch, Attributes, NodeBinding};
 use super::Ctx;
 use crate::gltf::GltfError;
-use crate::optimize::skin::limit_influences;
+use crate::optimize::skin::{limit_influences_to, split_influences, Influences};
 
 /// A primitive's binding.
 pub(super) struct Binding {
     /// Per-vertex weights, when skinned or rigidly bound.
     pub(super) skin: Option<Vec<SkinWeights>>,
+    /// Slots 4..8 per vertex, when some vertex has more than four influences
+    /// (`JOINTS_1`/`WEIGHTS_1`; the `SKNX` extension).
+    pub(super) skin_extra: Option<Vec<SkinWeights>>,
     /// The part's inverse binds (empty when not skinned).
     pub(super) inverse_bind: Vec<Mat4>,
     /// Whether a mirroring transform was baked into the vertices.
@@ -51,15 +54,21 @@ pub(super) fn bind(
     let mut inverse_bind = inverse_binds(ctx, skin, &joints, &joint_bones, default_ibnd)?;
     let count = attrs.positions.len();
     let influences = influences(ctx, prim, skin, &joints, &joint_bones, count)?;
-    let weights = limit_to_four(ctx, object, influences, &joint_bones);
+    let (weights, extra) = limit_to_eight(ctx, object, influences, &joint_bones);
     let mut flip = false;
-    if let Some(c) = uniform_bind_offset(ctx, object, skin, &weights, &inverse_bind, binding) {
+    let all: Vec<SkinWeights> = weights
+        .iter()
+        .chain(extra.iter().flatten())
+        .copied()
+        .collect();
+    if let Some(c) = uniform_bind_offset(ctx, object, skin, &all, &inverse_bind, binding) {
         bake(&c, attrs);
         flip = det3(&c) < 0.0;
         inverse_bind = default_ibnd.to_vec();
     }
     Ok(Some(Binding {
         skin: Some(weights),
+        skin_extra: extra,
         inverse_bind,
         flip,
     }))
@@ -87,6 +96,7 @@ fn bind_static(
                 };
                 count
             ]),
+            skin_extra: None,
             inverse_bind: default_ibnd.to_vec(),
             flip,
         };
@@ -99,6 +109,7 @@ fn bind_static(
     }
     Binding {
         skin: None,
+        skin_extra: None,
         inverse_bind: Vec::new(),
         flip,
     }
@@ -206,24 +217,29 @@ fn influences(
     Ok(influences)
 }
 
-/// At most four influences per vertex (the dropped ones counted in the report); a
-/// vertex without weight is bound to the skin's first joint.
-fn limit_to_four(
+/// At most eight influences per vertex (the dropped ones counted in the report),
+/// split into the first four and, when some vertex has more, slots 4..8; a vertex
+/// without weight is bound to the skin's first joint.
+fn limit_to_eight(
     ctx: &mut Ctx<'_>,
     object: &str,
     influences: Vec<Vec<(u16, f64)>>,
     joint_bones: &[u16],
-) -> Vec<SkinWeights> {
+) -> (Vec<SkinWeights>, Option<Vec<SkinWeights>>) {
     let fallback = joint_bones.first().copied().unwrap_or(0);
     let mut unweighted = 0usize;
     let mut out = Vec::with_capacity(influences.len());
+    let max = gom::limits::MAX_SKIN_INFLUENCES;
     for inf in influences {
-        let sw = limit_influences(&inf, &mut ctx.report.report.dropped_influences);
-        out.push(sw.unwrap_or_else(|| {
+        let i = limit_influences_to(&inf, max, &mut ctx.report.report.dropped_influences);
+        out.push(i.unwrap_or_else(|| {
             unweighted += 1;
-            SkinWeights {
-                bones: [fallback, 0, 0, 0],
-                weights: [1.0, 0.0, 0.0, 0.0],
+            Influences {
+                first: SkinWeights {
+                    bones: [fallback, 0, 0, 0],
+                    weights: [1.0, 0.0, 0.0, 0.0],
+                },
+                extra: SkinWeights::default(),
             }
         }));
     }
@@ -232,7 +248,7 @@ fn limit_to_four(
             "{object}: {unweighted} vertices have no weight; bound to the skin's first joint"
         ));
     }
-    out
+    split_influences(&out)
 }
 
 /// The matrix `C` to bake into the vertices when the inverse binds of every bone used

@@ -167,6 +167,8 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
     }
     let basis = inverse_basis(&options.handedness.basis());
     let mut notes = Vec::new();
+    notes.extend(crate::export::skinning_warning(model, ".tmd"));
+    notes.extend(crate::export::influences_warning(model, ".tmd"));
     let lib_name = fit_name(&options.name, NameLimit::Library, false, "output name")?;
     let mut renames = names::Renames::new(options.rename);
     let skel = skeleton::build(model, &basis, &mut renames, &mut notes)?;
