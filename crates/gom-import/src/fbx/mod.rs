@@ -24,9 +24,10 @@
 //!   (see [`SkinnedMeshNodeMotion`]), through extra bones.
 //!
 //! Anything GOM v1 cannot hold (blend shapes, cameras, lights, animated non-transform
-//! properties, extra UV or colour sets, a second skin deformer, dual-quaternion
-//! skinning) is listed in the [`Report`]'s warnings; a static blend shape is baked into
-//! the base geometry at its stored weight.
+//! properties, extra UV or colour sets, a second skin deformer) is listed in the
+//! [`Report`]'s warnings; a static blend shape is baked into the base geometry at its
+//! stored weight. Dual-quaternion and blended skinning and up to eight influences are
+//! kept with the `SKNX` extension (docs/extensions.md §3).
 //!
 //! Determinism (D11): the output depends only on the bytes and the options, at any
 //! thread count and on any platform: sines and cosines come from `libm`, everything
