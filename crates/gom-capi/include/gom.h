@@ -82,6 +82,15 @@
 // Vertex format bit: skin, 4 x uint16 bone indices then 4 float weights.
 #define GOM_VERTEX_SKIN (1 << 6)
 
+// Skinning method (`gom_mesh_skinning_method`): linear blend skinning.
+#define GOM_SKINNING_LINEAR 0
+
+// Skinning method: dual quaternions (scale blended linearly, applied first).
+#define GOM_SKINNING_DUAL_QUATERNION 1
+
+// Skinning method: per vertex, a share of dual quaternion and the rest linear.
+#define GOM_SKINNING_BLENDED 2
+
 // The library's major version.
 #define GOM_VERSION_MAJOR 0
 
@@ -360,6 +369,16 @@ void gom_last_error(struct gom_error *err);
 // Mesh `mesh`'s vertex format: a set of `GOM_VERTEX_*` bits (0 when out of range).
 // Attributes are interleaved in bit order. Any thread.
 uint32_t gom_mesh_vertex_format(const struct gom_asset *a, uint32_t mesh);
+
+// Mesh `mesh`'s skinning method: `GOM_SKINNING_LINEAR`, `GOM_SKINNING_DUAL_QUATERNION`
+// or `GOM_SKINNING_BLENDED` (the `SKNX` extension, docs/extensions.md §3); linear for
+// a static mesh or when `mesh` is out of range. `gom_skin` skins with it. Any thread.
+uint32_t gom_mesh_skinning_method(const struct gom_asset *a, uint32_t mesh);
+
+// Mesh `mesh`'s influences per vertex: 4 (the skin attribute), 8 (four more in the
+// `SKNX` extension, which `gom_skin` reads), 0 for a static mesh or when `mesh` is
+// out of range. Any thread.
+uint32_t gom_mesh_influence_count(const struct gom_asset *a, uint32_t mesh);
 
 // The size of one vertex of mesh `mesh` in bytes (0 when out of range). Any thread.
 uint32_t gom_mesh_vertex_stride(const struct gom_asset *a, uint32_t mesh);

@@ -112,6 +112,16 @@ fn gom_files(dir: &Path) -> Vec<PathBuf> {
     let demo = dir.join("demo.gom");
     std::fs::write(&demo, gom::gomb::write(&gom_demo::build()).expect("demo")).expect("write");
     let mut files = vec![demo];
+    // The demo skinned with dual quaternions, and blended with eight influences (the
+    // SKNX extension): `gom_skin` against `gom pose` for every method.
+    for (name, model) in [
+        ("demo_dq", skinning_demo(false)),
+        ("demo_blended8", skinning_demo(true)),
+    ] {
+        let f = dir.join(format!("{name}.gom"));
+        std::fs::write(&f, gom::gomb::write(&model).expect(name)).expect("write");
+        files.push(f);
+    }
     let Some(data) = shared_data() else {
         return files;
     };
@@ -132,6 +142,34 @@ fn gom_files(dir: &Path) -> Vec<PathBuf> {
         files.push(out);
     }
     files
+}
+
+/// The demo model with every skinned mesh skinned with dual quaternions, or, when
+/// `blended`, blended (shares 0, ¼, ½, ¾, 1 in turn) with eight influence slots per
+/// vertex (the four scaled by 0.8, a fifth of 0.2 on the bone after the first).
+fn skinning_demo(blended: bool) -> gom::Model {
+    let mut model = gom_demo::build();
+    let bones = model.skeleton.bones.len() as u16;
+    for m in model.meshes.iter_mut().filter(|m| m.is_skinned()) {
+        let n = m.vertices.len();
+        if blended {
+            m.skinning = gom::SkinningMethod::Blended;
+            m.vertices.dq_weights = Some((0..n).map(|i| (i % 5) as f32 / 4.0).collect());
+            let extra = m.vertices.skin.iter_mut().flatten().map(|s| {
+                // A fifth influence of 0.2 on the bone after the first (the weight
+                // rules may flag the order; the pose does not depend on it).
+                s.weights = s.weights.map(|w| 0.8 * w);
+                gom::SkinWeights {
+                    bones: [(s.bones[0] + 1) % bones, 0, 0, 0],
+                    weights: [0.2, 0.0, 0.0, 0.0],
+                }
+            });
+            m.vertices.skin_extra = Some(extra.collect());
+        } else {
+            m.skinning = gom::SkinningMethod::DualQuaternion;
+        }
+    }
+    model
 }
 
 /// `gom pose FILE [--clip NAME --time T [--loop]]`'s OBJ, written to `out`.

@@ -64,6 +64,12 @@ pub const GOM_VERTEX_UV1: u32 = 1 << 4;
 pub const GOM_VERTEX_COLOR0: u32 = 1 << 5;
 /// Vertex format bit: skin, 4 x uint16 bone indices then 4 float weights.
 pub const GOM_VERTEX_SKIN: u32 = 1 << 6;
+/// Skinning method (`gom_mesh_skinning_method`): linear blend skinning.
+pub const GOM_SKINNING_LINEAR: u32 = 0;
+/// Skinning method: dual quaternions (scale blended linearly, applied first).
+pub const GOM_SKINNING_DUAL_QUATERNION: u32 = 1;
+/// Skinning method: per vertex, a share of dual quaternion and the rest linear.
+pub const GOM_SKINNING_BLENDED: u32 = 2;
 
 /// The library's major version.
 pub const GOM_VERSION_MAJOR: u32 = 0;

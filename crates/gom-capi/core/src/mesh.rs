@@ -42,6 +42,24 @@ pub extern "C" fn gom_mesh_vertex_format(a: *const gom_asset, mesh: u32) -> u32 
     value(0, || Some(mesh_ref(a, mesh).ok()?.format().0))
 }
 
+/// Mesh `mesh`'s skinning method: `GOM_SKINNING_LINEAR`, `GOM_SKINNING_DUAL_QUATERNION`
+/// or `GOM_SKINNING_BLENDED` (the `SKNX` extension, docs/extensions.md §3); linear for
+/// a static mesh or when `mesh` is out of range. `gom_skin` skins with it. Any thread.
+#[no_mangle]
+pub extern "C" fn gom_mesh_skinning_method(a: *const gom_asset, mesh: u32) -> u32 {
+    value(crate::GOM_SKINNING_LINEAR, || {
+        Some(mesh_ref(a, mesh).ok()?.skinning().code())
+    })
+}
+
+/// Mesh `mesh`'s influences per vertex: 4 (the skin attribute), 8 (four more in the
+/// `SKNX` extension, which `gom_skin` reads), 0 for a static mesh or when `mesh` is
+/// out of range. Any thread.
+#[no_mangle]
+pub extern "C" fn gom_mesh_influence_count(a: *const gom_asset, mesh: u32) -> u32 {
+    value(0, || Some(mesh_ref(a, mesh).ok()?.influence_count() as u32))
+}
+
 /// The size of one vertex of mesh `mesh` in bytes (0 when out of range). Any thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_vertex_stride(a: *const gom_asset, mesh: u32) -> u32 {

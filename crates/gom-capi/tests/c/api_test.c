@@ -172,6 +172,16 @@ static void task_null(const char* path) {
     CHECK(gom_mesh_vertex_count(a, mc) == 0);
     CHECK(gom_mesh_index_count(a, mc) == 0);
     CHECK(gom_mesh_vertex_format(a, mc) == 0);
+    CHECK(gom_mesh_skinning_method(a, mc) == GOM_SKINNING_LINEAR);
+    CHECK(gom_mesh_skinning_method(NULL, 0) == GOM_SKINNING_LINEAR);
+    CHECK(gom_mesh_influence_count(a, mc) == 0);
+    CHECK(gom_mesh_influence_count(NULL, 0) == 0);
+    for (uint32_t m = 0; m < mc; m++) {
+        uint32_t k = gom_mesh_influence_count(a, m);
+        CHECK(k == ((gom_mesh_vertex_format(a, m) & GOM_VERTEX_SKIN) ? k : 0));
+        CHECK(k == 0 || k == 4 || k == 8);
+        CHECK(gom_mesh_skinning_method(a, m) <= GOM_SKINNING_BLENDED);
+    }
     CHECK(gom_mesh_vertex_stride(a, mc) == 0);
     CHECK(gom_mesh_palette_size(a, mc) == 0);
     CHECK(gom_mesh_attribute_offset(a, 0, 3) == -1); /* two bits */
