@@ -423,7 +423,7 @@ pub(crate) fn build_clips(
             duration,
             sample_rate: options.sample_rate,
             root_bone_index: -1,
-            flags: ClipFlags(0),
+            flags: ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
         };
@@ -543,7 +543,7 @@ pub(crate) fn stored_pose_clip(
         duration: 0.0,
         sample_rate: options.sample_rate,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     })
