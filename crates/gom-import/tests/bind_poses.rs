@@ -11,8 +11,11 @@
 //! (`gltf_common::reference_triangles`). The model is posed with `gom::math`
 //! (`gltf_common::gom_triangles`, D1).
 
-use gltf_common::{gom_triangles, same_triangles, Tri};
+use glam::{Mat4, Quat, Vec3};
+use gltf_common::{glb, gom_triangles, reference_triangles, same_triangles, Tri};
 use gom_import::fbx::{convert, FbxOptions, STORED_POSE_CLIP};
+use gom_import::gltf::{import_slice, GltfOptions, REST_POSE_CLIP};
+use serde_json::{json, Value};
 
 mod gltf_common;
 
@@ -353,4 +356,395 @@ fn fbx_conversion_of_split_binds_is_deterministic() {
         gom::gomb::write(&model).unwrap()
     };
     assert_eq!(bytes(), bytes());
+}
+
+// ---------------------------------------------------------------------------------
+// glTF: inverse binds that differ from the joints' rest pose, and from each other.
+
+/// Appends `bytes` to `bin` as a buffer view and an accessor of `count` `kind`
+/// elements of component type `component`.
+fn push_accessor(
+    doc: &mut Value,
+    bin: &mut Vec<u8>,
+    bytes: &[u8],
+    component: u32,
+    count: usize,
+    kind: &str,
+) -> usize {
+    let views = doc["bufferViews"].as_array_mut().expect("views");
+    views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
+    let view = views.len() - 1;
+    bin.extend_from_slice(bytes);
+    let accessors = doc["accessors"].as_array_mut().expect("accessors");
+    accessors.push(
+        json!({"bufferView": view, "componentType": component, "count": count, "type": kind}),
+    );
+    accessors.len() - 1
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The joints' rest pose: root at (0, 0.2, 0), j0 below it at (0.5, 0, 0) turned 20°
+/// about z, j1 below j0 at (1, 0, 0) turned 30° about y.
+fn rest_locals() -> [Mat4; 3] {
+    [
+        Mat4::from_translation(Vec3::new(0.0, 0.2, 0.0)),
+        Mat4::from_rotation_translation(
+            Quat::from_rotation_z(20f32.to_radians()),
+            Vec3::new(0.5, 0.0, 0.0),
+        ),
+        Mat4::from_rotation_translation(
+            Quat::from_rotation_y(30f32.to_radians()),
+            Vec3::new(1.0, 0.0, 0.0),
+        ),
+    ]
+}
+
+/// [`binds`] at the rest pose.
+const REST: usize = 2;
+
+/// Two binds of j0 and j1 (world matrices), each off the rest pose by another offset,
+/// or ([`REST`]) their rest pose.
+fn binds(which: usize) -> [Mat4; 2] {
+    let rest = rest_locals();
+    match which {
+        REST => [rest[0] * rest[1], rest[0] * rest[1] * rest[2]],
+        0 => [
+            Mat4::from_rotation_translation(
+                Quat::from_rotation_z(-10f32.to_radians()),
+                Vec3::new(0.3, 0.1, 0.0),
+            ),
+            Mat4::from_rotation_translation(
+                Quat::from_rotation_x(25f32.to_radians()),
+                Vec3::new(1.2, 0.5, 0.1),
+            ),
+        ],
+        _ => [
+            Mat4::from_rotation_translation(
+                Quat::from_rotation_y(15f32.to_radians()),
+                Vec3::new(0.6, -0.1, 0.2),
+            ),
+            Mat4::from_rotation_translation(
+                Quat::from_rotation_z(40f32.to_radians()),
+                Vec3::new(1.5, 0.2, -0.1),
+            ),
+        ],
+    }
+}
+
+/// A glTF scene: the joints of [`rest_locals`], and one skinned mesh (two triangles
+/// over both joints) per entry of `skins`, each skin binding j0 and j1 at
+/// [`binds`]`(entry)`. With `animated`, one animation turns j0 from 20° to 60° about z
+/// over one second and leaves j1 alone.
+fn skinned_gltf(skins: &[usize], animated: bool) -> Vec<u8> {
+    skinned_gltf_with_prop(skins, animated, false)
+}
+
+/// [`skinned_gltf`], with `prop` a node below j1 that draws the same mesh unskinned.
+fn skinned_gltf_with_prop(skins: &[usize], animated: bool, prop: bool) -> Vec<u8> {
+    let trs = |m: Mat4| {
+        let (_, r, t) = m.to_scale_rotation_translation();
+        json!({"translation": t.to_array(), "rotation": r.to_array()})
+    };
+    let rest = rest_locals();
+    let mut nodes = vec![
+        json!({"name": "root", "children": [1], "translation": [0.0, 0.2, 0.0]}),
+        merge(json!({"name": "j0", "children": [2]}), trs(rest[1])),
+        merge(json!({"name": "j1"}), trs(rest[2])),
+    ];
+    let mut doc = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "buffers": [],
+        "bufferViews": [],
+        "accessors": [],
+        "meshes": [],
+        "skins": []
+    });
+    let mut bin = Vec::new();
+    let positions = [
+        0.2f32, 0.0, 0.0, 1.0, 0.1, 0.0, 0.6, 0.5, 0.1, 1.6, 0.3, -0.2,
+    ];
+    let pos = push_accessor(&mut doc, &mut bin, &f32_bytes(&positions), 5126, 4, "VEC3");
+    doc["accessors"][pos]["min"] = json!([0.2, 0.0, -0.2]);
+    doc["accessors"][pos]["max"] = json!([1.6, 0.5, 0.1]);
+    let joints = push_accessor(
+        &mut doc,
+        &mut bin,
+        &[0u8, 1, 0, 0].repeat(4),
+        5121,
+        4,
+        "VEC4",
+    );
+    let weights = [
+        1.0f32, 0.0, 0.0, 0.0, 0.6, 0.4, 0.0, 0.0, 0.3, 0.7, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0,
+    ];
+    let weights = push_accessor(&mut doc, &mut bin, &f32_bytes(&weights), 5126, 4, "VEC4");
+    let indices = push_accessor(
+        &mut doc,
+        &mut bin,
+        &[0u16, 1, 2, 1, 3, 2]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<u8>>(),
+        5123,
+        6,
+        "SCALAR",
+    );
+    doc["meshes"] = json!([{"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": joints, "WEIGHTS_0": weights}, "indices": indices}]}]);
+    let mut scene = vec![0];
+    for (k, &which) in skins.iter().enumerate() {
+        let ibm: Vec<f32> = binds(which)
+            .iter()
+            .flat_map(|b| b.inverse().to_cols_array())
+            .collect();
+        let ibm = push_accessor(&mut doc, &mut bin, &f32_bytes(&ibm), 5126, 2, "MAT4");
+        doc["skins"]
+            .as_array_mut()
+            .expect("skins")
+            .push(json!({"joints": [1, 2], "inverseBindMatrices": ibm}));
+        scene.push(nodes.len());
+        nodes.push(json!({"name": format!("mesh{k}"), "mesh": 0, "skin": k}));
+    }
+    if animated {
+        let times = push_accessor(
+            &mut doc,
+            &mut bin,
+            &f32_bytes(&[0.0, 1.0]),
+            5126,
+            2,
+            "SCALAR",
+        );
+        doc["accessors"][times]["min"] = json!([0.0]);
+        doc["accessors"][times]["max"] = json!([1.0]);
+        let turns: Vec<f32> = [20f32, 60.0]
+            .iter()
+            .flat_map(|d| Quat::from_rotation_z(d.to_radians()).to_array())
+            .collect();
+        let turns = push_accessor(&mut doc, &mut bin, &f32_bytes(&turns), 5126, 2, "VEC4");
+        doc["animations"] = json!([{"name": "turn",
+            "samplers": [{"input": times, "output": turns, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]);
+    }
+    if prop {
+        nodes[2]["children"] = json!([nodes.len()]);
+        nodes.push(json!({"name": "prop", "mesh": 0, "translation": [0.0, 0.3, 0.0]}));
+    }
+    doc["nodes"] = Value::Array(nodes);
+    doc["scenes"] = json!([{"nodes": scene}]);
+    doc["buffers"] = json!([{"byteLength": bin.len()}]);
+    glb(&doc, &bin)
+}
+
+fn merge(mut a: Value, b: Value) -> Value {
+    if let (Some(a), Value::Object(b)) = (a.as_object_mut(), b) {
+        a.extend(b);
+    }
+    a
+}
+
+/// The model of `bytes` and its warnings, and the same bytes as a file for the
+/// reference (which reads files).
+fn import_gltf(
+    bytes: &[u8],
+    dir: &tempfile::TempDir,
+) -> (gom::Model, Vec<String>, std::path::PathBuf) {
+    let path = dir.path().join("skinned.glb");
+    std::fs::write(&path, bytes).unwrap();
+    let (model, report) =
+        import_slice(bytes, "skinned.glb", None, &GltfOptions::default()).unwrap();
+    (model, report.report.warnings, path)
+}
+
+/// Each mesh's own vertices (glTF's bind shape: `jointWorld = inverse(IBM)`), as
+/// GOM-space triangles, once per skinned mesh node.
+fn gltf_bind_triangles(meshes: usize) -> Vec<Tri> {
+    let p = [
+        [0.2f32, 0.0, 0.0],
+        [1.0, 0.1, 0.0],
+        [0.6, 0.5, 0.1],
+        [1.6, 0.3, -0.2],
+    ];
+    let m = |i: usize| [p[i][0], p[i][1], -p[i][2]];
+    let tris: Vec<Tri> = [[0, 1, 2], [1, 3, 2]]
+        .iter()
+        .map(|t| [m(t[0]), m(t[2]), m(t[1])])
+        .collect();
+    tris.repeat(meshes)
+}
+
+/// A glTF matrix (column vectors) in GOM's convention, mirrored (`F M F`): the
+/// column-major array of a column-vector matrix is the row-major array of its
+/// row-vector form, and the mirror negates the entries with exactly one z index.
+fn gom_form(m: Mat4) -> gom::Mat4 {
+    let w = m.to_cols_array();
+    std::array::from_fn(|i| {
+        if (i / 4 == 2) != (i % 4 == 2) {
+            -w[i]
+        } else {
+            w[i]
+        }
+    })
+}
+
+/// j1's world matrix with j0 turned `deg` about z (the rest pose otherwise), in GOM's
+/// convention.
+fn gltf_j1_world(deg: f32) -> gom::Mat4 {
+    let rest = rest_locals();
+    let j0 = Mat4::from_rotation_translation(
+        Quat::from_rotation_z(deg.to_radians()),
+        Vec3::new(0.5, 0.0, 0.0),
+    );
+    gom_form(rest[0] * j0 * rest[2])
+}
+
+fn bone_index(model: &gom::Model, name: &str) -> usize {
+    model
+        .skeleton
+        .bones
+        .iter()
+        .position(|b| b.name == name)
+        .expect("bone")
+}
+
+/// The model's meshes at `times` of its clip "turn" are where the glTF file at `path`
+/// skins them at the same times of its animation 0.
+fn skins_as_the_gltf_source(model: &gom::Model, path: &std::path::Path, times: &[f32]) {
+    let clip = clip_index(model, "turn");
+    for &t in times {
+        same_triangles(
+            &gom_triangles(model, Some(clip), t),
+            &reference_triangles(path, Some(0), t),
+            1e-5,
+        )
+        .unwrap_or_else(|e| panic!("t = {t}: {e}"));
+    }
+}
+
+#[test]
+fn gltf_inverse_binds_off_the_rest_pose_validate_and_skin_as_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, warnings, path) = import_gltf(&skinned_gltf(&[0], true), &dir);
+    no_findings(&model);
+    same_triangles(
+        &gom_triangles(&model, None, 0.0),
+        &gltf_bind_triangles(1),
+        1e-5,
+    )
+    .unwrap();
+    let times = [0.0f32, 0.3, 1.0];
+    skins_as_the_gltf_source(&model, &path, &times);
+    let (clip, j1) = (clip_index(&model, "turn"), bone_index(&model, "j1"));
+    for t in times {
+        // j1, which the clip does not move, keeps its rest pose under the turning j0.
+        let world = gltf_common::pose(&model, Some(clip), t)[j1];
+        assert!(
+            close_mat(&world, &gltf_j1_world(20.0 + 40.0 * t)),
+            "t = {t}: {world:?}"
+        );
+    }
+    let said: Vec<&String> = warnings
+        .iter()
+        .filter(|w| w.contains("differ from the nodes' rest pose"))
+        .collect();
+    assert_eq!(said.len(), 1, "{warnings:?}");
+    assert!(
+        !warnings.iter().any(|w| w.contains("will fail")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn gltf_inverse_binds_off_the_rest_pose_without_animation_show_the_rest_pose() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, warnings, path) = import_gltf(&skinned_gltf(&[0], false), &dir);
+    no_findings(&model);
+    let clip = clip_index(&model, REST_POSE_CLIP);
+    same_triangles(
+        &gom_triangles(&model, Some(clip), 0.0),
+        &reference_triangles(&path, None, 0.0),
+        1e-5,
+    )
+    .unwrap();
+    let world = gltf_common::pose(&model, Some(clip), 0.0)[bone_index(&model, "j1")];
+    assert!(close_mat(&world, &gltf_j1_world(20.0)), "{world:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains(REST_POSE_CLIP)),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn gltf_skins_that_bind_the_same_joints_at_different_poses_validate_and_skin_as_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, warnings, path) = import_gltf(&skinned_gltf(&[0, 1], true), &dir);
+    no_findings(&model);
+    same_triangles(
+        &gom_triangles(&model, None, 0.0),
+        &gltf_bind_triangles(2),
+        1e-5,
+    )
+    .unwrap();
+    skins_as_the_gltf_source(&model, &path, &[0.0, 0.5, 1.0]);
+    assert!(
+        warnings.iter().any(|w| w.contains("2 extra bone(s)")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn gltf_a_mesh_rigidly_bound_below_a_rebound_joint_follows_it() {
+    // prop hangs below j1, whose bind follows the skin: it is stored at its bone's
+    // bind pose, and poses where the source draws it.
+    let dir = tempfile::tempdir().unwrap();
+    let (model, _, path) = import_gltf(&skinned_gltf_with_prop(&[0], true, true), &dir);
+    no_findings(&model);
+    skins_as_the_gltf_source(&model, &path, &[0.0, 0.5, 1.0]);
+}
+
+#[test]
+fn gltf_inverse_binds_at_the_rest_pose_change_nothing_and_say_nothing() {
+    // The same scene bound at its rest pose: the skeleton keeps the nodes' transforms,
+    // the clip animates j0 alone and nothing is reported.
+    let (model, report) = import_slice(
+        &skinned_gltf(&[REST], true),
+        "a.glb",
+        None,
+        &GltfOptions::default(),
+    )
+    .unwrap();
+    no_findings(&model);
+    let rest = rest_locals();
+    for (b, name) in ["root", "j0", "j1"].iter().enumerate() {
+        let bone = &model.skeleton.bones[bone_index(&model, name)];
+        assert!(
+            close_mat(&bone.bind_local, &gom_form(rest[b])),
+            "{name}: {:?}",
+            bone.bind_local
+        );
+    }
+    let tracked: Vec<u32> = model.clips[0].tracks.iter().map(|t| t.bone).collect();
+    assert_eq!(tracked, [bone_index(&model, "j0") as u32]);
+    assert_eq!(model.skeleton.bones.len(), 3);
+    assert!(
+        !report
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.contains("rest pose")),
+        "{:?}",
+        report.report.warnings
+    );
+}
+
+#[test]
+fn gltf_conversion_of_rebound_skins_is_deterministic() {
+    let bytes = skinned_gltf(&[0, 1], true);
+    let write = || {
+        let (model, _) = import_slice(&bytes, "a.glb", None, &GltfOptions::default()).unwrap();
+        gom::gomb::write(&model).unwrap()
+    };
+    assert_eq!(write(), write());
 }
