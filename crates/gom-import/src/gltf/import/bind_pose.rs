@@ -243,7 +243,7 @@ impl SkinBones {
             duration: 0.0,
             sample_rate,
             root_bone_index: -1,
-            flags: gom::ClipFlags(0),
+            flags: gom::ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
         };
