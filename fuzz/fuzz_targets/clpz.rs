@@ -32,7 +32,7 @@ fuzz_target!(init: gom_fuzz::init(), |data: &[u8]| {
         1.0,
         30.0,
         -1,
-        gom::ClipFlags(0),
+        gom::ClipFlags::empty(),
         Cow::Borrowed(payload),
         &skeleton,
     ) else {

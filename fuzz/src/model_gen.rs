@@ -316,14 +316,14 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
     let flags = if root_bone_index >= 0 && u.arbitrary()? {
         ClipFlags::HAS_ROOT_MOTION
     } else {
-        0
+        ClipFlags::empty()
     };
     Ok(Clip {
         name: name(u)?,
         duration,
         sample_rate,
         root_bone_index,
-        flags: ClipFlags(flags),
+        flags,
         tracks,
         // compressed clips have their own target (`clpz`), built from encoded clips
         compressed: None,
@@ -352,7 +352,7 @@ pub fn model(u: &mut Unstructured<'_>) -> Result<Model> {
         header: Header {
             source_hash: u.arbitrary()?,
             converter_version: name(u)?,
-            validation_flags: ValidationFlags(0),
+            validation_flags: ValidationFlags::empty(),
         },
         skeleton: Skeleton { bones },
         materials,

@@ -2,8 +2,8 @@
 //! system C compiler against `libgom.a`, the test program with the address and
 //! undefined-behaviour sanitizers.
 //!
-//! The test program poses the demo model and every shared sample (converted to GOM
-//! here) at several moments of each clip and compares with what `gom pose` writes
+//! The test program poses the demo model (also with compressed clips) and every shared
+//! sample (converted to GOM here) at several moments of each clip and compares with what `gom pose` writes
 //! (`gom_import::pose`, the library behind the command); calls every entry point with
 //! NULLs, wrong counts and out-of-range indices; opens every truncation of a small file
 //! and 10,000 corrupted copies; samples and skins one asset on several threads; and
@@ -107,11 +107,23 @@ fn shared_data() -> Option<PathBuf> {
     None
 }
 
-/// The demo model and every shared glTF and FBX sample, converted to GOMB in `dir`.
+/// The demo model (as built, and with its clips compressed: `docs/extensions.md`) and
+/// every shared glTF and FBX sample, converted to GOMB in `dir`.
 fn gom_files(dir: &Path) -> Vec<PathBuf> {
     let demo = dir.join("demo.gom");
     std::fs::write(&demo, gom::gomb::write(&gom_demo::build()).expect("demo")).expect("write");
-    let mut files = vec![demo];
+    let mut compressed = gom_demo::build();
+    let settings = ImportOptions {
+        compress: true,
+        ..ImportOptions::default()
+    }
+    .compress_settings();
+    gom_import::compress::compress_model(&mut compressed, settings).expect("compress");
+    assert!(compressed.clips.iter().all(|c| c.compressed.is_some()));
+    let demo_compressed = dir.join("demo-compressed.gom");
+    let bytes = gom::gomb::write(&compressed).expect("compressed demo");
+    std::fs::write(&demo_compressed, bytes).expect("write");
+    let mut files = vec![demo, demo_compressed];
     // The demo skinned with dual quaternions, and blended with eight influences (the
     // SKNX extension): `gom_skin` against `gom pose` for every method.
     for (name, model) in [
@@ -222,8 +234,9 @@ fn tasks(files: &[PathBuf], dir: &Path) -> String {
         }
         t += &format!("N {}\nC {}\n", f.display(), f.display());
     }
-    // Several threads on the demo model and on the largest sample.
-    t += &format!("T {}\n", files[0].display());
+    // Several threads on the demo model, as built and compressed, and on the largest
+    // sample.
+    t += &format!("T {}\nT {}\n", files[0].display(), files[1].display());
     if let Some(big) = files
         .iter()
         .skip(1)

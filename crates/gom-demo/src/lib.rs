@@ -81,7 +81,7 @@ pub fn build() -> Model {
         header: Header {
             source_hash: Sha256::digest(b"gom demo model 1").into(),
             converter_version: gom::CONVERTER_VERSION.to_string(),
-            validation_flags: ValidationFlags(ValidationFlags::ALL),
+            validation_flags: ValidationFlags::all(),
         },
         skeleton: Skeleton { bones },
         materials: vec![
@@ -389,7 +389,7 @@ fn swish() -> Clip {
         duration: DURATION,
         sample_rate: RATE,
         root_bone_index: 0,
-        flags: ClipFlags(ClipFlags::HAS_ROOT_MOTION),
+        flags: ClipFlags::HAS_ROOT_MOTION,
         tracks,
         compressed: None,
     }
@@ -422,7 +422,7 @@ fn curl() -> Clip {
         duration: DURATION,
         sample_rate: RATE,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     }
@@ -591,10 +591,7 @@ mod tests {
         let model = build();
         gom::validate::check_structure(&model).unwrap();
         assert_eq!(gom::validate::validate(&model), vec![]);
-        assert_eq!(
-            gom::validate::flags_for(&model),
-            ValidationFlags(ValidationFlags::ALL)
-        );
+        assert_eq!(gom::validate::flags_for(&model), ValidationFlags::all());
     }
 
     #[test]

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use gom::compressed::{metric, Trs};
-use gom_import::compress::{frame_time, sample_frames};
+use gom_import::compress::sample_frames;
 use gom_import::options::ImportOptions;
-use gom_runtime::{sample, Asset, LocalPose, Playback, SamplingContext};
+use gom_runtime::{sample_at_frames, Asset};
 
 fn import(path: &Path, drop_end_sites: bool) -> Result<gom::Model, String> {
     let options = ImportOptions {
@@ -30,29 +30,7 @@ fn import(path: &Path, drop_end_sites: bool) -> Result<gom::Model, String> {
 fn sampled(bytes: &[u8], frames: usize) -> Result<Vec<Trs>, String> {
     let asset = Asset::parse(bytes).map_err(|e| e.to_string())?;
     let clip = asset.clips().first().ok_or("no clip")?;
-    let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
-    let mut out = Vec::new();
-    for f in 0..frames {
-        let t = frame_time(f as u32, clip.sample_rate());
-        sample(
-            clip,
-            asset.skeleton(),
-            t,
-            Playback::Once,
-            &mut ctx,
-            &mut pose,
-        )
-        .map_err(|e| e.to_string())?;
-        for b in 0..pose.bone_count() {
-            let tr = pose.get(b).ok_or("bone")?;
-            out.push(Trs {
-                t: tr.translation.to_array(),
-                r: tr.rotation.to_array(),
-                s: tr.scale.to_array(),
-            });
-        }
-    }
-    Ok(out)
+    sample_at_frames(clip, asset.skeleton(), 0..frames as u32).map_err(|e| e.to_string())
 }
 
 fn row(gom_bytes: &[u8], bvh: &Path) -> Result<(String, usize, usize, usize, f64, f64), String> {

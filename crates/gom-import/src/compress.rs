@@ -119,8 +119,13 @@ pub fn compress_clip(
 }
 
 /// Compresses every clip of `model` that is not compressed yet: its payload, and its
-/// tracks replaced by what the payload decodes to.
-pub fn compress_model(model: &mut gom::Model, settings: Settings) -> Result<(), CompressError> {
+/// tracks replaced by what the payload decodes to. Returns the indices of the clips it
+/// compressed.
+pub fn compress_model(
+    model: &mut gom::Model,
+    settings: Settings,
+) -> Result<Vec<usize>, CompressError> {
+    let mut done = Vec::new();
     let bind: Vec<gom::Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
     for i in 0..model.clips.len() {
         if model.clips[i].compressed.is_some() {
@@ -137,6 +142,93 @@ pub fn compress_model(model: &mut gom::Model, settings: Settings) -> Result<(), 
         clip.tracks =
             compressed::decoded_tracks(&layout, &payload, &bind, clip.sample_rate, clip.duration);
         clip.compressed = Some(payload);
+        done.push(i);
     }
-    Ok(())
+    Ok(done)
+}
+
+/// A compressed clip's size and bound (`docs/extensions.md`), as `gom info` and the
+/// conversion report show them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompressedSize {
+    /// Bytes of the `CLPZ` payload.
+    pub bytes: usize,
+    /// Frames stored.
+    pub frames: u32,
+    /// Bytes per joint per frame.
+    pub bytes_per_joint_per_frame: f64,
+    /// The error bound, in millimetres.
+    pub tolerance_mm: f32,
+    /// Where the bound is measured: this many centimetres from each joint.
+    pub distance_cm: f32,
+}
+
+impl CompressedSize {
+    /// The figures of `clip` on a skeleton of `bones` bones, or `None` when it is not
+    /// compressed (or its payload has no readable header).
+    pub fn of(clip: &gom::Clip, bones: usize) -> Option<Self> {
+        let payload = clip.compressed.as_ref()?;
+        let layout = compressed::Layout::header(payload)?;
+        let samples = bones.max(1) as f64 * f64::from(layout.frame_count.max(1));
+        Some(CompressedSize {
+            bytes: payload.len(),
+            frames: layout.frame_count,
+            bytes_per_joint_per_frame: payload.len() as f64 / samples,
+            tolerance_mm: layout.tolerance * 1000.0,
+            distance_cm: layout.distance * 100.0,
+        })
+    }
+}
+
+impl std::fmt::Display for CompressedSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} bytes, {} frames, {:.3} bytes per joint per frame, bound {} mm at {} cm",
+            self.bytes,
+            self.frames,
+            self.bytes_per_joint_per_frame,
+            self.tolerance_mm,
+            self.distance_cm
+        )
+    }
+}
+
+/// One entry of the conversion report's `compressed` list.
+#[derive(serde::Serialize)]
+struct CompressedEntry<'a> {
+    clip: &'a str,
+    #[serde(flatten)]
+    size: CompressedSize,
+}
+
+/// Adds what compressing the clips `clips` (indices, as [`compress_model`] returns
+/// them) did to the import's JSON report (`compressed`: per clip, its name and
+/// [`CompressedSize`]) and to its summary: a line per clip saying that its keys are
+/// stored as frames of a compressed payload, with its size and bound.
+pub fn record(imported: &mut crate::imported::Imported, clips: &[usize]) {
+    let bones = imported.model.skeleton.bones.len();
+    let entries: Vec<CompressedEntry<'_>> = clips
+        .iter()
+        .filter_map(|&i| imported.model.clips.get(i))
+        .filter_map(|c| {
+            Some(CompressedEntry {
+                clip: &c.name,
+                size: CompressedSize::of(c, bones)?,
+            })
+        })
+        .collect();
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|e| format!("  clip \"{}\" stored compressed: {}", e.clip, e.size))
+        .collect();
+    let value = serde_json::to_value(&entries).unwrap_or(serde_json::Value::Null);
+    match imported.report.as_object_mut() {
+        Some(object) => {
+            object.insert("compressed".to_string(), value);
+        }
+        None => imported.report = serde_json::json!({ "compressed": value }),
+    }
+    imported.summary.extend(lines);
 }

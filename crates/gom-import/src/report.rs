@@ -132,11 +132,12 @@ impl Report {
             ));
         }
         if !self.clips.is_empty() {
-            lines.push(format!(
-                "  keys: {} sampled, {} kept after reduction",
-                self.keys_before(),
-                self.keys_after()
-            ));
+            let (before, after) = (self.keys_before(), self.keys_after());
+            lines.push(if after < before {
+                format!("  keys: {before} sampled, {after} kept after reduction")
+            } else {
+                format!("  keys: {before} sampled, every one kept (no reduction)")
+            });
         }
         let d = &self.dropped_influences;
         if d.vertices > 0 {
@@ -337,6 +338,12 @@ mod tests {
                 "  keys: 90 sampled, 20 kept after reduction",
                 "  influences: 3 dropped on 2 vertices with more than four (largest dropped weight 0.1250, mean per vertex 0.1250)",
             ]
+        );
+        // Keys kept as sampled (no tolerance, or clips compressed) are not "reduced".
+        r.clips[0].keys_after = 90;
+        assert_eq!(
+            r.summary()[3],
+            "  keys: 90 sampled, every one kept (no reduction)"
         );
     }
 }

@@ -43,12 +43,13 @@ pub fn import_bytes(
 ) -> Result<Imported, ImportError> {
     let mut imported = import_with_pipeline(path, bytes, format, options)?;
     if options.compress {
-        crate::compress::compress_model(&mut imported.model, options.compress_settings()).map_err(
-            |source| ImportError::Compress {
-                path: path.to_path_buf(),
-                source,
-            },
-        )?;
+        let compressed =
+            crate::compress::compress_model(&mut imported.model, options.compress_settings())
+                .map_err(|source| ImportError::Compress {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+        crate::compress::record(&mut imported, &compressed);
     }
     Ok(imported)
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use gom::compressed::{metric, Trs};
 use gom_import::options::ImportOptions;
-use gom_runtime::{sample, Asset, LocalPose, Playback, SamplingContext};
+use gom_runtime::{sample, sample_at_frames, Asset, LocalPose, Playback, SamplingContext};
 
 fn clip_path(name: &str) -> Option<PathBuf> {
     gom_test_support::shared_data("bvh").map(|d| d.join(name))
@@ -25,40 +25,19 @@ fn import(path: &Path, compress: bool, mm: f32, cm: f32) -> gom::Model {
         .model
 }
 
-/// Every bone at every frame of the first clip, sampled by the runtime from `bytes`.
-fn runtime_frames(bytes: &[u8], frames: usize, rate: f32, reverse: bool) -> Vec<Trs> {
+/// Every bone at every frame of the first clip, sampled by the runtime from `bytes`,
+/// frame by frame (played backwards when `reverse`, then put back in frame order).
+fn runtime_frames(bytes: &[u8], frames: usize, reverse: bool) -> Vec<Trs> {
     let asset = Asset::parse(bytes).expect("written file reads");
     let clip = asset.clips().first().expect("a clip");
     assert!(clip.compressed().is_some(), "the clip reads as compressed");
-    let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
     let n = asset.skeleton().bone_count();
-    let mut out = vec![Trs::default(); frames * n];
-    let order: Vec<usize> = if reverse {
-        (0..frames).rev().collect()
-    } else {
-        (0..frames).collect()
-    };
-    for f in order {
-        let t = gom_import::compress::frame_time(f as u32, rate);
-        sample(
-            clip,
-            asset.skeleton(),
-            t,
-            Playback::Once,
-            &mut ctx,
-            &mut pose,
-        )
-        .expect("samples");
-        for b in 0..n {
-            let tr = pose.get(b).expect("bone");
-            out[f * n + b] = Trs {
-                t: tr.translation.to_array(),
-                r: tr.rotation.to_array(),
-                s: tr.scale.to_array(),
-            };
-        }
+    let order = 0..frames as u32;
+    if !reverse {
+        return sample_at_frames(clip, asset.skeleton(), order).expect("samples");
     }
-    out
+    let backward = sample_at_frames(clip, asset.skeleton(), order.rev()).expect("samples");
+    backward.chunks(n).rev().flatten().copied().collect()
 }
 
 #[test]
@@ -76,7 +55,7 @@ fn bvh_clips_stay_within_the_bound_on_the_whole_skeleton() {
         let src =
             gom_import::compress::sample_frames(&raw.skeleton, &raw.clips[0]).expect("samples");
         let frames = src.frames.len() / src.parents.len();
-        let got = runtime_frames(&bytes, frames, raw.clips[0].sample_rate, false);
+        let got = runtime_frames(&bytes, frames, false);
         let (joint, shell) =
             metric::clip_errors(&src.parents, &src.frames, &got, f64::from(cm) / 100.0);
         let bound = f64::from(mm) / 1000.0;
@@ -112,9 +91,8 @@ fn seeking_backwards_gives_the_bits_of_forward_playback() {
     let frames = gom::compressed::Layout::header(model.clips[0].compressed.as_ref().unwrap())
         .unwrap()
         .frame_count as usize;
-    let rate = model.clips[0].sample_rate;
-    let forward = runtime_frames(&bytes, frames, rate, false);
-    let backward = runtime_frames(&bytes, frames, rate, true);
+    let forward = runtime_frames(&bytes, frames, false);
+    let backward = runtime_frames(&bytes, frames, true);
     assert_eq!(forward, backward);
 }
 
@@ -204,4 +182,46 @@ fn hostile_payload_bytes_are_refused_or_sample_finite_poses() {
         }
     }
     assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
+}
+
+#[test]
+fn the_report_says_each_clip_is_stored_compressed_with_its_size_and_bound() {
+    let Some(path) = clip_path("002_01.bvh") else {
+        return;
+    };
+    let options = ImportOptions {
+        key_tolerance: 0.001,
+        key_tolerance_distance: 0.1,
+        compress: true,
+        bvh_drop_end_sites: true,
+        ..Default::default()
+    };
+    let imported = gom_import::source::import_path(&path, &options).expect("imports");
+    let payload = imported.model.clips[0]
+        .compressed
+        .as_ref()
+        .expect("compressed");
+    let name = &imported.model.clips[0].name;
+    let line = format!(
+        "  clip \"{name}\" stored compressed: {} bytes, ",
+        payload.len()
+    );
+    let found: Vec<&String> = imported
+        .summary
+        .iter()
+        .filter(|l| l.starts_with(&line))
+        .collect();
+    assert_eq!(found.len(), 1, "{:#?}", imported.summary);
+    assert!(found[0].ends_with("bound 1 mm at 10 cm"), "{}", found[0]);
+    assert!(
+        !imported
+            .summary
+            .iter()
+            .any(|l| l.contains("after reduction")),
+        "{:#?}",
+        imported.summary
+    );
+    let entry = &imported.report["compressed"][0];
+    assert_eq!(entry["clip"], name.as_str());
+    assert_eq!(entry["bytes"], payload.len());
 }

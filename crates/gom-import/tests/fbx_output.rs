@@ -46,10 +46,7 @@ fn fbx_converted_files_pass_every_validation_check() {
                 check.name()
             );
         }
-        assert_eq!(
-            read.model.header.validation_flags,
-            ValidationFlags(ValidationFlags::ALL)
-        );
+        assert_eq!(read.model.header.validation_flags, ValidationFlags::all());
         // The file holds what the converter built.
         assert_eq!(read.model.skeleton, model.skeleton, "{name}");
         assert_eq!(read.model.clips, model.clips, "{name}");

@@ -10,8 +10,8 @@ use gom_import::pose::{pose_model, PoseAt};
 use serde_json::json;
 
 /// Eight joints: joint k turned `0.3·(k+1)` rad about a tilted axis, moved by
-/// `(k, 0.5·k, −0.25·k)`; inverse binds left out (identity, glTF's default), so the
-/// rest pose itself moves the vertices.
+/// `(k, 0.5·k, −0.25·k)`; inverse binds left out (identity, glTF's default), so
+/// posed at the rest pose the vertices move.
 fn joint(k: usize) -> (glam::DQuat, glam::DVec3) {
     let axis = glam::DVec3::new(1.0, k as f64, 0.5).normalize();
     let q = glam::DQuat::from_axis_angle(axis, 0.3 * (k + 1) as f64);
@@ -125,9 +125,12 @@ fn expected(v: usize) -> [f32; 3] {
     [x.x as f32, x.y as f32, -x.z as f32]
 }
 
+/// The model posed at the joints' rest pose: the importer binds at the inverse binds
+/// (identity here) and keys the rest pose in the zero-length clip `rest pose`.
 fn bind_pose(model: &gom::Model) -> Vec<[f32; 3]> {
+    let rest = model.clips.iter().find(|c| c.name == "rest pose");
     let at = PoseAt {
-        clip: None,
+        clip: rest.map(|c| c.name.clone()),
         time: 0.0,
         looped: false,
     };

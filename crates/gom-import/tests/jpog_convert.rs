@@ -49,8 +49,8 @@ fn assert_valid(model: &gom::Model) {
     let back = gom::gomb::read(&bytes).expect("GOMB read back");
     assert!(back.findings.is_empty());
     assert_eq!(
-        back.model.header.validation_flags.0,
-        gom::ValidationFlags::ALL,
+        back.model.header.validation_flags,
+        gom::ValidationFlags::all(),
         "every validation flag set"
     );
 }

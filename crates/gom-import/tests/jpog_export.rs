@@ -9,6 +9,7 @@ use gom_import::jpog::export::{export, ExportError, ExportOptions, Exported};
 use gom_import::jpog::{self as gj, Handedness, JpogOptions};
 use gom_import::pose::{pose_model, PoseAt};
 use gom_import::source::{import_path, ImportOptions};
+use gom_test_support::model::{bone_chain, one_material_mesh};
 use jpog::scene::decode_strip;
 use jpog::{Tkl, Tmd};
 
@@ -367,58 +368,12 @@ fn skinned_fbx_samples_pose_like_their_source() {
     }
 }
 
-/// Adds a mesh part drawn with one new material named `material`.
-fn one_material_mesh(
-    m: &mut gom::Model,
-    material: &str,
-    vertices: gom::Vertices,
-    indices: Vec<u32>,
-    inverse_bind: Vec<gom::Mat4>,
-) {
-    m.materials.push(gom::Material {
-        name: material.into(),
-        base_color_texture: None,
-        base_color_factor: [0.5, 0.6, 0.7, 1.0],
-    });
-    m.meshes.push(gom::MeshPart {
-        name: material.to_lowercase(),
-        vertices,
-        submeshes: vec![gom::Submesh {
-            material_index: (m.materials.len() - 1) as i32,
-            index_start: 0,
-            index_count: indices.len() as u32,
-        }],
-        indices,
-        inverse_bind,
-        mesh_bind_geo_to_model: None,
-        bounds: None,
-        skinning: Default::default(),
-    });
-}
-
-/// A ribbon along +x over a chain of `bones` bones one unit apart: two rows of
-/// vertices per unit (`segments` quads per bone), each vertex weighted 0.4/0.3/0.2/0.1
-/// to the four bones from the one it lies over; one clip bending every bone about z.
 fn ribbon(bones: usize, segments: usize, clip: &str) -> gom::Model {
-    let mut m = gom::Model::default();
-    for b in 0..bones {
-        let mut bind = gom::IDENTITY;
-        bind[12] = if b == 0 { 0.0 } else { 1.0 };
-        m.skeleton.bones.push(gom::Bone {
-            name: format!("b{b}"),
-            path: (0..=b)
-                .map(|i| format!("b{i}"))
-                .collect::<Vec<_>>()
-                .join("/"),
-            parent: b as i32 - 1,
-            bind_local: bind,
-        });
-    }
-    let world = gom::math::bind_world(&m.skeleton.bones);
-    let inverse: Vec<gom::Mat4> = world
-        .iter()
-        .map(|w| gom::math::inverse_affine(w).unwrap())
-        .collect();
+    let (skeleton, inverse) = bone_chain(bones, [0.0; 3], [1.0, 0.0, 0.0]);
+    let mut m = gom::Model {
+        skeleton,
+        ..Default::default()
+    };
     let cols = bones * segments + 1;
     let mut v = gom::Vertices::default();
     let (mut normals, mut uvs, mut skin) = (Vec::new(), Vec::new(), Vec::new());

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use gom_import::jpog::export::{export, ExportOptions, Exported};
 use gom_import::jpog::Handedness;
 use gom_import::source::{import_path, ImportOptions};
+use gom_test_support::model::{bone_chain, one_material_mesh};
 use jpog::scene::decode_strip;
 use jpog::{Tkl, Tmd};
 
@@ -199,25 +200,11 @@ fn every_shared_model_strips_to_exactly_its_triangles_within_the_pairing_bound()
 /// over a chain of bones from pole to pole, its triangles in a scrambled order, as an
 /// importer may hand them over.
 fn sphere(rings: u32, segments: u32, bones: usize) -> gom::Model {
-    let mut m = gom::Model::default();
-    for b in 0..bones {
-        let mut bind = gom::IDENTITY;
-        bind[13] = if b == 0 { -1.0 } else { 2.0 / bones as f32 };
-        m.skeleton.bones.push(gom::Bone {
-            name: format!("b{b}"),
-            path: (0..=b)
-                .map(|i| format!("b{i}"))
-                .collect::<Vec<_>>()
-                .join("/"),
-            parent: b as i32 - 1,
-            bind_local: bind,
-        });
-    }
-    let world = gom::math::bind_world(&m.skeleton.bones);
-    let inverse: Vec<gom::Mat4> = world
-        .iter()
-        .map(|w| gom::math::inverse_affine(w).unwrap())
-        .collect();
+    let (skeleton, inverse) = bone_chain(bones, [0.0, -1.0, 0.0], [0.0, 2.0 / bones as f32, 0.0]);
+    let mut m = gom::Model {
+        skeleton,
+        ..Default::default()
+    };
     let mut v = gom::Vertices::default();
     let (mut normals, mut uvs, mut skin) = (Vec::new(), Vec::new(), Vec::new());
     for r in 0..=rings {
@@ -259,25 +246,7 @@ fn sphere(rings: u32, segments: u32, bones: usize) -> gom::Model {
     let n = quads.len();
     let stride = (0..).map(|k| 7919 + k).find(|s| gcd(*s, n) == 1).unwrap();
     let indices: Vec<u32> = (0..n).flat_map(|k| quads[(k * stride) % n]).collect();
-    m.materials.push(gom::Material {
-        name: "Skin".into(),
-        base_color_texture: None,
-        base_color_factor: [1.0; 4],
-    });
-    m.meshes.push(gom::MeshPart {
-        name: "sphere".into(),
-        vertices: v,
-        submeshes: vec![gom::Submesh {
-            material_index: 0,
-            index_start: 0,
-            index_count: indices.len() as u32,
-        }],
-        indices,
-        inverse_bind: inverse,
-        mesh_bind_geo_to_model: None,
-        bounds: None,
-        skinning: Default::default(),
-    });
+    one_material_mesh(&mut m, "Skin", v, indices, inverse);
     m
 }
 

@@ -220,7 +220,7 @@ mod tests {
                 duration: 1.0,
                 sample_rate: 1.0,
                 root_bone_index: -1,
-                flags: ClipFlags(0),
+                flags: ClipFlags::empty(),
                 tracks: vec![Track {
                     bone: 1,
                     keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],

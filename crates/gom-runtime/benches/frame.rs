@@ -128,7 +128,7 @@ fn swing_clip(n: usize, c: usize, rng: &mut Rng) -> Clip {
         duration: DURATION,
         sample_rate: KEY_RATE,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     }

@@ -130,7 +130,7 @@ fn model(n: usize, scaled: bool) -> Model {
         duration: DURATION,
         sample_rate: KEY_RATE,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     };

@@ -69,7 +69,7 @@ pub use pose::{local_to_model, LocalPose, ModelPose};
 pub use posed::{pose_at, skin_all, SkinnedMesh};
 pub use prepared::{sample_prepared, PreparedClip, PreparedContext};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
-pub use sampling::{sample, SamplingContext};
+pub use sampling::{sample, sample_at_frames, SamplingContext};
 pub use skeleton::Skeleton;
 pub use skinning::{skin, skin_with, SkinPath, SkinTargets};
 pub use transform::{SoaTransform, Transform};

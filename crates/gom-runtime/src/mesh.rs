@@ -121,8 +121,11 @@ impl<'a> Mesh<'a> {
         };
         let layout = VertexLayout::of(format);
         let stride = layout.stride() / 4;
-        if format.0 & !VertexFormat::KNOWN != 0 || !format.contains(VertexFormat::POSITION) {
-            return Err(bad(format!("vertex format {:#x} is not valid", format.0)));
+        if !VertexFormat::all().contains(format) || !format.contains(VertexFormat::POSITION) {
+            return Err(bad(format!(
+                "vertex format {:#x} is not valid",
+                format.bits()
+            )));
         }
         if Some(vertices.len()) != vertex_count.checked_mul(stride) {
             return Err(bad("vertex data does not match the vertex count".into()));

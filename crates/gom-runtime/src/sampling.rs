@@ -41,8 +41,11 @@ use crate::skeleton::Skeleton;
 use crate::transform::{SoaTransform, Transform};
 use crate::Error;
 
+mod frames;
 mod paired;
 mod wide;
+
+pub use frames::sample_at_frames;
 pub(crate) use paired::Paired;
 pub(crate) use wide::eval_paired;
 

@@ -534,7 +534,7 @@ fn root_motion_clip(turn: bool) -> gom::Clip {
     };
     let mut c = clip("walk", 1.0, vec![Track { bone: 0, keys }]);
     c.root_bone_index = 0;
-    c.flags = ClipFlags(ClipFlags::HAS_ROOT_MOTION);
+    c.flags = ClipFlags::HAS_ROOT_MOTION;
     c
 }
 
@@ -811,5 +811,54 @@ fn the_frame_of_the_runtime_guide_sizes_its_buffers_from_the_vertex_count() {
             expected, found, ..
         }) => assert_eq!((expected, found), (mesh.vertex_count(), 0)),
         other => panic!("{other:?}"),
+    }
+}
+
+/// A clip keyed at every frame plays its keys bit for bit at the frame times (a time on
+/// a key returns the key), in the order asked; a bone without a track holds its bind
+/// transform.
+#[test]
+fn sample_at_frames_returns_each_frames_keys_in_the_order_asked() {
+    let skeleton = chain_skeleton();
+    let rate = 30.0;
+    let frames = 7u32;
+    let key_at = |f: u32| {
+        let x = f as f32 * 0.25;
+        key(
+            (f64::from(f) / f64::from(rate)) as f32,
+            [x, 1.0 - x, 2.0 * x],
+            quat_from_axis_angle([0.0, 0.0, 1.0], 0.1 * f as f32),
+            [1.0 + x; 3],
+        )
+    };
+    let track = |bone: u32| Track {
+        bone,
+        keys: (0..frames).map(key_at).collect(),
+    };
+    let mut c = clip(
+        "frames",
+        (frames - 1) as f32 / rate,
+        vec![track(0), track(2)],
+    );
+    c.sample_rate = rate;
+    let bind1 = skeleton.bones[1].bind_local;
+    let bytes = gom::gomb::write(&model(skeleton, vec![], vec![c])).unwrap();
+    let asset = Asset::parse(&bytes).unwrap();
+    let clip = asset.clip("frames").unwrap();
+    let order = [3u32, 0, 6, 5];
+    let got = sample_at_frames(clip, asset.skeleton(), order).unwrap();
+    assert_eq!(got.len(), order.len() * 3);
+    for (i, &f) in order.iter().enumerate() {
+        let k = key_at(f);
+        for bone in [0, 2] {
+            let t = got[i * 3 + bone];
+            assert_eq!((t.t, t.r, t.s), (k.translation, k.rotation, k.scale));
+        }
+        assert_close3(
+            got[i * 3 + 1].t,
+            [bind1[12], bind1[13], bind1[14]],
+            0.0,
+            "bind",
+        );
     }
 }

@@ -6,9 +6,12 @@
 //! [`REQUIRE_VAR`] set to `1` (as `.ci/run` sets it), every such skip fails the test
 //! instead, naming what was missing.
 //!
-//! [`rng::Rng`] is the one generator of the data tests and benchmarks make up.
+//! [`rng::Rng`] is the one generator of the data tests and benchmarks make up; with the
+//! feature `model`, `model` holds pieces of small models several test files build.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "model")]
+pub mod model;
 pub mod png;
 pub mod rng;
 

@@ -96,7 +96,7 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
             duration: (keys - 1) as f32 / 30.0,
             sample_rate: 30.0,
             root_bone_index: -1,
-            flags: ClipFlags(0),
+            flags: ClipFlags::empty(),
             tracks: (0..BONES as u32)
                 .map(|bone| Track {
                     bone,

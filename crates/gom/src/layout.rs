@@ -36,8 +36,8 @@ impl Attribute {
     ];
 
     /// The attribute's `vertexFormat` bit.
-    pub const fn bit(self) -> u32 {
-        1 << self as u32
+    pub const fn bit(self) -> VertexFormat {
+        VertexFormat::from_bits_retain(1 << self as u32)
     }
 
     /// Byte size of the attribute in one vertex (a multiple of 4).
@@ -83,7 +83,7 @@ impl VertexLayout {
         let mut k = 0;
         while k < Attribute::ALL.len() {
             let a = Attribute::ALL[k];
-            if format.0 & a.bit() != 0 {
+            if format.contains(a.bit()) {
                 offsets[k] = Some(at);
                 at += a.size();
             }
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn every_attribute_follows_the_previous_one() {
         // Position 12 + normal 12 + tangent 16 + uv0 8 + uv1 8 + colour 4 + skin 24.
-        let all = VertexLayout::of(VertexFormat(VertexFormat::KNOWN));
+        let all = VertexLayout::of(VertexFormat::all());
         let starts = Attribute::ALL.map(|a| all.offset(a));
         let expect = [0, 12, 24, 40, 48, 56, 60].map(Some);
         assert_eq!(starts, expect);
@@ -165,7 +165,7 @@ mod tests {
     #[test]
     fn missing_attributes_take_no_room() {
         // Position, uv0 and skin: 12 + 8 + 24 bytes.
-        let f = VertexFormat(VertexFormat::POSITION | VertexFormat::UV0 | VertexFormat::SKIN);
+        let f = VertexFormat::POSITION | VertexFormat::UV0 | VertexFormat::SKIN;
         let l = VertexLayout::of(f);
         assert_eq!(l.offset(Attribute::Normal), None);
         assert_eq!(l.offset(Attribute::Uv0), Some(12));
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn unknown_bits_count_nothing() {
-        let l = VertexLayout::of(VertexFormat(VertexFormat::POSITION | 1 << 9));
+        let l = VertexLayout::of(VertexFormat::POSITION | VertexFormat::from_bits_retain(1 << 9));
         assert_eq!(l.stride(), 12);
     }
 }

@@ -45,23 +45,18 @@ pub struct Header {
     pub validation_flags: ValidationFlags,
 }
 
-/// The header's `validationFlags` bit set (D3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
-pub struct ValidationFlags(pub u32);
-
-impl ValidationFlags {
-    /// bit 0: every skinned mesh's inverse binds match the skeleton's bind pose.
-    pub const BIND_POSE_PASS: u32 = 1 << 0;
-    /// bit 1: every skin weight follows the weight rules of D7.
-    pub const WEIGHTS_PASS: u32 = 1 << 1;
-    /// bit 2: submeshes cover their index ranges and name valid materials.
-    pub const SUBMESH_MATERIALS_PASS: u32 = 1 << 2;
-    /// All bits defined by GOM v1.
-    pub const ALL: u32 = 0b111;
-
-    /// Whether every bit of `bit` is set.
-    pub fn contains(self, bit: u32) -> bool {
-        self.0 & bit == bit
+bitflags::bitflags! {
+    /// The header's `validationFlags` bit set (D3): one bit per check of
+    /// [`crate::validate`], set exactly when the check passes. [`ValidationFlags::all`]
+    /// is every bit GOM v1 defines; the others are reserved and refused by the readers.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
+    pub struct ValidationFlags: u32 {
+        /// bit 0: every skinned mesh's inverse binds match the skeleton's bind pose.
+        const BIND_POSE_PASS = 1 << 0;
+        /// bit 1: every skin weight follows the weight rules of D7.
+        const WEIGHTS_PASS = 1 << 1;
+        /// bit 2: submeshes cover their index ranges and name valid materials.
+        const SUBMESH_MATERIALS_PASS = 1 << 2;
     }
 }
 
@@ -103,33 +98,30 @@ pub struct Material {
     pub base_color_factor: [f32; 4],
 }
 
-/// The `vertexFormat` bit set (D7): which attributes a vertex carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
-pub struct VertexFormat(pub u32);
+bitflags::bitflags! {
+    /// The `vertexFormat` bit set (D7): which attributes a vertex carries.
+    /// [`VertexFormat::all`] is every bit GOM v1 defines; the others are reserved and
+    /// refused by the readers.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
+    pub struct VertexFormat: u32 {
+        /// bit 0: position, f32x3 (required).
+        const POSITION = 1 << 0;
+        /// bit 1: normal, f32x3.
+        const NORMAL = 1 << 1;
+        /// bit 2: tangent, f32x4 (w = ±1 handedness).
+        const TANGENT = 1 << 2;
+        /// bit 3: first texture coordinate set, f32x2.
+        const UV0 = 1 << 3;
+        /// bit 4: second texture coordinate set, f32x2 (extension).
+        const UV1 = 1 << 4;
+        /// bit 5: vertex colour, RGBA u8x4 unorm (extension).
+        const COLOR0 = 1 << 5;
+        /// bit 6: skin, bone indices u16x4 then weights f32x4.
+        const SKIN = 1 << 6;
+    }
+}
 
 impl VertexFormat {
-    /// bit 0: position, f32x3 (required).
-    pub const POSITION: u32 = 1 << 0;
-    /// bit 1: normal, f32x3.
-    pub const NORMAL: u32 = 1 << 1;
-    /// bit 2: tangent, f32x4 (w = ±1 handedness).
-    pub const TANGENT: u32 = 1 << 2;
-    /// bit 3: first texture coordinate set, f32x2.
-    pub const UV0: u32 = 1 << 3;
-    /// bit 4: second texture coordinate set, f32x2 (extension).
-    pub const UV1: u32 = 1 << 4;
-    /// bit 5: vertex colour, RGBA u8x4 unorm (extension).
-    pub const COLOR0: u32 = 1 << 5;
-    /// bit 6: skin, bone indices u16x4 then weights f32x4.
-    pub const SKIN: u32 = 1 << 6;
-    /// Every bit GOM v1 defines.
-    pub const KNOWN: u32 = 0x7F;
-
-    /// Whether every bit of `bit` is set.
-    pub fn contains(self, bit: u32) -> bool {
-        self.0 & bit == bit
-    }
-
     /// Byte size of one vertex: the sum of the sizes of the attributes present
     /// (unknown bits count nothing; they are rejected elsewhere). See
     /// [`crate::layout::VertexLayout`] for the offsets.
@@ -223,7 +215,7 @@ impl Vertices {
         if self.skin.is_some() {
             f |= VertexFormat::SKIN;
         }
-        VertexFormat(f)
+        f
     }
 }
 
@@ -338,17 +330,23 @@ impl MeshPart {
     }
 }
 
-/// Per-clip flags (CLP0 `flags`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct ClipFlags(pub u32);
+bitflags::bitflags! {
+    /// Per-clip flags (CLP0 `flags`). [`ClipFlags::all`] is every bit GOM v1 defines;
+    /// the others are reserved: the readers refuse them, and an extension may give one a
+    /// meaning that v1 readers refuse (`docs/extensions.md`; bit 1 is
+    /// [`crate::compressed::CLIP_FLAG_COMPRESSED`], which the GOMB reader takes off and
+    /// the writer puts back, so a model's clip never holds it).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+    pub struct ClipFlags: u32 {
+        /// bit 0: the root bone carries motion a game may extract.
+        const HAS_ROOT_MOTION = 1 << 0;
+    }
+}
 
 impl ClipFlags {
-    /// bit 0: the root bone carries motion a game may extract.
-    pub const HAS_ROOT_MOTION: u32 = 1 << 0;
-
     /// Whether the clip has root motion.
     pub fn has_root_motion(self) -> bool {
-        self.0 & Self::HAS_ROOT_MOTION != 0
+        self.contains(Self::HAS_ROOT_MOTION)
     }
 }
 
@@ -395,4 +393,40 @@ pub struct Clip {
     /// as it is, and `tracks` must be what it decodes to
     /// ([`crate::compressed::decoded_tracks`]).
     pub compressed: Option<Vec<u8>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compressed::CLIP_FLAG_COMPRESSED;
+
+    #[test]
+    fn flag_bits_are_the_numbers_of_docs_format_md() {
+        // Every named flag, in definition order: position, normal, tangent, uv0, uv1,
+        // color0, skin; bindPosePass, weightsPass, submeshMaterialsPass; HasRootMotion.
+        let vertex: Vec<u32> = VertexFormat::all().iter().map(|f| f.bits()).collect();
+        assert_eq!(vertex, [1, 2, 4, 8, 16, 32, 64]);
+        let checks: Vec<u32> = ValidationFlags::all().iter().map(|f| f.bits()).collect();
+        assert_eq!(checks, [1, 2, 4]);
+        let clip: Vec<u32> = ClipFlags::all().iter().map(|f| f.bits()).collect();
+        assert_eq!(clip, [1]);
+    }
+
+    #[test]
+    fn the_compressed_bit_is_reserved_in_v1_and_survives_as_raw_bits() {
+        assert_eq!(CLIP_FLAG_COMPRESSED.bits(), 2);
+        assert!(!ClipFlags::all().intersects(CLIP_FLAG_COMPRESSED));
+        assert_eq!(ClipFlags::from_bits(3), None, "v1 refuses bit 1");
+        let raw = ClipFlags::from_bits_retain(3);
+        assert!(raw.contains(CLIP_FLAG_COMPRESSED) && raw.has_root_motion());
+        assert_eq!(
+            raw.difference(CLIP_FLAG_COMPRESSED),
+            ClipFlags::HAS_ROOT_MOTION
+        );
+        assert_eq!(
+            crate::compressed::encode::clip_flags(true).bits(),
+            3,
+            "a compressed clip with root motion"
+        );
+    }
 }

@@ -31,14 +31,14 @@ pub enum Check {
 }
 
 impl Check {
-    /// The check's bit in [`ValidationFlags`] (0 for [`Check::ClipNames`], which has
-    /// none).
-    pub fn flag(self) -> u32 {
+    /// The check's bit in [`ValidationFlags`] (empty for [`Check::ClipNames`], which
+    /// has none).
+    pub fn flag(self) -> ValidationFlags {
         match self {
             Check::BindPose => ValidationFlags::BIND_POSE_PASS,
             Check::Weights => ValidationFlags::WEIGHTS_PASS,
             Check::SubmeshMaterials => ValidationFlags::SUBMESH_MATERIALS_PASS,
-            Check::ClipNames => 0,
+            Check::ClipNames => ValidationFlags::empty(),
         }
     }
 
@@ -195,11 +195,11 @@ pub fn flags_for(model: &Model) -> ValidationFlags {
 
 /// The flags left set once `findings` are taken into account.
 pub fn flags_from_findings(findings: &[Finding]) -> ValidationFlags {
-    let mut f = ValidationFlags::ALL;
+    let mut f = ValidationFlags::all();
     for x in findings {
-        f &= !x.check.flag();
+        f.remove(x.check.flag());
     }
-    ValidationFlags(f)
+    f
 }
 
 /// `i` as an item number (items beyond `u32` cannot occur: counts are `u32` in files).
@@ -552,7 +552,7 @@ pub(crate) fn clip_structure(
     if root_bone_index != -1 && !u32::try_from(root_bone_index).is_ok_and(|r| r < bone_count) {
         return Some(("rootBoneIndex", "the root bone index names no bone"));
     }
-    if flags.0 & !ClipFlags::HAS_ROOT_MOTION != 0 {
+    if !ClipFlags::all().contains(flags) {
         return Some(("flags", "reserved clip flag bits 1..31 are set"));
     }
     if flags.has_root_motion() && root_bone_index == -1 {

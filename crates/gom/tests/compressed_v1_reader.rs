@@ -123,7 +123,7 @@ fn models() -> (Model, Model) {
         duration: 39.0 / 30.0,
         sample_rate: 30.0,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: Some(payload),
     };

@@ -219,7 +219,7 @@ fn golden_file_reads_back_to_the_model() {
     assert!(r.unknown_chunks.is_empty());
     assert!(r.findings.is_empty());
     let mut want = minimal_model();
-    want.header.validation_flags = gom::ValidationFlags(7);
+    want.header.validation_flags = gom::ValidationFlags::all();
     // The bounds worked out in docs/format.md §6: box (0,0,0)–(1,1,0), centre
     // (0.5, 0.5, 0), radius √½ rounded up to the f32 0x3F3504F4.
     want.meshes[0].bounds = Some(gom::Bounds {
@@ -263,7 +263,7 @@ fn rich_model_round_trips_byte_for_byte() {
     let bytes = gomb::write(&m).unwrap();
     let r = gomb::read(&bytes).unwrap();
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    assert_eq!(r.model.header.validation_flags.0, 7);
+    assert_eq!(r.model.header.validation_flags.bits(), 7);
     assert_eq!(r.model.meshes.len(), 3);
     assert_eq!(r.model.clips.len(), 3);
     assert_eq!(gomb::write(&r.model).unwrap(), bytes);

@@ -125,7 +125,7 @@ fn a_clear_flag_whose_check_passes_is_accepted_and_kept() {
     wr(&mut f, 60, 0);
     let r = gomb::read(&f).unwrap();
     assert!(r.findings.is_empty());
-    assert_eq!(r.model.header.validation_flags.0, 0);
+    assert_eq!(r.model.header.validation_flags.bits(), 0);
 }
 
 #[test]

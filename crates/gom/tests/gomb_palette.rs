@@ -62,7 +62,7 @@ fn palette_is_inverse_bind_times_bone_world() {
     let bytes = gomb::write(&model()).unwrap();
     let view = gomb::FileView::parse(&bytes).unwrap();
     assert_eq!(
-        view.validation_flags().0 & 1,
+        view.validation_flags().bits() & 1,
         1,
         "the inverse bind matches the bind pose"
     );

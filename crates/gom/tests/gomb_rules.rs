@@ -935,14 +935,17 @@ fn d13_findings_with_flag_clear_errors_with_flag_set() {
         assert_eq!((r.findings[0].check, r.findings[0].mesh), (check, Some(0)));
         // The model path finds the same, and the writer clears exactly that flag.
         assert_eq!(gom::validate::validate(&r.model), r.findings);
-        assert_eq!(gom::validate::flags_for(&r.model).0, 7 & !check_bit(check));
+        assert_eq!(
+            gom::validate::flags_for(&r.model).bits(),
+            7 & !check_bit(check)
+        );
         let again = gomb::write(&r.model).unwrap();
         assert_eq!(rd(&again, 60), 7 & !check_bit(check));
     }
 }
 
 fn check_bit(c: Check) -> u32 {
-    c.flag()
+    c.flag().bits()
 }
 
 #[test]
@@ -1067,7 +1070,7 @@ fn writer_refuses_what_a_reader_would_reject() {
             "keyCount",
         ),
         (
-            Box::new(|m| m.clips[0].flags = gom::ClipFlags(1)),
+            Box::new(|m| m.clips[0].flags = gom::ClipFlags::HAS_ROOT_MOTION),
             Item::Clip(0),
             "flags",
         ),

@@ -34,5 +34,5 @@ fn the_documented_example_holds_what_the_page_says() {
     assert_eq!(b.sphere_center, [0.5, 1.0, 0.0]);
     assert!(f64::from(b.sphere_radius) >= 1.25f64.sqrt());
     assert!(f64::from(b.sphere_radius) - 1.25f64.sqrt() < 1e-7);
-    assert_eq!(m.header.validation_flags.0, 7);
+    assert_eq!(m.header.validation_flags.bits(), 7);
 }

@@ -123,6 +123,6 @@ fn a_mesh_without_vertices_keeps_its_format() {
     let m = read(&text).unwrap();
     assert!(m.meshes[0].vertices.is_empty());
     assert!(m.meshes[0].vertices.colors.is_some());
-    assert_eq!(m.meshes[0].vertices.format().0, 0b10_0001);
+    assert_eq!(m.meshes[0].vertices.format().bits(), 0b10_0001);
     assert_eq!(write(&m).unwrap(), text);
 }

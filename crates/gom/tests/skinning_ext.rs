@@ -79,7 +79,7 @@ fn every_method_and_eight_influences_round_trip_through_gomb_and_gomt() {
         assert_eq!(back.meshes[0].vertices, m.meshes[0].vertices);
         // The weights rule holds over the eight slots: the flag is earned.
         assert!(read.findings.is_empty(), "{:?}", read.findings);
-        assert_eq!(back.header.validation_flags.0, 0b111);
+        assert_eq!(back.header.validation_flags.bits(), 0b111);
         // GOMT carries it: text → model is the same, text → GOMB the same bytes.
         let text = gom::gomt::write(&back).unwrap();
         let from_text = gom::gomt::read(&text).unwrap();
@@ -338,7 +338,7 @@ fn the_weight_rules_hold_over_all_eight_slots() {
     // The reader reports the same finding and the writer clears the flag.
     let read = gomb::read(&gomb::write(&bad).unwrap()).unwrap();
     assert_eq!(read.findings, f);
-    assert_eq!(read.model.header.validation_flags.0, 0b101);
+    assert_eq!(read.model.header.validation_flags.bits(), 0b101);
 }
 
 #[test]

@@ -285,7 +285,7 @@ fn clips_sharing_a_name_are_one_finding_of_both_paths_without_a_flag() {
     // No header flag stands for it: the model keeps every flag it earns, and a file
     // with those flags is readable, with the finding.
     let flags = gom::validate::flags_for(&m);
-    assert_eq!(flags, gom::ValidationFlags(gom::ValidationFlags::ALL));
+    assert_eq!(flags, gom::ValidationFlags::all());
     m.header.validation_flags = flags;
     let read = gomb::read(&gomb::write(&m).unwrap()).unwrap();
     assert_eq!(read.findings, vec![expected]);

@@ -116,7 +116,7 @@ fn bench_model() -> Model {
             duration: 2.0,
             sample_rate: 30.0,
             root_bone_index: -1,
-            flags: ClipFlags(0),
+            flags: ClipFlags::empty(),
             tracks,
             compressed: None,
         }],

@@ -39,7 +39,7 @@ pub struct gom_bounds {
 /// Attributes are interleaved in bit order. Any thread.
 #[no_mangle]
 pub extern "C" fn gom_mesh_vertex_format(a: *const gom_asset, mesh: u32) -> u32 {
-    value(0, || Some(mesh_ref(a, mesh).ok()?.format().0))
+    value(0, || Some(mesh_ref(a, mesh).ok()?.format().bits()))
 }
 
 /// Mesh `mesh`'s skinning method: `GOM_SKINNING_LINEAR`, `GOM_SKINNING_DUAL_QUATERNION`
@@ -77,7 +77,9 @@ pub extern "C" fn gom_mesh_vertex_stride(a: *const gom_asset, mesh: u32) -> u32 
 pub extern "C" fn gom_mesh_attribute_offset(a: *const gom_asset, mesh: u32, attribute: u32) -> i32 {
     value(-1, || {
         let m = mesh_ref(a, mesh).ok()?;
-        let attribute = Attribute::ALL.into_iter().find(|x| x.bit() == attribute)?;
+        let attribute = Attribute::ALL
+            .into_iter()
+            .find(|x| x.bit().bits() == attribute)?;
         i32::try_from(VertexLayout::of(m.format()).offset(attribute)?).ok()
     })
 }

@@ -3,6 +3,7 @@
 use crate::input::{self, CliError};
 use gom::layout::{Attribute, VertexLayout};
 use gom::{Model, ValidationFlags, VertexFormat};
+use gom_import::compress::CompressedSize;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -238,31 +239,7 @@ struct ClipSummary<'a> {
     key_count: usize,
     tracks: Vec<TrackSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    compressed: Option<CompressedSummary>,
-}
-
-/// A compressed clip's size and bound (`docs/extensions.md`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CompressedSummary {
-    bytes: usize,
-    frames: u32,
-    bytes_per_joint_per_frame: f64,
-    tolerance_mm: f32,
-    distance_cm: f32,
-}
-
-fn compressed_summary(c: &gom::Clip, bones: usize) -> Option<CompressedSummary> {
-    let payload = c.compressed.as_ref()?;
-    let layout = gom::compressed::Layout::header(payload)?;
-    let samples = bones.max(1) as f64 * f64::from(layout.frame_count.max(1));
-    Some(CompressedSummary {
-        bytes: payload.len(),
-        frames: layout.frame_count,
-        bytes_per_joint_per_frame: payload.len() as f64 / samples,
-        tolerance_mm: layout.tolerance * 1000.0,
-        distance_cm: layout.distance * 100.0,
-    })
+    compressed: Option<CompressedSize>,
 }
 
 #[derive(Serialize)]
@@ -317,7 +294,7 @@ fn clip_summary(c: &gom::Clip, bones: usize) -> ClipSummary<'_> {
                 keys: t.keys.len(),
             })
             .collect(),
-        compressed: compressed_summary(c, bones),
+        compressed: CompressedSize::of(c, bones),
     }
 }
 
@@ -444,11 +421,8 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
                 String::new()
             }
         );
-        if let Some(z) = compressed_summary(c, model.skeleton.bones.len()) {
-            println!(
-                "    compressed: {} bytes, {} frames, {:.3} bytes per joint per frame, bound {} mm at {} cm",
-                z.bytes, z.frames, z.bytes_per_joint_per_frame, z.tolerance_mm, z.distance_cm
-            );
+        if let Some(z) = CompressedSize::of(c, model.skeleton.bones.len()) {
+            println!("    compressed: {z}");
         }
         let per: Vec<String> = c
             .tracks

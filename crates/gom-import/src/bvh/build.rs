@@ -186,7 +186,7 @@ pub(crate) fn clip(
         duration,
         sample_rate: (1.0 / bvh.frame_time) as f32,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     };

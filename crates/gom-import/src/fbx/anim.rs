@@ -423,7 +423,7 @@ pub(crate) fn build_clips(
             duration,
             sample_rate: options.sample_rate,
             root_bone_index: -1,
-            flags: ClipFlags(0),
+            flags: ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
         };
@@ -448,8 +448,13 @@ pub(crate) fn build_clips(
             };
             followed.add(follow, &mut clip, &mut cr, report);
         }
+        for track in held_tracks(&follow.held) {
+            cr.keys_before += 1;
+            cr.keys_after += 1;
+            clip.tracks.push(track);
+        }
         cr.tracks = clip.tracks.len();
-        if clip.tracks.is_empty() && stack.locals.iter().all(|l| l.len() <= 1) {
+        if clip.tracks.len() == follow.held.len() && stack.locals.iter().all(|l| l.len() <= 1) {
             report.clip_moves_no_node("animation stack", &stack.name);
             continue;
         }
@@ -520,10 +525,12 @@ impl FollowTracks<'_> {
 }
 
 /// A zero-length clip holding the file's stored node transforms for every bone whose
-/// stored local transform differs from its bind local, or `None` when there is none.
+/// stored local transform differs from its bind local (and the identity for the extra
+/// bones of meshes bound elsewhere, `held`), or `None` when there is none.
 pub(crate) fn stored_pose_clip(
     stored: &Stored,
     skel: &Skel,
+    held: &[usize],
     options: &FbxOptions,
     name: &str,
 ) -> Option<Clip> {
@@ -538,13 +545,23 @@ pub(crate) fn stored_pose_clip(
             keys: vec![key_of(0.0, local)],
         });
     }
+    tracks.extend(held_tracks(held));
     (!tracks.is_empty()).then(|| Clip {
         name: name.to_string(),
         duration: 0.0,
         sample_rate: options.sample_rate,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+    })
+}
+
+/// The tracks of the extra bones of meshes bound elsewhere (`rebind`): one identity
+/// key each, so that each follows its joint.
+fn held_tracks(held: &[usize]) -> impl Iterator<Item = Track> + '_ {
+    held.iter().map(|&b| Track {
+        bone: b as u32,
+        keys: vec![super::rebind::held_key()],
     })
 }

@@ -39,6 +39,9 @@ pub(crate) struct Follow {
     pub bone: HashMap<(u32, usize), usize>,
     /// Per extra bone (in bone order): (bone index, source bone, inverse mesh bind).
     pub extra: Vec<(usize, usize, M64)>,
+    /// Extra bones of meshes bound at another pose than the skeleton's
+    /// (`rebind::add_bones`), in bone order: identity locals in every clip.
+    pub held: Vec<usize>,
 }
 
 /// Adds the extra bones to `skel` (after the source nodes' bones, parents first).
@@ -102,11 +105,7 @@ pub(crate) fn add_bones(
         follow.inv_mesh_bind.insert(node_id, inv_t);
         let node_world = skel.bind_world[m];
         for cl in skin.clusters.iter() {
-            let Some(b) = cl
-                .bone_node
-                .as_ref()
-                .and_then(|n| skel.node_bone[n.element.typed_id as usize])
-            else {
+            let Some(b) = skel.cluster_bone(cl) else {
                 continue;
             };
             if follow.bone.contains_key(&(node_id, b)) {
@@ -115,18 +114,7 @@ pub(crate) fn add_bones(
             let bind = mat::from_ufbx(&cl.bind_to_world);
             let local = mat::mul(&bind, &inv_t);
             let world = mat::mul(&local, &node_world);
-            let name = format!("{}@{}", skel.bones[b].name, &*node.element.name);
-            let path = format!("{}/{}", skel.bones[m].path, name);
-            let index = skel.bones.len();
-            skel.bones.push(gom::Bone {
-                name,
-                path,
-                parent: m as i32,
-                bind_local: mat::to_f32(&local),
-            });
-            skel.bone_nodes.push(u32::MAX);
-            skel.bind_world.push(world);
-            skel.rest_keys.push(None);
+            let index = skel.push_extra(b, &node.element.name, m, &local, world);
             follow.bone.insert((node_id, b), index);
             follow.extra.push((index, b, inv_t));
         }

@@ -17,11 +17,14 @@
 //!   ([`crate::optimize::keys`]). The curves are evaluated by gom itself (a port of
 //!   ufbx's evaluation that uses `libm`, see `eval`), not by ufbx per sample.
 //!
-//! Two FBX situations get an explicit representation:
+//! Three FBX situations get an explicit representation:
 //! * a file without animation whose stored pose differs from the skin bind pose gets a
-//!   zero-length clip [`STORED_POSE_CLIP`] holding the stored pose;
+//!   zero-length clip [`STORED_POSE_CLIP`] holding the stored pose (in an animated
+//!   file every clip keys the stored pose of the bones it does not move);
 //! * a skinned mesh whose own node moves after binding follows its node as Maya does
-//!   (see [`SkinnedMeshNodeMotion`]), through extra bones.
+//!   (see [`SkinnedMeshNodeMotion`]), through extra bones;
+//! * a skin that binds a joint at another pose than an earlier skin is skinned through
+//!   extra bones that sit on their joints (`rebind`).
 //!
 //! Anything GOM v1 cannot hold (blend shapes, cameras, lights, animated non-transform
 //! properties, extra UV or colour sets, a second skin deformer) is listed in the
@@ -40,6 +43,7 @@ mod eval;
 mod follow;
 mod mat;
 mod mesh;
+mod rebind;
 mod skeleton;
 mod textures;
 mod times;
@@ -349,7 +353,7 @@ fn convert_unhashed(
         name_for_errors,
         &mut report,
     )?;
-    let follow = follow::add_bones(
+    let mut follow = follow::add_bones(
         &scene,
         &stored,
         &mut skel,
@@ -357,6 +361,7 @@ fn convert_unhashed(
         options.skinned_mesh_node_motion,
         &mut report,
     );
+    rebind::add_bones(&scene, &mut skel, &mut follow, &mut report);
     skeleton::check_bone_count(skel.bones.len(), name_for_errors)?;
 
     let mut model = gom::Model::default();
@@ -384,7 +389,15 @@ fn convert_unhashed(
             model.clips =
                 anim::build_clips(&stacks, &plan, tracks, &skel, &follow, options, &mut report);
         }
-        None => unanimated_clips(&stacks, &stored, &skel, options, &mut model, &mut report),
+        None => unanimated_clips(
+            &stacks,
+            &stored,
+            &skel,
+            &follow.held,
+            options,
+            &mut model,
+            &mut report,
+        ),
     }
     default_axes_when_undeclared(&scene.settings, &mut model, &mut report);
     report.bones = model.skeleton.bones.len();
@@ -436,6 +449,7 @@ fn unanimated_clips(
     stacks: &[anim::SampledStack],
     stored: &eval::Stored,
     skel: &skeleton::Skel,
+    held: &[usize],
     options: &FbxOptions,
     model: &mut gom::Model,
     report: &mut Report,
@@ -446,12 +460,20 @@ fn unanimated_clips(
     if !options.stored_pose_clip {
         return;
     }
-    let Some(clip) = anim::stored_pose_clip(stored, skel, options, STORED_POSE_CLIP) else {
+    let Some(clip) = anim::stored_pose_clip(stored, skel, held, options, STORED_POSE_CLIP) else {
         return;
     };
+    let extra = if held.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (and {} extra bone(s) of meshes bound elsewhere)",
+            held.len()
+        )
+    };
     report.warn(format!(
-        "the stored pose differs from the skin bind pose for {} bone(s): written as the zero-length clip \"{STORED_POSE_CLIP}\"",
-        clip.tracks.len()
+        "the stored pose differs from the skin bind pose for {} bone(s){extra}: written as the zero-length clip \"{STORED_POSE_CLIP}\"",
+        clip.tracks.len() - held.len()
     ));
     report.clips.push(crate::report::ClipReport {
         name: clip.name.clone(),

@@ -28,6 +28,42 @@ pub(crate) struct Skel {
     pub rest_keys: Vec<Option<Key>>,
 }
 
+impl Skel {
+    /// The bone of a skin cluster's joint node, if it is one.
+    pub(crate) fn cluster_bone(&self, cluster: &ufbx::SkinCluster) -> Option<usize> {
+        let node = cluster.bone_node.as_ref()?;
+        self.node_bone
+            .get(node.element.typed_id as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// Adds an extra bone (one without a source node) for joint bone `joint` of mesh
+    /// `mesh`, named `joint@mesh`, under bone `parent`, with its bind local and world
+    /// matrices; returns its index. `bind_world_f32` is left for the caller to update.
+    pub(crate) fn push_extra(
+        &mut self,
+        joint: usize,
+        mesh: &str,
+        parent: usize,
+        local: &M64,
+        world: M64,
+    ) -> usize {
+        let name = format!("{}@{mesh}", self.bones[joint].name);
+        let path = format!("{}/{}", self.bones[parent].path, name);
+        self.bones.push(Bone {
+            name,
+            path,
+            parent: parent as i32,
+            bind_local: mat::to_f32(local),
+        });
+        self.bone_nodes.push(u32::MAX);
+        self.bind_world.push(world);
+        self.rest_keys.push(None);
+        self.bones.len() - 1
+    }
+}
+
 /// Mesh nodes in depth-first source order.
 pub(crate) fn mesh_nodes(scene: &ufbx::Scene) -> Vec<&ufbx::Node> {
     dfs(scene)

@@ -323,7 +323,7 @@ pub(crate) fn clip(
         duration,
         sample_rate,
         root_bone_index: -1,
-        flags: gom::ClipFlags(0),
+        flags: gom::ClipFlags::empty(),
         tracks,
         compressed: None,
     })

@@ -14,8 +14,11 @@ use super::source::{self, Resolved};
 use super::{meshopt_views, prepare};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
 
+mod bind_pose;
 mod primitive;
 mod skin;
+
+pub use bind_pose::REST_POSE_CLIP;
 
 use primitive::{mesh_parts, NodeBinding};
 
@@ -302,10 +305,23 @@ fn build(
     let nodes = nodes(ctx, doc)?;
     let all: Vec<gltf::Node<'_>> = doc.nodes().collect();
     let roles = roles(doc, &nodes, &all);
-    let (bones, bone_of) = skeleton(ctx, &nodes, &all, &roles.needed)?;
+    let (mut bones, bone_of) = skeleton(ctx, &nodes, &all, &roles.needed)?;
+    let skin_bones = bind_pose::plan(ctx, doc, &nodes, &all, &roles, &mut bones, &bone_of)?;
+    check_bone_count(ctx, bones.len())?;
     let materials = materials(ctx, doc)?;
-    let meshes = meshes(ctx, doc, &nodes, &all, &roles, &bones, &bone_of)?;
-    let clips = clips(ctx, doc, &nodes, &bone_of, options)?;
+    let rig = Rig {
+        bones: &bones,
+        bone_of: &bone_of,
+        skin_bones: &skin_bones,
+    };
+    let meshes = meshes(ctx, doc, &nodes, &all, &roles, &rig)?;
+    let mut clips = clips(ctx, doc, &nodes, &bone_of, options)?;
+    for clip in &mut clips {
+        skin_bones.complete(clip, &nodes.rest);
+    }
+    if clips.is_empty() {
+        clips.extend(skin_bones.rest_pose_clip(ctx, &nodes.rest, options.sample_rate));
+    }
     check_finite(ctx, &bones, &meshes)?;
     Ok(gom::Model {
         header: gom::Header::default(),
@@ -434,17 +450,30 @@ fn skeleton(
             bind_local: nodes.local[i],
         });
     }
-    if bones.len() > gom::limits::MAX_BONES as usize {
+    check_bone_count(ctx, bones.len())?;
+    Ok((bones, bone_of))
+}
+
+/// An error when `bones` is more than GOM allows.
+fn check_bone_count(ctx: &Ctx<'_>, bones: usize) -> Result<(), GltfError> {
+    if bones > gom::limits::MAX_BONES as usize {
         return Err(ctx.invalid(
             "nodes",
             format!(
-                "{} bones exceed GOM's limit of {}",
-                bones.len(),
+                "{bones} bones exceed GOM's limit of {}",
                 gom::limits::MAX_BONES
             ),
         ));
     }
-    Ok((bones, bone_of))
+    Ok(())
+}
+
+/// The skeleton the meshes bind to.
+struct Rig<'a> {
+    bones: &'a [gom::Bone],
+    /// Per node: its bone.
+    bone_of: &'a [Option<usize>],
+    skin_bones: &'a bind_pose::SkinBones,
 }
 
 /// The mesh parts of every drawn node with a mesh, in node order.
@@ -454,9 +483,13 @@ fn meshes(
     nodes: &Nodes,
     all: &[gltf::Node<'_>],
     roles: &Roles,
-    bones: &[gom::Bone],
-    bone_of: &[Option<usize>],
+    rig: &Rig<'_>,
 ) -> Result<Vec<gom::MeshPart>, GltfError> {
+    let Rig {
+        bones,
+        bone_of,
+        skin_bones,
+    } = rig;
     let bone_world = bind_world(bones);
     let default_ibnd: Vec<Mat4> = bone_world
         .iter()
@@ -475,23 +508,21 @@ fn meshes(
             Some(inst) => instances(ctx, doc, i, node, &inst, &world[i])?,
             None => vec![world[i]],
         };
+        let bone = bone_of[i].filter(|_| roles.moving[i]);
+        let joint_bones = node
+            .skin()
+            .and_then(|s| skin_bones.joint_bones.get(s.index()))
+            .map_or(&[][..], |j| &j[..]);
         for (k, placement) in placements.iter().enumerate() {
             let binding = NodeBinding {
                 node: i,
-                world: *placement,
-                bone: bone_of[i].filter(|_| roles.moving[i]),
+                world: at_bind(placement, &world[i], bone.map(|b| &bone_world[b])),
+                bone,
                 skin: node.skin(),
                 bone_world: &bone_world,
+                joint_bones,
             };
-            mesh_parts(
-                ctx,
-                &mesh,
-                node,
-                &binding,
-                bone_of,
-                &default_ibnd,
-                &mut meshes,
-            )?;
+            mesh_parts(ctx, &mesh, node, &binding, &default_ibnd, &mut meshes)?;
             if placements.len() > 1 {
                 for m in &mut meshes[parts_before..] {
                     m.name = format!("{}@{k}", m.name);
@@ -511,6 +542,20 @@ fn meshes(
         }
     }
     Ok(meshes)
+}
+
+/// Where a node's geometry at `placement` (its rest world matrix is `rest`) stands
+/// when the node's bone, if any, is at its bind world `bind`: a rigidly bound mesh is
+/// stored at its bone's bind pose, which differs from the rest pose below a joint whose
+/// bind follows a skin (`bind_pose`).
+fn at_bind(placement: &Mat4, rest: &Mat4, bind: Option<&Mat4>) -> Mat4 {
+    match bind {
+        Some(bind) if bind != rest => match inverse_affine(rest) {
+            Some(inv) => mul(&mul(placement, &inv), bind),
+            None => *placement,
+        },
+        _ => *placement,
+    }
 }
 
 /// The rest world matrix of each instance of node `i` (`EXT_mesh_gpu_instancing`):

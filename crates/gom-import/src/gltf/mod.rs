@@ -60,6 +60,7 @@ pub use error::GltfError;
 pub use export::{
     export, export_with_warnings, ExportFormat, Exported, GltfExportOptions, COMMON_ROOT_NAME,
 };
+pub use import::REST_POSE_CLIP;
 
 /// Options of the glTF importer.
 #[derive(Debug, Clone, PartialEq)]

@@ -182,7 +182,7 @@ fn map_clip(
         .map(|(i, _)| i as i32);
     let mut flags = clip.flags;
     if root.is_none() {
-        flags.0 &= !gom::ClipFlags::HAS_ROOT_MOTION;
+        flags.remove(gom::ClipFlags::HAS_ROOT_MOTION);
     }
     gom::Clip {
         name: name.to_string(),

@@ -257,7 +257,7 @@ pub fn root_motion(model: &mut gom::Model, bone: &str) -> Result<(), StepError> 
     })?;
     for clip in &mut model.clips {
         clip.root_bone_index = index as i32;
-        clip.flags.0 |= gom::ClipFlags::HAS_ROOT_MOTION;
+        clip.flags |= gom::ClipFlags::HAS_ROOT_MOTION;
     }
     Ok(())
 }

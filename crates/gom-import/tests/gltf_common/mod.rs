@@ -455,3 +455,26 @@ pub fn validator_errors(report: &serde_json::Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// A `.glb` container holding `doc` and `bin` (GLB 2.0 layout).
+pub fn glb(doc: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let pad = |mut v: Vec<u8>, with: u8| {
+        while !v.len().is_multiple_of(4) {
+            v.push(with);
+        }
+        v
+    };
+    let text = pad(doc.to_string().into_bytes(), b' ');
+    let bin = pad(bin.to_vec(), 0);
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let mut out = b"glTF".to_vec();
+    for word in [2, total as u32, text.len() as u32] {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&bin);
+    out
+}

@@ -168,7 +168,7 @@ pub fn swinging_arm() -> Model {
         duration: 1.0,
         sample_rate: 30.0,
         root_bone_index: -1,
-        flags: gom::ClipFlags(0),
+        flags: gom::ClipFlags::empty(),
         tracks: vec![gom::Track {
             bone: 1,
             keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],

@@ -100,7 +100,7 @@ pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
         duration,
         sample_rate: 30.0,
         root_bone_index: -1,
-        flags: ClipFlags(0),
+        flags: ClipFlags::empty(),
         tracks,
         compressed: None,
     }

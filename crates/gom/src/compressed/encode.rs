@@ -19,6 +19,7 @@ use super::{
     Kind, Trs, CLIP_FLAG_COMPRESSED, DATA_TAIL, FIXED_SIZE, SEGMENT_CHANNEL_BYTES, SEGMENT_FRAMES,
 };
 use crate::limits::MAX_COMPRESSED_BITS;
+use crate::model::ClipFlags;
 
 /// What the encoder must honour.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -686,6 +687,11 @@ fn canonical(v: f32) -> f32 {
 }
 
 /// The `CLP0.flags` of a compressed clip with root motion or not.
-pub fn clip_flags(root_motion: bool) -> u32 {
-    CLIP_FLAG_COMPRESSED | u32::from(root_motion)
+pub fn clip_flags(root_motion: bool) -> ClipFlags {
+    let motion = if root_motion {
+        ClipFlags::HAS_ROOT_MOTION
+    } else {
+        ClipFlags::empty()
+    };
+    CLIP_FLAG_COMPRESSED | motion
 }

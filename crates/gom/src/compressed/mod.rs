@@ -30,6 +30,8 @@ pub fn frame_time(frame: u32, sample_rate: f32) -> f32 {
 }
 pub use layout::{Channel, ChannelClass, Layout};
 
+use crate::model::ClipFlags;
+
 /// The version of the `CLPZ` chunk this module reads and writes.
 pub const VERSION: u32 = 1;
 /// Bytes of the fixed fields at the start of a `CLPZ` payload.
@@ -42,9 +44,10 @@ pub const SEGMENT_FRAMES: u32 = 16;
 /// Bytes of one segment's per-channel header: the width byte and six range bytes.
 pub const SEGMENT_CHANNEL_BYTES: usize = 7;
 
-/// `CLP0.flags` bit 1: the clip's samples are in the `CLPZ` chunk that follows it
-/// inside `ANIM`, and the `CLP0` itself holds no track.
-pub const CLIP_FLAG_COMPRESSED: u32 = 1 << 1;
+/// `CLP0.flags` bit 1, reserved in GOM v1 (so v1 readers refuse the clip): the clip's
+/// samples are in the `CLPZ` chunk that follows it inside `ANIM`, and the `CLP0` itself
+/// holds no track. Outside [`ClipFlags::all`], which keeps the v1 bits.
+pub const CLIP_FLAG_COMPRESSED: ClipFlags = ClipFlags::from_bits_retain(1 << 1);
 
 /// Which part of a bone's transform a channel holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

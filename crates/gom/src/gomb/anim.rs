@@ -147,8 +147,9 @@ fn parse_clip<'a>(
     let flags_at = cur.pos;
     let raw_flags = cur.u32("flags")?;
     // Bit 1 belongs to the compressed-clip extension; the v1 rules see the rest.
-    let compressed = raw_flags & CLIP_FLAG_COMPRESSED != 0;
-    let flags = ClipFlags(raw_flags & !CLIP_FLAG_COMPRESSED);
+    let raw = ClipFlags::from_bits_retain(raw_flags);
+    let compressed = raw.contains(CLIP_FLAG_COMPRESSED);
+    let flags = raw.difference(CLIP_FLAG_COMPRESSED);
     let tc_at = cur.pos;
     let track_count = cur.u32("trackCount")?;
     if compressed && track_count != 0 {

@@ -25,7 +25,7 @@ pub(crate) const OFF_RESERVED: usize = 76;
 pub(crate) struct Header {
     pub source_hash: [u8; 32],
     pub converter_version_str: u32,
-    pub validation_flags: u32,
+    pub validation_flags: ValidationFlags,
     pub table_offset: u32,
     pub table_count: u32,
     /// Where the top-level chunks end: the chunk table, or the end of the file.
@@ -119,15 +119,14 @@ pub(crate) fn parse_header(file: &[u8]) -> Result<Header, ReadError> {
             });
         }
     }
-    let validation_flags = at(OFF_VALIDATION_FLAGS);
-    if validation_flags & !ValidationFlags::ALL != 0 {
+    let Some(validation_flags) = ValidationFlags::from_bits(at(OFF_VALIDATION_FLAGS)) else {
         return Err(ReadError {
             offset: OFF_VALIDATION_FLAGS as u64,
             place: Place::Header,
             field: "validationFlags",
             kind: ReadErrorKind::Reserved,
         });
-    }
+    };
     if let Some(k) = h[OFF_RESERVED..].iter().position(|&b| b != 0) {
         return Err(ReadError {
             offset: (OFF_RESERVED + k) as u64,

@@ -82,6 +82,20 @@ const CHILDREN: [FourCc; 7] = [
     FourCc::SKNX,
 ];
 
+bitflags::bitflags! {
+    /// MSH0's `flags` (D7); the other bits are reserved.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct MeshFlags: u32 {
+        /// bit 0 `indices16`: IB0's index size is 2.
+        const INDICES16 = 1 << 0;
+        /// bit 1 `hasGBTM`: the mesh has a GBTM child.
+        const HAS_GBTM = 1 << 1;
+        /// bit 2: the mesh has a `SKNX` child (the skinning extension,
+        /// docs/extensions.md §3).
+        const SKINNING = MESH_FLAG_SKINNING;
+    }
+}
+
 /// MSH0's fixed fields, checked against each other and the skeleton.
 struct MeshHeader<'a> {
     name: &'a str,
@@ -89,7 +103,7 @@ struct MeshHeader<'a> {
     vertex_count: u32,
     index_count: u32,
     bone_count: u32,
-    flags: u32,
+    flags: MeshFlags,
     flags_at: usize,
     /// Where the children start.
     children_at: usize,
@@ -266,15 +280,14 @@ fn parse_header<'a>(
         ));
     }
     let flags_at = cur.pos;
-    let flags = cur.u32("flags")?;
-    if flags & !(3 | MESH_FLAG_SKINNING) != 0 {
+    let Some(flags) = MeshFlags::from_bits(cur.u32("flags")?) else {
         return Err(ReadError {
             offset: flags_at as u64,
             place,
             field: "flags",
             kind: ReadErrorKind::Reserved,
         });
-    }
+    };
     cur.reserved(8, "reserved")?;
     Ok(MeshHeader {
         name,
@@ -292,12 +305,10 @@ fn parse_header<'a>(
 fn vertex_format(cur: &mut Cur<'_>) -> Result<VertexFormat, ReadError> {
     let at = cur.pos;
     let format = cur.u32("vertexFormat")?;
-    let expected = if format & !VertexFormat::KNOWN != 0 {
-        "only the bits 0..6 of D7"
-    } else if format & VertexFormat::POSITION == 0 {
-        "bit 0 (position) set"
-    } else {
-        return Ok(VertexFormat(format));
+    let expected = match VertexFormat::from_bits(format) {
+        None => "only the bits 0..6 of D7",
+        Some(f) if !f.contains(VertexFormat::POSITION) => "bit 0 (position) set",
+        Some(f) => return Ok(f),
     };
     Err(value(at, cur.place, "vertexFormat", format, expected))
 }
@@ -362,21 +373,21 @@ fn children(
         gbtm: kids[5],
         sknx: kids[6],
     };
-    if (h.flags & MESH_FLAG_SKINNING != 0) != found.sknx.is_some() {
+    if h.flags.contains(MeshFlags::SKINNING) != found.sknx.is_some() {
         return Err(value(
             h.flags_at,
             place,
             "flags",
-            h.flags,
+            h.flags.bits(),
             "bit 2 (skinning extension) set exactly when a SKNX child is present",
         ));
     }
-    if (h.flags & 2 != 0) != found.gbtm.is_some() {
+    if h.flags.contains(MeshFlags::HAS_GBTM) != found.gbtm.is_some() {
         return Err(value(
             h.flags_at,
             place,
             "flags",
-            h.flags,
+            h.flags.bits(),
             "bit 1 (hasGBTM) set exactly when a GBTM child is present",
         ));
     }
@@ -409,7 +420,7 @@ fn parse_vb0<'a>(
     }
     let at = v.pos;
     let f = v.u32("vertexFormat")?;
-    if f != h.format.0 {
+    if f != h.format.bits() {
         return Err(value(at, v.place, "vertexFormat", f, "MSH0's vertexFormat"));
     }
     v.reserved(4, "reserved")?;
@@ -440,12 +451,12 @@ fn parse_ib0<'a>(
     let data_at = ib.pos;
     let data = ib.take(u64::from(h.index_count) * u64::from(size), "data")?;
     ib.finish("data")?;
-    if (h.flags & 1 != 0) != (size == 2) {
+    if h.flags.contains(MeshFlags::INDICES16) != (size == 2) {
         return Err(value(
             h.flags_at,
             Place::Chunk(FourCc::MSH0),
             "flags",
-            h.flags,
+            h.flags.bits(),
             "bit 0 (indices16) set exactly when IB0.indexSizeBytes is 2",
         ));
     }

@@ -396,7 +396,7 @@ impl<'a> FileView<'a> {
             clips.iter().map(|c: &ClipView<'_>| c.name),
         ));
         let flags = h.validation_flags;
-        if let Some(f) = findings.iter().find(|f| flags & f.check.flag() != 0) {
+        if let Some(f) = findings.iter().find(|f| flags.intersects(f.check.flag())) {
             return Err(ReadError {
                 offset: OFF_VALIDATION_FLAGS as u64,
                 place: Place::Header,
@@ -412,7 +412,7 @@ impl<'a> FileView<'a> {
             bytes,
             source_hash: h.source_hash,
             converter_version,
-            validation_flags: ValidationFlags(flags),
+            validation_flags: flags,
             strings,
             skeleton,
             materials,

@@ -7,10 +7,13 @@ use super::header::{
     OFF_FORMAT_VERSION, OFF_HEADER_SIZE, OFF_MATRIX_CONVENTION, OFF_SOURCE_HASH, OFF_TABLE_COUNT,
     OFF_TABLE_OFFSET, OFF_VALIDATION_FLAGS,
 };
+use super::mesh::MeshFlags;
 use crate::error::{FourCc, Item, WriteError};
 use crate::layout::{Attribute, VertexLayout};
 use crate::limits::{MAX_STRING_EXPANSION, MAX_U16_INDEXED_VERTICES};
-use crate::model::{Bone, Bounds, Clip, Mat4, Material, MeshPart, Model, ValidationFlags};
+use crate::model::{
+    Bone, Bounds, Clip, ClipFlags, Mat4, Material, MeshPart, Model, ValidationFlags,
+};
 use crate::validate::{check_structure_bounds, flags_for};
 
 /// The STR0 table under construction: strings numbered in order of first use.
@@ -264,7 +267,7 @@ fn write_header(o: &mut Out, model: &Model, st: &StringTable<'_>, flags: Validat
         OFF_CONVERTER_VERSION,
         st.id(&model.header.converter_version),
     );
-    o.patch(OFF_VALIDATION_FLAGS, flags.0);
+    o.patch(OFF_VALIDATION_FLAGS, flags.bits());
     o.patch(OFF_ENDIANNESS, 1);
 }
 
@@ -326,8 +329,8 @@ fn write_materials(o: &mut Out, materials: &[Material], st: &StringTable<'_>) {
 
 /// The rest of a compressed clip's CLP0 (flags bit 1, no track) and its CLPZ
 /// (docs/extensions.md).
-fn write_compressed(o: &mut Out, flags: u32, payload: &[u8]) {
-    o.u32(flags | crate::compressed::CLIP_FLAG_COMPRESSED);
+fn write_compressed(o: &mut Out, flags: ClipFlags, payload: &[u8]) {
+    o.u32((flags | crate::compressed::CLIP_FLAG_COMPRESSED).bits());
     o.u32(0);
     o.end();
     o.begin(FourCc::CLPZ);
@@ -350,10 +353,10 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
         o.f32(c.sample_rate);
         o.i32(c.root_bone_index);
         if let Some(payload) = &c.compressed {
-            write_compressed(o, c.flags.0, payload);
+            write_compressed(o, c.flags, payload);
             continue;
         }
-        o.u32(c.flags.0);
+        o.u32(c.flags.bits());
         o.u32(c.tracks.len() as u32);
         for t in &c.tracks {
             o.u32(t.bone);
@@ -399,25 +402,19 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     } else {
         4
     };
-    let mut flags = 0u32;
-    if index_size == 2 {
-        flags |= 1;
-    }
-    if m.mesh_bind_geo_to_model.is_some() {
-        flags |= 2;
-    }
-    if m.uses_skin_extension() {
-        flags |= crate::skinning::MESH_FLAG_SKINNING;
-    }
+    let mut flags = MeshFlags::empty();
+    flags.set(MeshFlags::INDICES16, index_size == 2);
+    flags.set(MeshFlags::HAS_GBTM, m.mesh_bind_geo_to_model.is_some());
+    flags.set(MeshFlags::SKINNING, m.uses_skin_extension());
     let bone_count = if skinned { skeleton_bones } else { 0 };
 
     o.begin(FourCc::MSH0);
     o.u32(name_id);
-    o.u32(fmt.0);
+    o.u32(fmt.bits());
     o.u32(vc as u32);
     o.u32(m.indices.len() as u32);
     o.u32(bone_count);
-    o.u32(flags);
+    o.u32(flags.bits());
     o.u32(0);
     o.u32(0);
 
@@ -436,7 +433,7 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     o.begin(FourCc::VB0);
     o.u32(vc as u32);
     o.u32(stride as u32);
-    o.u32(fmt.0);
+    o.u32(fmt.bits());
     o.u32(0);
     let start = o.buf.len();
     o.buf.resize(start + vc * stride, 0);

@@ -9,7 +9,7 @@ pub const COORDINATE_SYSTEM: &str = "CS_LH_YUP_METERS";
 pub const MATRIX_CONVENTION: &str = "MC_ROW_MAJOR_ROW_VECTOR_RIGHT_MUL";
 
 /// Clip flag names with their bits.
-pub const CLIP_FLAGS: [(&str, u32); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_MOTION)];
+pub const CLIP_FLAGS: [(&str, ClipFlags); 1] = [("HasRootMotion", ClipFlags::HAS_ROOT_MOTION)];
 
 /// The keys a vertex table may carry, in the order they are written: position,
 /// normal, tangent, uv0, uv1, colour, skin bone indices, skin weights, then the
@@ -20,7 +20,7 @@ pub const VERTEX_KEYS: [&str; 11] = [
 ];
 
 /// The bit of a validation flag name (the names of [`Check::name`]).
-pub fn validation_flag(name: &str) -> Option<u32> {
+pub fn validation_flag(name: &str) -> Option<ValidationFlags> {
     Check::ALL
         .iter()
         .find(|c| c.name() == name)
@@ -37,7 +37,7 @@ pub fn validation_flag_names(flags: ValidationFlags) -> Vec<&'static str> {
 }
 
 /// The bit of a clip flag name.
-pub fn clip_flag(name: &str) -> Option<u32> {
+pub fn clip_flag(name: &str) -> Option<ClipFlags> {
     CLIP_FLAGS.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
 }
 

@@ -347,21 +347,21 @@ fn string_list<'a>(
 /// An array of flag names (`what`, e.g. "a clip flag name"), each mapped to its bit by
 /// `bit_of` and listed at most once; an unknown name is a `kind` ("clip flag") and
 /// `unknown` says which names there are. Returns the bits set.
-pub(super) fn flag_set<'a>(
+pub(super) fn flag_set<'a, F: bitflags::Flags + Copy>(
     p: &mut Lexer<'a>,
     what: &'static str,
     kind: &'static str,
-    bit_of: fn(&str) -> Option<u32>,
+    bit_of: fn(&str) -> Option<F>,
     unknown: &'static str,
-) -> Result<u32, TextError> {
-    let mut bits = 0u32;
+) -> Result<F, TextError> {
+    let mut bits = F::empty();
     string_list(p, what, |p, s, sat| {
         let invalid = |message: String| p.error_at(sat, TextErrorKind::InvalidValue(message));
         let bit = bit_of(s).ok_or_else(|| invalid(format!("unknown {kind} \"{s}\"; {unknown}")))?;
-        if bits & bit != 0 {
+        if bits.intersects(bit) {
             return Err(invalid(format!("the flag \"{s}\" is listed twice")));
         }
-        bits |= bit;
+        bits.insert(bit);
         Ok(())
     })?;
     Ok(bits)
@@ -398,14 +398,13 @@ fn parse_header(
             }
             "validationFlags" => {
                 once(p, flags.is_some(), T, key, kat)?;
-                let bits = flag_set(
+                flags = Some(flag_set(
                     p,
                     "a validation flag name",
                     "validation flag",
                     names::validation_flag,
                     "the flags are bindPosePass, weightsPass and submeshMaterialsPass",
-                )?;
-                flags = Some(ValidationFlags(bits));
+                )?);
             }
             "coordinateSystem" => {
                 once(p, cs, T, key, kat)?;

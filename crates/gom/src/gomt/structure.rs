@@ -69,9 +69,12 @@ pub(crate) fn check(text: &str, model: &mut Model, spans: &Spans) -> Result<(), 
             }
         }
     }
-    let flags = model.header.validation_flags.0;
-    if flags != 0 {
-        if let Some(f) = validate(model).iter().find(|f| flags & f.check.flag() != 0) {
+    let flags = model.header.validation_flags;
+    if !flags.is_empty() {
+        if let Some(f) = validate(model)
+            .iter()
+            .find(|f| flags.intersects(f.check.flag()))
+        {
             return Err(err(
                 spans.header_key("validationFlags"),
                 format!(

@@ -384,7 +384,7 @@ impl Writer {
             self.s(",\n    flags = ");
             let set: Vec<&str> = names::CLIP_FLAGS
                 .iter()
-                .filter(|(_, bit)| c.flags.0 & bit != 0)
+                .filter(|(_, bit)| c.flags.intersects(*bit))
                 .map(|(n, _)| *n)
                 .collect();
             self.names(&set);

@@ -302,7 +302,7 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
             let flags = if motion && root >= 0 {
                 ClipFlags::HAS_ROOT_MOTION
             } else {
-                0
+                ClipFlags::empty()
             };
             let tracks: Vec<_> = track_bones
                 .into_iter()
@@ -342,7 +342,7 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
                 duration,
                 sample_rate: rate,
                 root_bone_index: root,
-                flags: ClipFlags(flags),
+                flags,
                 tracks,
                 compressed: None,
             })
@@ -365,7 +365,7 @@ pub fn model() -> impl Strategy<Value = Model> {
                 header: Header {
                     source_hash: hash,
                     converter_version: version.clone(),
-                    validation_flags: ValidationFlags(0),
+                    validation_flags: ValidationFlags::empty(),
                 },
                 skeleton: Skeleton {
                     bones: bones.clone(),

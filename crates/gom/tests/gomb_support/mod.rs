@@ -70,7 +70,7 @@ pub fn minimal_model() -> Model {
             duration: 1.0,
             sample_rate: 1.0,
             root_bone_index: -1,
-            flags: ClipFlags(0),
+            flags: ClipFlags::empty(),
             tracks: vec![Track {
                 bone: 0,
                 keys: vec![
@@ -283,7 +283,11 @@ pub fn rich_model(seed: u64) -> Model {
             duration: (keys_per - 1) as f32 * 0.5,
             sample_rate: 2.0,
             root_bone_index: if c == 1 { 0 } else { -1 },
-            flags: ClipFlags(if c == 1 { 1 } else { 0 }),
+            flags: if c == 1 {
+                ClipFlags::HAS_ROOT_MOTION
+            } else {
+                ClipFlags::empty()
+            },
             tracks,
             compressed: None,
         });

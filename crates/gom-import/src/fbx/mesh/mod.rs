@@ -248,12 +248,9 @@ struct MeshNode<'a> {
 
 impl Context<'_> {
     /// The bone a cluster's weights go to (an extra bone when the mesh follows its
-    /// node).
+    /// node or binds the joint elsewhere).
     fn cluster_bone(&self, m: &MeshNode<'_>, c: &ufbx::SkinCluster) -> Option<usize> {
-        let b = c
-            .bone_node
-            .as_ref()
-            .and_then(|b| self.skel.node_bone[b.element.typed_id as usize])?;
+        let b = self.skel.cluster_bone(c)?;
         Some(
             self.follow
                 .bone

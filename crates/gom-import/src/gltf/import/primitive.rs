@@ -21,6 +21,8 @@ pub(super) struct NodeBinding<'a> {
     pub(super) skin: Option<gltf::Skin<'a>>,
     /// Bind-pose world matrix of every bone.
     pub(super) bone_world: &'a [Mat4],
+    /// The bone of each joint of the node's skin (empty without one).
+    pub(super) joint_bones: &'a [u16],
 }
 
 /// One primitive, converted.
@@ -49,7 +51,6 @@ pub(super) fn mesh_parts(
     mesh: &gltf::Mesh<'_>,
     node: &gltf::Node<'_>,
     binding: &NodeBinding<'_>,
-    bone_of: &[Option<usize>],
     default_ibnd: &[Mat4],
     out: &mut Vec<gom::MeshPart>,
 ) -> Result<(), GltfError> {
@@ -68,8 +69,7 @@ pub(super) fn mesh_parts(
     let mut groups: Vec<(gom::MeshPart, Shared)> = Vec::new();
     for prim in mesh.primitives() {
         let object = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
-        let Some(p) = primitive(ctx, &prim, weights, &object, binding, bone_of, default_ibnd)?
-        else {
+        let Some(p) = primitive(ctx, &prim, weights, &object, binding, default_ibnd)? else {
             continue;
         };
         let mut key: Vec<(String, usize)> = prim
@@ -211,7 +211,6 @@ fn primitive(
     weights: &[f32],
     object: &str,
     binding: &NodeBinding<'_>,
-    bone_of: &[Option<usize>],
     default_ibnd: &[Mat4],
 ) -> Result<Option<Prim>, GltfError> {
     if !draws_triangles(ctx, prim, object) {
@@ -241,15 +240,7 @@ fn primitive(
         skin_extra,
         inverse_bind,
         flip,
-    }) = bind(
-        ctx,
-        prim,
-        object,
-        binding,
-        bone_of,
-        default_ibnd,
-        &mut attrs,
-    )?
+    }) = bind(ctx, prim, object, binding, default_ibnd, &mut attrs)?
     else {
         return Ok(None);
     };

@@ -33,7 +33,6 @@ pub(super) fn bind(
     prim: &gltf::Primitive<'_>,
     object: &str,
     binding: &NodeBinding<'_>,
-    bone_of: &[Option<usize>],
     default_ibnd: &[Mat4],
     attrs: &mut Attributes,
 ) -> Result<Option<Binding>, GltfError> {
@@ -47,14 +46,11 @@ pub(super) fn bind(
         return Ok(None);
     };
     let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
-    let joint_bones: Vec<u16> = joints
-        .iter()
-        .map(|&j| bone_of[j].unwrap_or(0) as u16)
-        .collect();
-    let mut inverse_bind = inverse_binds(ctx, skin, &joints, &joint_bones, default_ibnd)?;
+    let joint_bones = binding.joint_bones;
+    let mut inverse_bind = inverse_binds(ctx, skin, &joints, joint_bones, default_ibnd)?;
     let count = attrs.positions.len();
-    let influences = influences(ctx, prim, skin, &joints, &joint_bones, count)?;
-    let (weights, extra) = limit_to_eight(ctx, object, influences, &joint_bones);
+    let influences = influences(ctx, prim, skin, &joints, joint_bones, count)?;
+    let (weights, extra) = limit_to_eight(ctx, object, influences, joint_bones);
     let mut flip = false;
     let all: Vec<SkinWeights> = weights
         .iter()
@@ -125,31 +121,7 @@ fn inverse_binds(
     default_ibnd: &[Mat4],
 ) -> Result<Vec<Mat4>, GltfError> {
     let mut inverse_bind = default_ibnd.to_vec();
-    let ibms = match skin.inverse_bind_matrices() {
-        Some(a) => {
-            let d = ctx
-                .buffers
-                .read_typed(&a, &[Dimensions::Mat4], "inverseBindMatrices")?;
-            if d.count() < joints.len() {
-                return Err(ctx.invalid(
-                    format!("accessors[{}]", a.index()),
-                    format!(
-                        "inverseBindMatrices has {} matrices for {} joints of skins[{}]",
-                        d.count(),
-                        joints.len(),
-                        skin.index()
-                    ),
-                ));
-            }
-            (0..joints.len())
-                .map(|j| {
-                    let e = d.element(j);
-                    mirror_mat(&std::array::from_fn(|i| e[i] as f32))
-                })
-                .collect::<Vec<Mat4>>()
-        }
-        None => vec![IDENTITY; joints.len()],
-    };
+    let ibms = read_inverse_binds(ctx, skin, joints.len())?;
     let mut set = vec![false; inverse_bind.len()];
     for (j, m) in ibms.iter().enumerate() {
         let b = joint_bones[j] as usize;
@@ -165,6 +137,51 @@ fn inverse_binds(
         inverse_bind[b] = *m;
     }
     Ok(inverse_bind)
+}
+
+/// The first `joints` inverse bind matrices of `skin`, mirrored into GOM's space
+/// (identities when it has none).
+pub(super) fn read_inverse_binds(
+    ctx: &Ctx<'_>,
+    skin: &gltf::Skin<'_>,
+    joints: usize,
+) -> Result<Vec<Mat4>, GltfError> {
+    let Some(a) = skin.inverse_bind_matrices() else {
+        return Ok(vec![IDENTITY; joints]);
+    };
+    let d = ctx
+        .buffers
+        .read_typed(&a, &[Dimensions::Mat4], "inverseBindMatrices")?;
+    if d.count() < joints {
+        return Err(ctx.invalid(
+            format!("accessors[{}]", a.index()),
+            format!(
+                "inverseBindMatrices has {} matrices for {joints} joints of skins[{}]",
+                d.count(),
+                skin.index()
+            ),
+        ));
+    }
+    Ok((0..joints)
+        .map(|j| {
+            let e = d.element(j);
+            mirror_mat(&std::array::from_fn(|i| e[i] as f32))
+        })
+        .collect())
+}
+
+/// The offset every matrix of `offsets` shares (within rounding), or `None` when they
+/// differ.
+pub(super) fn shared_offset(offsets: &[Mat4]) -> Option<Mat4> {
+    let c = offsets.first().copied().unwrap_or(IDENTITY);
+    offsets
+        .iter()
+        .all(|o| {
+            o.iter()
+                .zip(&c)
+                .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
+        })
+        .then_some(c)
 }
 
 /// Every vertex's (bone, weight) pairs over all `JOINTS_n` / `WEIGHTS_n` sets, weights
@@ -255,7 +272,9 @@ fn limit_to_eight(
 /// all differ from the rest pose by the same `C` (IBM[b] * restWorld[b] = C, e.g. a
 /// mesh bound under a different root transform): the GBTM case of D7, after which
 /// the rest pose's inverses hold and the bind pose check passes. `None` when the
-/// offsets are the identity or differ (the latter with a warning).
+/// offsets are the identity or differ (the latter with a warning: `bind_pose::plan`
+/// rebinds the skeleton for such skins, so only rounding or a singular inverse bind
+/// leaves one).
 fn uniform_bind_offset(
     ctx: &mut Ctx<'_>,
     object: &str,
@@ -277,11 +296,7 @@ fn uniform_bind_offset(
         .map(|b| mul(&inverse_bind[b], &binding.bone_world[b]))
         .collect();
     let c = offsets.first().copied()?;
-    let uniform = offsets.iter().all(|o| {
-        o.iter()
-            .zip(&c)
-            .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
-    });
+    let uniform = shared_offset(&offsets).is_some();
     let identity = c.iter().zip(&IDENTITY).all(|(x, y)| (x - y).abs() <= 1e-6);
     if uniform && !identity {
         return Some(c);

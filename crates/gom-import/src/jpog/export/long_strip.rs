@@ -9,7 +9,9 @@
 //! free triangle with the fewest free neighbours (a corner or a border, so that no
 //! triangle is left alone), is walked from each of its three edges, and the longest
 //! walk is kept; a walk continues across the edge the strip's parity asks for, to the
-//! free triangle there with the fewest free neighbours. Strips are joined by repeating
+//! free triangle there with the fewest free neighbours. Where that triangle is taken, a
+//! walk turns with a swap (two stitch indices) into the triangle across its last
+//! triangle's other edge, if no other strip could take that one. Strips are joined by repeating
 //! the last index of one and the first of the next (two indices), each strip being
 //! walked with the parity its place gives it, so a join never needs a third.
 
@@ -118,12 +120,20 @@ impl<'a> Mesh<'a> {
             let m = s.len();
             let (p, q) = (s[m - 2], s[m - 1]);
             let (x, y) = if (first + m) % 2 == 0 { (p, q) } else { (q, p) };
-            let Some((u, z)) = self.next(x, y, walk) else {
+            if let Some((u, z)) = self.next(x, y, walk) {
+                self.stamp[u as usize] = walk;
+                s.push(z);
+                taken.push(u);
+            } else if let Some((u, z)) = self.swap(&s, first, walk) {
+                self.stamp[u as usize] = walk;
+                // `…, o, p, q` + `q, o, z`: the stitches (p, q, q) and (q, q, o),
+                // then (q, o, z) drawn with the winding its position gives
+                let (o, q) = (s[s.len() - 3], s[s.len() - 1]);
+                s.extend([q, o, z]);
+                taken.push(u);
+            } else {
                 break;
-            };
-            self.stamp[u as usize] = walk;
-            s.push(z);
-            taken.push(u);
+            }
         }
         // backwards: a triangle (z, f0, f1) before the first, one position earlier
         let mut front: Vec<u32> = Vec::new();
@@ -151,6 +161,29 @@ impl<'a> Mesh<'a> {
         }
     }
 
+    /// A swap at the end of strip `s` (first position parity `first`), whose last
+    /// triangle `(o, p, q)` has no free triangle across the edge its parity asks for:
+    /// the free triangle across its edge `o`–`q` and that triangle's third vertex,
+    /// when nothing else could take it (it has no other free neighbour). A swap costs
+    /// two indices; a triangle left alone costs a strip of its own, three and a join.
+    fn swap(&self, s: &[u32], first: usize, walk: u32) -> Option<(u32, u32)> {
+        let m = s.len();
+        if m < 3 {
+            return None;
+        }
+        let (o, q) = (s[m - 3], s[m - 1]);
+        // the last triangle, at position `first + m - 3`, is drawn (o, p, q) when even
+        // (its edge q → o) and (p, o, q) when odd (its edge o → q); the neighbour
+        // holds the edge reversed
+        let (x, y) = if (first + m - 3).is_multiple_of(2) {
+            (o, q)
+        } else {
+            (q, o)
+        };
+        let (u, z) = self.next(x, y, walk)?;
+        (self.free_neighbours[u as usize] <= 1).then_some((u, z))
+    }
+
     /// Marks `taken` used and counts their neighbours' free neighbours down, queueing
     /// each neighbour again with its new count.
     fn take(&mut self, taken: &[u32], queue: &mut BinaryHeap<Reverse<(u8, u32)>>) {
@@ -169,9 +202,9 @@ impl<'a> Mesh<'a> {
     }
 }
 
-/// Indices a strip costs beyond one a triangle: its first two and its join.
+/// Indices a strip costs beyond one a triangle: its first two, its swaps and its join.
 fn overhead(w: &Walked, joined: usize) -> usize {
-    2 + joined + usize::from(w.parity != w.wanted)
+    w.strip.len() - w.taken.len() + joined + usize::from(w.parity != w.wanted)
 }
 
 impl Mesh<'_> {

@@ -11,6 +11,7 @@
 //! game") gives the defaults and the reasons for them.
 
 mod anim;
+mod chain;
 mod files;
 mod interp;
 mod lods;

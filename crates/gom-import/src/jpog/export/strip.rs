@@ -1,7 +1,8 @@
 //! One triangle strip per piece: the triangles ordered for strips by meshopt's
 //! `optimize_vertex_cache_strip` (as meshopt's documentation asks before `stripify`),
-//! then the shorter of meshopt's `stripify` and a builder of long strips
-//! ([`super::long_strip`]), strips joined by stitch (degenerate) triangles. Its
+//! then the shortest of meshopt's `stripify` and a builder of long strips
+//! ([`super::long_strip`]), each also chained anew ([`super::chain`]), strips joined
+//! by stitch (degenerate) triangles. Its
 //! parity is the game's: at even position `i` the triangle is `(s[i], s[i+1], s[i+2])`,
 //! at odd `i` it is `(s[i+1], s[i], s[i+2])`, counted from the strip's first index, so
 //! every triangle keeps its winding: the game's reader's decoder
@@ -13,6 +14,7 @@
 
 use jpog::scene::decode_strip_indices;
 
+use super::chain::rechain;
 use super::long_strip::{long_strip, Choice};
 
 /// A triangle rotated so that its smallest index comes first (winding kept).
@@ -31,7 +33,8 @@ pub(crate) fn triangle_set(tris: &[[u32; 3]]) -> Vec<[u32; 3]> {
 
 /// A strip drawing exactly `tris` (indices below `vertex_count`, none degenerate): the
 /// shortest of meshopt's strip and [`long_strip`]'s over the triangles in four orders,
-/// each checked to decode to `tris`; `None` when neither does (never seen;
+/// each as built and chained anew ([`rechain`]), each checked to decode to `tris`;
+/// `None` when none does (never seen;
 /// checked so that a wrong strip is never written).
 pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32>> {
     let flat: Vec<u32> = tris.iter().flatten().copied().collect();
@@ -56,9 +59,12 @@ pub(crate) fn stripify(tris: &[[u32; 3]], vertex_count: usize) -> Option<Vec<u32
     // restart index 0: strips are joined with degenerate triangles, the only way the
     // game's format can join them
     candidates.extend(meshopt::stripify(&ordered, vertex_count, 0).ok());
+    // each chained anew as well: the shortest of all wins
+    let chained: Vec<Vec<u32>> = candidates.iter().map(|c| rechain(c)).collect();
     let want = triangle_set(tris);
     candidates
         .into_iter()
+        .chain(chained)
         .filter(|s| triangle_set(&decode_strip_indices(s).triangles) == want)
         .min_by_key(Vec::len)
 }

@@ -50,14 +50,13 @@ pub(super) fn parse_clip(
             }
             "flags" => {
                 once(p, flags.is_some(), T, key, kat)?;
-                let bits = flag_set(
+                flags = Some(flag_set(
                     p,
                     "a clip flag name",
                     "clip flag",
                     names::clip_flag,
                     "the only flag is HasRootMotion",
-                )?;
-                flags = Some(ClipFlags(bits));
+                )?);
             }
             "compressed" => {
                 once(p, compressed.is_some(), T, key, kat)?;

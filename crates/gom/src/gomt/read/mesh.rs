@@ -36,7 +36,7 @@ fn format_of_keys(keys: u32) -> Option<VertexFormat> {
             f |= bit;
         }
     }
-    Some(VertexFormat(f))
+    Some(f)
 }
 
 fn key_list(keys: u32) -> String {
