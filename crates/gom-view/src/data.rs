@@ -146,7 +146,7 @@ impl ViewModel {
             "palette_entries": meshes.iter().map(|m| m.palette_len).sum::<usize>(),
             "clips": clips,
             "bounds": bounds,
-            "info": info(model, notes.warnings),
+            "info": info(model, with_skinning_notes(model, notes.warnings)),
         });
         let baked = model.clips.iter().map(|_| OnceLock::new()).collect();
         Ok(ViewModel {
@@ -438,6 +438,24 @@ fn box_or_unit(b: Aabb) -> [[f32; 3]; 2] {
     [b.min.to_array(), b.max.to_array()]
 }
 
+/// `warnings` and one more for each mesh the page's shader cannot skin as the file
+/// says: it skins linearly with four influences, while the `SKNX` extension
+/// (`docs/extensions.md`) may ask for dual quaternions, a blend, or eight influences.
+/// `gom pose` and `gom render` skin such meshes as the file says.
+fn with_skinning_notes(model: &gom::Model, mut warnings: Vec<String>) -> Vec<String> {
+    for m in model.meshes.iter().filter(|m| m.uses_skin_extension()) {
+        warnings.push(format!(
+            "mesh \"{}\": skinned {:?} with {} influences in the file; the viewer shows \
+             it skinned linearly with its four heaviest influences (gom pose and gom \
+             render follow the file)",
+            m.name,
+            m.skinning,
+            m.influence_count()
+        ));
+    }
+    warnings
+}
+
 fn info(model: &gom::Model, warnings: Vec<String>) -> InfoJson {
     use gom::model::ValidationFlags as F;
     let flags = model.header.validation_flags;
@@ -469,5 +487,27 @@ fn info(model: &gom::Model, warnings: Vec<String>) -> InfoJson {
             .map(|f| f.to_string())
             .collect(),
         warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mesh_the_shader_cannot_skin_as_the_file_says_is_named_in_the_warnings() {
+        let mut model = gom_demo::build();
+        assert!(with_skinning_notes(&model, vec!["kept".into()]) == ["kept"]);
+        let skinned = model
+            .meshes
+            .iter()
+            .position(|m| m.vertices.skin.is_some())
+            .expect("the demo has a skinned mesh");
+        model.meshes[skinned].skinning = gom::SkinningMethod::DualQuaternion;
+        let notes = with_skinning_notes(&model, vec!["kept".into()]);
+        assert_eq!(notes.len(), 2);
+        assert_eq!(notes[0], "kept");
+        let name = &model.meshes[skinned].name;
+        assert!(notes[1].starts_with(&format!("mesh \"{name}\": skinned DualQuaternion")));
     }
 }
