@@ -215,7 +215,10 @@ impl<'a> Mesh<'a> {
                 "influences five to eight do not match the vertex count".into(),
             ));
         }
-        if blended == ext.dq.is_empty() || (blended && ext.dq.len() != n) {
+        // a blended mesh has one share a vertex (none when it has no vertex), any
+        // other none
+        let dq_len = if blended { n } else { 0 };
+        if ext.dq.len() != dq_len {
             return Err(bad(
                 "dual-quaternion weights do not match the method and vertex count".into(),
             ));

@@ -384,3 +384,19 @@ fn a_palette_without_dual_quaternions_is_refused_for_a_dual_quaternion_mesh() {
     let e = skin_with(&a.meshes()[0], &pal, targets, SkinPath::Scalar).unwrap_err();
     assert!(e.to_string().contains("dual-quaternion palette"), "{e}");
 }
+
+#[test]
+fn a_blended_or_eight_influence_mesh_without_vertices_loads_as_gom_writes_it() {
+    let mut rng = Rng::new(9);
+    for (method, eight) in [
+        (SkinningMethod::Blended, false),
+        (SkinningMethod::Blended, true),
+        (SkinningMethod::DualQuaternion, true),
+    ] {
+        let m = mesh(0, method, eight, &mut rng);
+        let clips = vec![random_clip(BONES, 4, 1.0, 3)];
+        let bytes = gom::gomb::write(&model(chain_of(BONES), vec![m], clips)).expect("GOMB");
+        let asset = Asset::parse(&bytes).unwrap_or_else(|e| panic!("{method:?}: {e}"));
+        assert_eq!(asset.meshes()[0].vertex_count(), 0);
+    }
+}
