@@ -3,6 +3,9 @@
 //! GOM → glTF → GOM keeps all eight; dual-quaternion meshes go to glTF as linear
 //! skinning with a warning naming them.
 
+mod gltf_common;
+
+use gltf_common::glb;
 use gom_import::gltf::{
     export_with_warnings, import_slice, Exported, GltfExportOptions, GltfOptions,
 };
@@ -28,27 +31,6 @@ const W: [f32; 8] = [0.3, 0.2, 0.15, 0.1, 0.09, 0.07, 0.05, 0.04];
 /// Vertex `v`'s joint in slot `s`.
 fn joint_of(v: usize, s: usize) -> u16 {
     ((v * 3 + s) % 8) as u16
-}
-
-fn glb(doc: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let pad = |mut v: Vec<u8>, with: u8| {
-        while !v.len().is_multiple_of(4) {
-            v.push(with);
-        }
-        v
-    };
-    let text = pad(doc.to_string().into_bytes(), b' ');
-    let bin = pad(bin.to_vec(), 0);
-    let mut out = b"glTF".to_vec();
-    for word in [2, (28 + text.len() + bin.len()) as u32, text.len() as u32] {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
 }
 
 /// The glTF: one skinned triangle with JOINTS_0/1 and WEIGHTS_0/1, eight joints.

@@ -7,12 +7,12 @@ mod cpu_time;
 
 use cpu_time::{group, ThreadCpuTime};
 use criterion::measurement::{Measurement, WallTime};
-use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use criterion::{black_box, criterion_group, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use gom::math::{bind_world, from_trs, inverse_affine};
 use gom::{Bone, Clip, ClipFlags, Key, MeshPart, Model, Skeleton, SkinWeights, Submesh, Track};
 use gom_demo::quat_from_axis_angle;
 use gom_runtime::{
-    local_to_model, sample, skin, skin_with, Asset, LocalPose, ModelPose, Palette, Playback,
+    local_to_model, sample, skin, skin_with, Asset, LocalPose, Mesh, ModelPose, Palette, Playback,
     SamplingContext, SkinPath, SkinTargets,
 };
 use gom_test_support::rng::Rng;
@@ -230,21 +230,13 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         g.throughput(Throughput::Elements(VERTICES as u64));
         let mut p = vec![[0.0f32; 3]; VERTICES];
         let mut nrm = vec![[0.0f32; 3]; VERTICES];
-        g.bench_function(BenchmarkId::new("rigid", n), |b| {
-            b.iter(|| {
-                skin(
-                    mesh,
-                    black_box(&pal),
-                    SkinTargets {
-                        positions: Some(&mut p),
-                        normals: Some(&mut nrm),
-                        tangents: None,
-                    },
-                )
-                .ok();
-                black_box(&p);
-            })
-        });
+        positions_and_normals(
+            &mut g,
+            BenchmarkId::new("rigid", n),
+            mesh,
+            &pal,
+            (&mut p, &mut nrm),
+        );
         // The same with a non-uniform scale on every bone: normals blend the
         // inverse-transposed matrices as well.
         let ms = model(n, true);
@@ -263,21 +255,14 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         local_to_model(scaled.skeleton(), &local, &mut world).expect("pose");
         pal.compute(&scaled.meshes()[0], &world).expect("palette");
         assert!(!pal.is_rigid());
-        g.bench_function(BenchmarkId::new("scaled", n), |b| {
-            b.iter(|| {
-                skin(
-                    &scaled.meshes()[0],
-                    black_box(&pal),
-                    SkinTargets {
-                        positions: Some(&mut p),
-                        normals: Some(&mut nrm),
-                        tangents: None,
-                    },
-                )
-                .ok();
-                black_box(&p);
-            })
-        });
+        let scaled_mesh = &scaled.meshes()[0];
+        positions_and_normals(
+            &mut g,
+            BenchmarkId::new("scaled", n),
+            scaled_mesh,
+            &pal,
+            (&mut p, &mut nrm),
+        );
         g.finish();
         if n == SIZES[0] {
             skinning_variants(c, &m);
@@ -317,6 +302,28 @@ fn with_method(m: &Model, method: gom::SkinningMethod, eight: bool) -> Model {
     m
 }
 
+/// One row: `mesh` skinned with `pal`, positions and normals into `out`.
+fn positions_and_normals<M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: BenchmarkId,
+    mesh: &Mesh<'_>,
+    pal: &Palette,
+    out: (&mut [[f32; 3]], &mut [[f32; 3]]),
+) {
+    let (p, nrm) = out;
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            let targets = SkinTargets {
+                positions: Some(&mut *p),
+                normals: Some(&mut *nrm),
+                tangents: None,
+            };
+            skin(mesh, black_box(pal), targets).ok();
+            black_box(&*p);
+        })
+    });
+}
+
 /// Skinning methods beside linear with four influences, on the workload of
 /// `skinning/rigid` (positions and normals, the best path): dual quaternions, blended
 /// (per-vertex share), eight influences.
@@ -351,21 +358,13 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
         local_to_model(asset.skeleton(), &local, &mut world).expect("pose");
         let mut pal = Palette::new();
         pal.compute(mesh, &world).expect("palette");
-        g.bench_function(BenchmarkId::new(name, n), |b| {
-            b.iter(|| {
-                skin(
-                    mesh,
-                    black_box(&pal),
-                    SkinTargets {
-                        positions: Some(&mut p),
-                        normals: Some(&mut nrm),
-                        tangents: None,
-                    },
-                )
-                .ok();
-                black_box(&p);
-            })
-        });
+        positions_and_normals(
+            &mut g,
+            BenchmarkId::new(name, n),
+            mesh,
+            &pal,
+            (&mut p, &mut nrm),
+        );
     }
     g.finish();
 }

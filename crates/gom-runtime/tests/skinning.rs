@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{chain_of, model, random_clip, sample_clip, Rng};
+use common::{chain_of, model, random_clip, sample_clip, skin_all, Out, Rng};
 use glam::Vec3A;
 use gom::math::{bind_world, inverse_affine};
 use gom::{MeshPart, SkinWeights, Submesh};
@@ -134,8 +134,6 @@ fn palette(asset: &Asset<'_>, clip: usize, t: f32) -> Palette {
     pal
 }
 
-type Out = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>);
-
 /// The skinning paths this CPU runs, in [`SkinPath::ALL`]'s order. A path the CPU
 /// lacks cannot be tested here, and no CPU has them all: each test that goes over the
 /// paths says which ran and which did not (docs/reliability.md), rather than pass in
@@ -145,23 +143,6 @@ fn supported_paths() -> Vec<SkinPath> {
         SkinPath::ALL.into_iter().partition(|p| p.is_supported());
     eprintln!("skinning paths run: {ran:?}; not on this CPU: {not:?}");
     ran
-}
-
-/// Positions, normals and tangents on `path` (NaN where nothing was written).
-fn skin_all(asset: &Asset<'_>, pal: &Palette, path: SkinPath) -> Out {
-    let n = asset.meshes()[0].vertex_count();
-    let mut o = (
-        vec![[f32::NAN; 3]; n],
-        vec![[f32::NAN; 3]; n],
-        vec![[f32::NAN; 4]; n],
-    );
-    let targets = SkinTargets {
-        positions: Some(&mut o.0),
-        normals: Some(&mut o.1),
-        tangents: Some(&mut o.2),
-    };
-    skin_with(&asset.meshes()[0], pal, targets, path).unwrap();
-    o
 }
 
 /// The length of the sum of the absolute values of the terms of `Σ w_k · M_k · v`

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{chain_of, model, random_clip, sample_clip, unit_quat, Rng};
+use common::{chain_of, model, random_clip, sample_clip, skin_all, unit_quat, Rng};
 use glam::{DQuat, DVec3};
 use gom::math::{bind_world, from_trs, inverse_affine};
 use gom::{MeshPart, SkinWeights, SkinningMethod};
@@ -80,24 +80,6 @@ fn split_of((b, w): ([u16; 8], [f32; 8])) -> (SkinWeights, SkinWeights) {
 fn asset(m: MeshPart, seed: u64) -> Asset<'static> {
     let clips = vec![random_clip(BONES, 4, 1.0, seed)];
     Asset::from_model(&model(chain_of(BONES), vec![m], clips)).expect("valid model")
-}
-
-type Out = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>);
-
-fn skin_all(asset: &Asset<'_>, pal: &Palette, path: SkinPath) -> Out {
-    let n = asset.meshes()[0].vertex_count();
-    let mut o = (
-        vec![[f32::NAN; 3]; n],
-        vec![[f32::NAN; 3]; n],
-        vec![[f32::NAN; 4]; n],
-    );
-    let targets = SkinTargets {
-        positions: Some(&mut o.0),
-        normals: Some(&mut o.1),
-        tangents: Some(&mut o.2),
-    };
-    skin_with(&asset.meshes()[0], pal, targets, path).unwrap();
-    o
 }
 
 /// A palette per bone `S · R · T` (row vectors, scale first) from `trs`.

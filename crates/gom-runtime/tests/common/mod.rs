@@ -236,3 +236,28 @@ pub fn skin_positions_normals(
     .unwrap();
     (p, nr)
 }
+
+/// Positions, normals and tangents of a skinning run.
+pub type Out = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>);
+
+/// Positions, normals and tangents of the first mesh of `asset` on `path` (NaN where
+/// nothing was written).
+pub fn skin_all(
+    asset: &gom_runtime::Asset<'_>,
+    pal: &gom_runtime::Palette,
+    path: gom_runtime::SkinPath,
+) -> Out {
+    let n = asset.meshes()[0].vertex_count();
+    let mut o = (
+        vec![[f32::NAN; 3]; n],
+        vec![[f32::NAN; 3]; n],
+        vec![[f32::NAN; 4]; n],
+    );
+    let targets = gom_runtime::SkinTargets {
+        positions: Some(&mut o.0),
+        normals: Some(&mut o.1),
+        tangents: Some(&mut o.2),
+    };
+    gom_runtime::skin_with(&asset.meshes()[0], pal, targets, path).unwrap();
+    o
+}
