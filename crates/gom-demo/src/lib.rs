@@ -226,6 +226,7 @@ fn tentacle(inverse_bind: Vec<Mat4>) -> MeshPart {
     }
     let count = indices.len() as u32;
     MeshPart {
+        morph_targets: Vec::new(),
         name: "tentacle".into(),
         vertices: v,
         indices,
@@ -297,6 +298,7 @@ fn base(inverse_bind: Vec<Mat4>) -> MeshPart {
     };
     let count = indices.len() as u32;
     MeshPart {
+        morph_targets: Vec::new(),
         name: "base".into(),
         vertices: Vertices {
             skin: Some(vec![rigid; positions.len()]),
@@ -385,6 +387,7 @@ fn swish() -> Clip {
         ));
     }
     Clip {
+        weight_tracks: Vec::new(),
         name: "swish".into(),
         duration: DURATION,
         sample_rate: RATE,
@@ -418,6 +421,7 @@ fn curl() -> Clip {
         ));
     }
     Clip {
+        weight_tracks: Vec::new(),
         name: "curl".into(),
         duration: DURATION,
         sample_rate: RATE,

@@ -402,6 +402,7 @@ fn ribbon(bones: usize, segments: usize, clip: &str) -> gom::Model {
     one_material_mesh(&mut m, "Skin", v, indices, inverse);
     let bend = |t: f32| gom_demo::quat_from_axis_angle([0.0, 0.0, 1.0], 0.1 * t);
     m.clips.push(gom::Clip {
+        weight_tracks: Vec::new(),
         name: clip.into(),
         duration: 1.0,
         sample_rate: 2.0,

@@ -216,6 +216,7 @@ mod tests {
                 ..Default::default()
             }],
             clips: vec![Clip {
+                weight_tracks: Vec::new(),
                 name: "swing".into(),
                 duration: 1.0,
                 sample_rate: 1.0,

@@ -74,6 +74,7 @@ fn model(n: usize, clips: usize, vertices: usize) -> Model {
         .collect();
     let tri = vertices / 3 * 3;
     let mesh = MeshPart {
+        morph_targets: Vec::new(),
         name: "body".into(),
         vertices: gom::Vertices {
             positions,
@@ -124,6 +125,7 @@ fn swing_clip(n: usize, c: usize, rng: &mut Rng) -> Clip {
         })
         .collect();
     Clip {
+        weight_tracks: Vec::new(),
         name: format!("clip{c}"),
         duration: DURATION,
         sample_rate: KEY_RATE,

@@ -107,6 +107,7 @@ fn model(n: usize, scaled: bool) -> Model {
     }
     let tri = VERTICES / 3 * 3;
     let mesh = MeshPart {
+        morph_targets: Vec::new(),
         name: "body".into(),
         vertices: gom::Vertices {
             positions,
@@ -126,6 +127,7 @@ fn model(n: usize, scaled: bool) -> Model {
         skinning: Default::default(),
     };
     let clip = Clip {
+        weight_tracks: Vec::new(),
         name: "anim".into(),
         duration: DURATION,
         sample_rate: KEY_RATE,

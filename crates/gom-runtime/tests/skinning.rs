@@ -51,6 +51,7 @@ fn mesh(n: usize, influences: usize, rng: &mut Rng) -> MeshPart {
         .map(|w| inverse_affine(w).expect("invertible bind"))
         .collect();
     MeshPart {
+        morph_targets: Vec::new(),
         name: format!("m{n}"),
         vertices: v,
         indices: vec![],

@@ -46,6 +46,7 @@ pub fn one_material_mesh(
         base_color_factor: [0.5, 0.6, 0.7, 1.0],
     });
     m.meshes.push(gom::MeshPart {
+        morph_targets: Vec::new(),
         name: material.to_lowercase(),
         vertices,
         submeshes: vec![gom::Submesh {

@@ -92,6 +92,7 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
     for c in 0..4 {
         let keys = 60;
         out.clips.push(Clip {
+            weight_tracks: Vec::new(),
             name: format!("clip{c}"),
             duration: (keys - 1) as f32 / 30.0,
             sample_rate: 30.0,

@@ -40,6 +40,10 @@ impl FourCc {
     pub const CLPZ: FourCc = FourCc(*b"CLPZ");
     /// Skinning modes and up to eight influences (extension, `docs/extensions.md` §3).
     pub const SKNX: FourCc = FourCc(*b"SKNX");
+    /// A mesh's morph targets (extension, `docs/extensions.md` §4).
+    pub const MRPH: FourCc = FourCc(*b"MRPH");
+    /// A clip's morph weight tracks, inside `ANIM` (extension, `docs/extensions.md` §4).
+    pub const MWGT: FourCc = FourCc(*b"MWGT");
 }
 
 impl fmt::Display for FourCc {

@@ -14,6 +14,7 @@ pub mod layout;
 pub mod limits;
 pub mod math;
 pub mod model;
+pub mod morph;
 pub mod skinning;
 pub mod validate;
 

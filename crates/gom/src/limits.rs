@@ -46,3 +46,17 @@ pub const MAX_COMPRESSED_VALUE: f32 = 1.0e6;
 pub const MAX_SKIN_INFLUENCES: usize = 8;
 /// A blended mesh's per-vertex dual-quaternion share lies within `[0, MAX_DQ_WEIGHT]`.
 pub const MAX_DQ_WEIGHT: f32 = 1.0;
+
+/// Most morph targets a mesh may have (`MRPH`, `docs/extensions.md` §4).
+pub const MAX_MORPH_TARGETS: u32 = 1024;
+/// Most deltas (vertices moved, summed over targets) a mesh's morph targets may hold.
+pub const MAX_MORPH_DELTAS: u32 = 16_000_000;
+/// Largest magnitude of a morph delta component: with at most
+/// [`MAX_MORPH_TARGETS`] targets at weights within [`MAX_MORPH_WEIGHT`], every
+/// morphed attribute stays finite.
+pub const MAX_MORPH_DELTA: f32 = 1.0e6;
+/// Largest magnitude of a morph weight (a default weight or a key of `MWGT`).
+pub const MAX_MORPH_WEIGHT: f32 = 1.0e3;
+/// Most weight tracks a clip may have (`MWGT`); their keys count against
+/// [`MAX_KEYS_PER_CLIP`] on their own.
+pub const MAX_WEIGHT_TRACKS: u32 = 8192;

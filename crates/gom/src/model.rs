@@ -275,6 +275,9 @@ pub struct MeshPart {
     /// How the bones carry the vertices; anything but [`SkinningMethod::Linear`]
     /// needs the `SKNX` extension (`docs/extensions.md` §3).
     pub skinning: SkinningMethod,
+    /// Morph targets (blend shapes, the `MRPH` extension, `docs/extensions.md` §4);
+    /// empty for most meshes.
+    pub morph_targets: Vec<crate::morph::MorphTarget>,
 }
 
 /// How a skinned mesh's vertices follow their bones (the `SKNX` extension; GOM v1
@@ -393,6 +396,9 @@ pub struct Clip {
     /// as it is, and `tracks` must be what it decodes to
     /// ([`crate::compressed::decoded_tracks`]).
     pub compressed: Option<Vec<u8>>,
+    /// Morph target weights over the clip (the `MWGT` extension,
+    /// `docs/extensions.md` §4), sorted by (mesh, target).
+    pub weight_tracks: Vec<crate::morph::WeightTrack>,
 }
 
 #[cfg(test)]

@@ -707,6 +707,7 @@ pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, Write
     let mut bounds = Vec::with_capacity(model.meshes.len());
     for (i, mesh) in model.meshes.iter().enumerate() {
         bounds.push(check_mesh(i, mesh, bone_count)?);
+        crate::morph::check_mesh_targets(i, mesh)?;
     }
     if model.clips.len() > MAX_CLIPS as usize {
         return Err(limit(
@@ -757,6 +758,7 @@ pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, Write
             }
         }
     }
+    crate::morph::check_clip_tracks(model)?;
     Ok(bounds)
 }
 

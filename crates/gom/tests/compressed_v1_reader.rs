@@ -119,6 +119,7 @@ fn models() -> (Model, Model) {
     let mats: Vec<gom::Mat4> = bones.iter().map(|b| b.bind_local).collect();
     let tracks = decoded_tracks(&layout, &payload, &mats, 30.0, 39.0 / 30.0);
     let clip = Clip {
+        weight_tracks: Vec::new(),
         name: "swing".into(),
         duration: 39.0 / 30.0,
         sample_rate: 30.0,

@@ -74,6 +74,7 @@ fn str0_numbers_strings_by_first_use_in_the_order_of_d6() {
     ];
     m.meshes = vec![static_mesh("mesh"), static_mesh("b")];
     m.clips = vec![Clip {
+        weight_tracks: Vec::new(),
         name: "clip".into(),
         duration: 1.0,
         sample_rate: 1.0,

@@ -123,6 +123,7 @@ fn random_model(rng: &mut Rng) -> Model {
             )
         });
         meshes.push(MeshPart {
+            morph_targets: Vec::new(),
             name: format!("mesh{}", m % 2),
             vertices: v,
             indices,
@@ -158,6 +159,7 @@ fn random_model(rng: &mut Rng) -> Model {
                 -1
             };
             Clip {
+                weight_tracks: Vec::new(),
                 name: format!("clip{c}"),
                 duration,
                 sample_rate: 30.0,

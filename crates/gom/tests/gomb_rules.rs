@@ -557,8 +557,16 @@ fn d7_reserved_fields_of_msh0_vb0_ib0() {
         assert!(matches!(e.kind, ReadErrorKind::Reserved));
         at(&e, c(&place), "reserved", off);
     }
-    let e = err(&patched(MSH0 + 36, 1 | 8));
+    let e = err(&patched(MSH0 + 36, 1 | 16));
     assert!(matches!(e.kind, ReadErrorKind::Reserved));
+    at(&e, c(&FourCc::MSH0), "flags", MSH0 + 36);
+    // Bit 3 is the MRPH extension's (docs/extensions.md §4): without its chunk, the
+    // flag does not match the children.
+    let e = err(&patched(MSH0 + 36, 1 | 8));
+    assert!(
+        matches!(e.kind, ReadErrorKind::Value { value: 9, .. }),
+        "{e}"
+    );
     at(&e, c(&FourCc::MSH0), "flags", MSH0 + 36);
     // Bit 2 is the SKNX extension's (docs/extensions.md §3): without its chunk, the
     // flag does not match the children.

@@ -91,6 +91,7 @@ fn bench_model() -> Model {
     Model {
         skeleton: Skeleton { bones },
         meshes: vec![MeshPart {
+            morph_targets: Vec::new(),
             name: "body".into(),
             vertices: gom::Vertices {
                 positions: (0..VERTICES)
@@ -112,6 +113,7 @@ fn bench_model() -> Model {
             skinning: Default::default(),
         }],
         clips: vec![Clip {
+            weight_tracks: Vec::new(),
             name: "swing".into(),
             duration: 2.0,
             sample_rate: 30.0,

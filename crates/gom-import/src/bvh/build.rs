@@ -182,6 +182,7 @@ pub(crate) fn clip(
         keys_after: keys_after as u64,
     };
     let clip = Clip {
+        weight_tracks: Vec::new(),
         name: name.to_string(),
         duration,
         sample_rate: (1.0 / bvh.frame_time) as f32,

@@ -419,6 +419,7 @@ pub(crate) fn build_clips(
     for (stack, times) in stacks.iter().zip(&plan.times) {
         let duration = stack.duration as f32;
         let mut clip = Clip {
+            weight_tracks: Vec::new(),
             name: stack.name.clone(),
             duration,
             sample_rate: options.sample_rate,
@@ -547,6 +548,7 @@ pub(crate) fn stored_pose_clip(
     }
     tracks.extend(held_tracks(held));
     (!tracks.is_empty()).then(|| Clip {
+        weight_tracks: Vec::new(),
         name: name.to_string(),
         duration: 0.0,
         sample_rate: options.sample_rate,

@@ -319,6 +319,7 @@ pub(crate) fn clip(
     }
     tracks.sort_by_key(|t| t.bone);
     Ok(gom::Clip {
+        weight_tracks: Vec::new(),
         name,
         duration,
         sample_rate,

@@ -283,6 +283,7 @@ pub(crate) fn convert(
             keys_after: keys_total,
         });
         clips.push(Clip {
+            weight_tracks: Vec::new(),
             name,
             duration,
             sample_rate,

@@ -131,6 +131,7 @@ pub(crate) fn convert(
         skinned: true,
     });
     let mesh = MeshPart {
+        morph_targets: Vec::new(),
         name,
         vertices: Vertices {
             positions,

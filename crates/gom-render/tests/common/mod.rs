@@ -164,6 +164,7 @@ pub fn swinging_arm() -> Model {
         scale: [1.0; 3],
     };
     m.clips = vec![gom::Clip {
+        weight_tracks: Vec::new(),
         name: "swing".into(),
         duration: 1.0,
         sample_rate: 30.0,

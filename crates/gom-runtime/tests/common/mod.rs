@@ -66,6 +66,7 @@ pub fn skinned_mesh(
         .collect();
     let tri = (n / 3) * 3;
     MeshPart {
+        morph_targets: Vec::new(),
         name: "m".into(),
         vertices: gom::Vertices {
             normals: Some(vec![[0.0, 1.0, 0.0]; n]),
@@ -96,6 +97,7 @@ pub fn weights(bones: [u16; 4], weights: [f32; 4]) -> SkinWeights {
 
 pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
     Clip {
+        weight_tracks: Vec::new(),
         name: name.into(),
         duration,
         sample_rate: 30.0,

@@ -9,6 +9,7 @@ use crate::compressed::{Layout, CLIP_FLAG_COMPRESSED};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::{MAX_CLIPS, MAX_KEYS_PER_CLIP, MAX_TRACKS};
 use crate::model::ClipFlags;
+use crate::morph::CLIP_FLAG_WEIGHT_TRACKS;
 use crate::validate::{clip_structure, finite_bits, key_structure, track_bone_structure};
 
 /// Bytes of one key in the file.
@@ -50,6 +51,8 @@ pub(crate) fn parse_anim<'a>(
     let mut clips: Vec<ClipView<'a>> = Vec::new();
     // The compressed clip waiting for its CLPZ, which must come right after it.
     let mut waiting: Option<usize> = None;
+    // Per clip, whether its CLP0 sets bit 3 and its MWGT is still to come.
+    let mut needs: Vec<bool> = Vec::new();
     for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
         let ch = ch?;
         if let Some(i) = waiting.take() {
@@ -81,7 +84,11 @@ pub(crate) fn parse_anim<'a>(
                 if compressed {
                     waiting = Some(clips.len());
                 }
-                clips.push(clip);
+                needs.push(clip.flags.contains(CLIP_FLAG_WEIGHT_TRACKS));
+                clips.push(ClipView {
+                    flags: clip.flags.difference(CLIP_FLAG_WEIGHT_TRACKS),
+                    ..clip
+                });
             }
             FourCc::STR0
             | FourCc::SKEL
@@ -94,7 +101,12 @@ pub(crate) fn parse_anim<'a>(
             | FourCc::IBND
             | FourCc::BND0
             | FourCc::GBTM
-            | FourCc::SKNX => return Err(misplaced(&ch, "inside ANIM")),
+            | FourCc::SKNX
+            | FourCc::MRPH => return Err(misplaced(&ch, "inside ANIM")),
+            FourCc::MWGT => {
+                check_known(&ch)?;
+                weights(file, &ch, &mut clips, &mut needs)?;
+            }
             f => unknown.push(UnknownChunk {
                 fourcc: f.0,
                 offset: ch.offset as u64,
@@ -105,6 +117,14 @@ pub(crate) fn parse_anim<'a>(
     }
     if let Some(i) = waiting {
         return Err(missing_clpz(&clips[i]));
+    }
+    if let Some(i) = needs.iter().position(|&n| n) {
+        return Err(ReadError {
+            offset: clips[i].offset,
+            place: Place::Chunk(FourCc::CLP0),
+            field: "MWGT",
+            kind: ReadErrorKind::Missing,
+        });
     }
     if clips.len() != clip_count as usize {
         return Err(ReadError {
@@ -118,6 +138,28 @@ pub(crate) fn parse_anim<'a>(
         });
     }
     Ok(clips)
+}
+
+/// A clip's `MWGT`: it follows a CLP0 with flags bit 3 (after that clip's CLPZ, if
+/// any), once.
+fn weights<'a>(
+    file: &'a [u8],
+    ch: &Chunk,
+    clips: &mut [ClipView<'a>],
+    needs: &mut [bool],
+) -> Result<(), ReadError> {
+    let (Some(clip), Some(need)) = (clips.last_mut(), needs.last_mut()) else {
+        return Err(misplaced(ch, "before any CLP0"));
+    };
+    if !*need {
+        return Err(misplaced(
+            ch,
+            "after a CLP0 without flags bit 3 (weight tracks), or twice after one",
+        ));
+    }
+    *need = false;
+    clip.weight_tracks = super::morph::parse_tracks(file, ch, clip.duration)?;
+    Ok(())
 }
 
 /// A compressed CLP0 (flags bit 1) not followed by its CLPZ.
@@ -149,7 +191,10 @@ fn parse_clip<'a>(
     // Bit 1 belongs to the compressed-clip extension; the v1 rules see the rest.
     let raw = ClipFlags::from_bits_retain(raw_flags);
     let compressed = raw.contains(CLIP_FLAG_COMPRESSED);
-    let flags = raw.difference(CLIP_FLAG_COMPRESSED);
+    // Bit 3 belongs to the weight-track extension: kept for the caller, unseen by
+    // the v1 rules.
+    let weights = raw & CLIP_FLAG_WEIGHT_TRACKS;
+    let flags = raw.difference(CLIP_FLAG_COMPRESSED | CLIP_FLAG_WEIGHT_TRACKS);
     let tc_at = cur.pos;
     let track_count = cur.u32("trackCount")?;
     if compressed && track_count != 0 {
@@ -293,10 +338,11 @@ fn parse_clip<'a>(
         duration,
         sample_rate,
         root_bone_index,
-        flags,
+        flags: flags | weights,
         tracks,
         offset: c.offset as u64,
         compressed: None,
+        weight_tracks: Vec::new(),
     };
     Ok((clip, compressed))
 }

@@ -72,7 +72,7 @@ fn value(
     }
 }
 
-const CHILDREN: [FourCc; 7] = [
+const CHILDREN: [FourCc; 8] = [
     FourCc::VB0,
     FourCc::IB0,
     FourCc::SUB0,
@@ -80,6 +80,7 @@ const CHILDREN: [FourCc; 7] = [
     FourCc::BND0,
     FourCc::GBTM,
     FourCc::SKNX,
+    FourCc::MRPH,
 ];
 
 bitflags::bitflags! {
@@ -93,6 +94,9 @@ bitflags::bitflags! {
         /// bit 2: the mesh has a `SKNX` child (the skinning extension,
         /// docs/extensions.md §3).
         const SKINNING = MESH_FLAG_SKINNING;
+        /// bit 3: the mesh's `MRPH` child has a non-zero default weight (the
+        /// blend-shape extension, docs/extensions.md §4).
+        const MORPH_DEFAULTS = crate::morph::MESH_FLAG_MORPH_DEFAULTS;
     }
 }
 
@@ -118,6 +122,7 @@ struct MeshChildren {
     bnd0: Chunk,
     gbtm: Option<Chunk>,
     sknx: Option<Chunk>,
+    mrph: Option<Chunk>,
 }
 
 /// A checked VB0: where its vertex data starts and the data.
@@ -156,6 +161,11 @@ pub(crate) fn parse_mesh<'a>(
         .sknx
         .map(|ch| sknx::parse(file, &ch, skinned, h.vertex_count))
         .transpose()?;
+    let morph_targets = kids
+        .mrph
+        .map(|ch| morph_targets(file, &ch, &h))
+        .transpose()?
+        .unwrap_or_default();
 
     // Vertices: finite floats, tangent w, skin structure, bounds, weight rules.
     let mut weights = Tally::default();
@@ -229,7 +239,33 @@ pub(crate) fn parse_mesh<'a>(
         skin_extra: ext.and_then(|x| x.extra),
         dq_weights: ext.and_then(|x| x.dq),
         offset: c.offset as u64,
+        morph_targets,
     })
+}
+
+/// A mesh's `MRPH`, checked against MSH0 and its flags bit 3.
+fn morph_targets<'a>(
+    file: &'a [u8],
+    ch: &Chunk,
+    h: &MeshHeader<'_>,
+) -> Result<Vec<super::TargetView<'a>>, ReadError> {
+    let side = super::morph::MeshSide {
+        vertex_count: h.vertex_count,
+        normals: h.format.contains(VertexFormat::NORMAL),
+        tangents: h.format.contains(VertexFormat::TANGENT),
+    };
+    let targets = super::morph::parse_targets(file, ch, &side)?;
+    let poses = targets.iter().any(|t| t.default_weight != 0.0);
+    if poses != h.flags.contains(MeshFlags::MORPH_DEFAULTS) {
+        return Err(value(
+            h.flags_at,
+            Place::Chunk(FourCc::MSH0),
+            "flags",
+            h.flags.bits(),
+            "bit 3 (morph defaults) set exactly when an MRPH child has a non-zero default weight",
+        ));
+    }
+    Ok(targets)
 }
 
 /// Reads and checks MSH0's fixed fields.
@@ -322,7 +358,7 @@ fn children(
     unknown: &mut Vec<UnknownChunk>,
 ) -> Result<MeshChildren, ReadError> {
     let place = c.place();
-    let mut kids: [Option<Chunk>; 7] = [None; 7];
+    let mut kids: [Option<Chunk>; 8] = [None; 8];
     for ch in Chunks::new(file, h.children_at, c.payload_end(), place) {
         let ch = ch?;
         if let Some(k) = CHILDREN.iter().position(|&f| f == ch.fourcc) {
@@ -345,6 +381,7 @@ fn children(
                 | FourCc::ANIM
                 | FourCc::CLP0
                 | FourCc::CLPZ
+                | FourCc::MWGT
         ) {
             return Err(misplaced(&ch, "inside MSH0"));
         } else {
@@ -372,6 +409,7 @@ fn children(
         bnd0: need(4, "BND0")?,
         gbtm: kids[5],
         sknx: kids[6],
+        mrph: kids[7],
     };
     if h.flags.contains(MeshFlags::SKINNING) != found.sknx.is_some() {
         return Err(value(
@@ -380,6 +418,15 @@ fn children(
             "flags",
             h.flags.bits(),
             "bit 2 (skinning extension) set exactly when a SKNX child is present",
+        ));
+    }
+    if h.flags.contains(MeshFlags::MORPH_DEFAULTS) && found.mrph.is_none() {
+        return Err(value(
+            h.flags_at,
+            place,
+            "flags",
+            h.flags.bits(),
+            "bit 3 (morph defaults) only with an MRPH child",
         ));
     }
     if h.flags.contains(MeshFlags::HAS_GBTM) != found.gbtm.is_some() {

@@ -13,6 +13,7 @@ mod cursor;
 mod header;
 mod lanes;
 mod mesh;
+mod morph;
 mod skel;
 mod sknx;
 mod str0;
@@ -21,6 +22,7 @@ mod view;
 mod write;
 
 pub use header::{HEADER_SIZE, MAGIC};
+pub use morph::{TargetView, WeightTrackView};
 pub use view::{ClipView, FileView, MeshView, SkeletonView, TrackView};
 pub use write::write;
 

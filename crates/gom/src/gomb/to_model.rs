@@ -63,6 +63,7 @@ pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
                     .collect(),
             },
             compressed: c.compressed.as_ref().map(|(_, p)| p.to_vec()),
+            weight_tracks: c.weight_tracks.iter().map(|t| t.to_track()).collect(),
         })
         .collect();
     Model {
@@ -195,5 +196,6 @@ fn mesh(m: &MeshView<'_>, decoded: Option<Decoded>) -> MeshPart {
         mesh_bind_geo_to_model: m.gbtm,
         bounds: Some(m.bounds),
         skinning: m.skinning,
+        morph_targets: m.morph_targets.iter().map(|t| t.to_target()).collect(),
     }
 }

@@ -104,6 +104,8 @@ pub struct MeshView<'a> {
     pub dq_weights: Option<&'a [u8]>,
     /// File offset of the MSH0 chunk header.
     pub offset: u64,
+    /// The morph targets (`MRPH`, `docs/extensions.md` §4); empty without.
+    pub morph_targets: Vec<super::TargetView<'a>>,
 }
 
 impl MeshView<'_> {
@@ -144,6 +146,8 @@ pub struct ClipView<'a> {
     /// A compressed clip's samples (`CLPZ`, `docs/extensions.md`): the checked layout
     /// and the payload.
     pub compressed: Option<(crate::compressed::Layout, &'a [u8])>,
+    /// The morph weight tracks (`MWGT`, `docs/extensions.md` §4); empty without.
+    pub weight_tracks: Vec<super::WeightTrackView<'a>>,
 }
 
 /// One track of a [`ClipView`].
@@ -292,10 +296,11 @@ impl<'a> FileView<'a> {
                 | FourCc::IBND
                 | FourCc::BND0
                 | FourCc::GBTM
-                | FourCc::SKNX => {
+                | FourCc::SKNX
+                | FourCc::MRPH => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
-                FourCc::CLP0 | FourCc::CLPZ => {
+                FourCc::CLP0 | FourCc::CLPZ | FourCc::MWGT => {
                     return Err(misplaced(&c, "at top level (it belongs inside ANIM)"))
                 }
                 _ => top.unknown += 1,
@@ -392,6 +397,10 @@ impl<'a> FileView<'a> {
             }
         }
 
+        let target_count = |m: u32| meshes.get(m as usize).map(|m| m.morph_targets.len());
+        for c in &clips {
+            super::morph::check_places(&c.weight_tracks, target_count)?;
+        }
         findings.extend(crate::validate::clip_names_finding(
             clips.iter().map(|c: &ClipView<'_>| c.name),
         ));

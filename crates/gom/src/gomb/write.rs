@@ -121,6 +121,9 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
     if !model.clips.is_empty() {
         let mut anim = 16u64;
         for c in &model.clips {
+            if !c.weight_tracks.is_empty() {
+                anim += chunk(crate::morph::tracks_size(&c.weight_tracks));
+            }
             anim += match &c.compressed {
                 Some(payload) => chunk(24) + chunk(n(payload.len())),
                 None => chunk(
@@ -159,6 +162,9 @@ fn mesh_size(m: &MeshPart) -> u64 {
         let extra = m.vertices.skin_extra.as_ref().map_or(0, |_| 24 * vc);
         let dq = m.vertices.dq_weights.as_ref().map_or(0, |_| 4 * vc);
         s += chunk(16 + extra + dq);
+    }
+    if !m.morph_targets.is_empty() {
+        s += chunk(crate::morph::targets_size(&m.morph_targets));
     }
     chunk(s)
 }
@@ -352,11 +358,17 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
         o.f32(c.duration);
         o.f32(c.sample_rate);
         o.i32(c.root_bone_index);
+        let mut flags = c.flags;
+        flags.set(
+            crate::morph::CLIP_FLAG_WEIGHT_TRACKS,
+            !c.weight_tracks.is_empty(),
+        );
         if let Some(payload) = &c.compressed {
-            write_compressed(o, c.flags, payload);
+            write_compressed(o, flags, payload);
+            write_weights(o, c);
             continue;
         }
-        o.u32(c.flags.bits());
+        o.u32(flags.bits());
         o.u32(c.tracks.len() as u32);
         for t in &c.tracks {
             o.u32(t.bone);
@@ -369,7 +381,20 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
             }
         }
         o.end();
+        write_weights(o, c);
     }
+    o.end();
+}
+
+/// A clip's `MWGT` after its CLP0 (and CLPZ), when it has weight tracks
+/// (docs/extensions.md §4).
+fn write_weights(o: &mut Out, c: &Clip) {
+    if c.weight_tracks.is_empty() {
+        return;
+    }
+    o.begin(FourCc::MWGT);
+    o.buf
+        .extend_from_slice(&crate::morph::encode_tracks(&c.weight_tracks));
     o.end();
 }
 
@@ -406,6 +431,10 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     flags.set(MeshFlags::INDICES16, index_size == 2);
     flags.set(MeshFlags::HAS_GBTM, m.mesh_bind_geo_to_model.is_some());
     flags.set(MeshFlags::SKINNING, m.uses_skin_extension());
+    flags.set(
+        MeshFlags::MORPH_DEFAULTS,
+        crate::morph::poses_by_default(&m.morph_targets),
+    );
     let bone_count = if skinned { skeleton_bones } else { 0 };
 
     o.begin(FourCc::MSH0);
@@ -520,6 +549,12 @@ fn write_mesh(o: &mut Out, m: &MeshPart, b: &Bounds, name_id: u32, skeleton_bone
     if m.uses_skin_extension() {
         o.begin(FourCc::SKNX);
         o.buf.extend_from_slice(&crate::skinning::encode(m));
+        o.end();
+    }
+    if !m.morph_targets.is_empty() {
+        o.begin(FourCc::MRPH);
+        o.buf
+            .extend_from_slice(&crate::morph::encode_targets(&m.morph_targets, vc as u32));
         o.end();
     }
     o.end();

@@ -14,6 +14,7 @@ use mesh::parse_mesh;
 
 mod anim;
 mod mesh;
+mod morph;
 
 /// Byte offsets of the tables of a parsed document, so that rules checked after
 /// parsing can point at the bone, mesh or clip (and key) they concern.

@@ -104,6 +104,7 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
                 "indexCount" if matches!(e, WriteError::Limit { .. }) => "indices",
                 "indexStart" | "indexCount" | "submeshCount" => "submeshes",
                 "bounds" => "vertices",
+                "morphTargets" => "morphTargets",
                 _ => "vertices",
             };
             spans.mesh_key(i, key)
@@ -115,6 +116,7 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
                 "sampleRate" => "sampleRate",
                 "rootBoneIndex" => "rootBoneIndex",
                 "flags" => "flags",
+                "weightTracks" => "weightTracks",
                 _ => "tracks",
             };
             spans.clip_key(i, key)

@@ -8,6 +8,8 @@ use crate::error::WriteError;
 use crate::model::{Clip, Mat4, Material, MeshPart, Model, Submesh};
 use crate::validate::{check_structure, flags_for};
 
+mod morph;
+
 /// Writes `model` as canonical GOMT0001 text.
 ///
 /// Fails, like [`crate::gomb::write`], when the model breaks a structural rule
@@ -280,6 +282,7 @@ impl Writer {
         self.s(", sphereRadius = ");
         self.f(b.sphere_radius);
         self.s(" },\n");
+        self.morph_targets(m);
         self.s("  },\n");
     }
 
@@ -391,6 +394,7 @@ impl Writer {
             if let Some(payload) = &c.compressed {
                 self.compressed(payload);
             }
+            self.weight_tracks(c);
             if c.tracks.is_empty() {
                 self.s(",\n    tracks = [],\n  },\n");
                 continue;

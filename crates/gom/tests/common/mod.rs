@@ -260,6 +260,7 @@ fn mesh(bones: Vec<Bone>, materials: usize) -> impl Strategy<Value = MeshPart> {
                         };
                         let name = name.clone();
                         mats.prop_map(move |mats| MeshPart {
+                            morph_targets: Vec::new(),
                             name: name.clone(),
                             vertices: vertices.clone(),
                             indices: indices.clone(),
@@ -338,6 +339,7 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
                 .collect();
             let name = name.clone();
             tracks.prop_map(move |tracks| Clip {
+                weight_tracks: Vec::new(),
                 name: name.clone(),
                 duration,
                 sample_rate: rate,

@@ -47,6 +47,7 @@ pub fn minimal_model() -> Model {
             base_color_factor: [1.0, 0.5, 0.25, 1.0],
         }],
         meshes: vec![MeshPart {
+            morph_targets: Vec::new(),
             name: "tri".into(),
             vertices: Vertices {
                 positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
@@ -66,6 +67,7 @@ pub fn minimal_model() -> Model {
             skinning: Default::default(),
         }],
         clips: vec![Clip {
+            weight_tracks: Vec::new(),
             name: "idle".into(),
             duration: 1.0,
             sample_rate: 1.0,
@@ -179,6 +181,7 @@ pub fn rich_model(seed: u64) -> Model {
         })
         .collect();
     let skinned = MeshPart {
+        morph_targets: Vec::new(),
         name: "body".into(),
         vertices: Vertices {
             normals: Some(vec![[0.0, 0.0, -1.0]; n0]),
@@ -213,6 +216,7 @@ pub fn rich_model(seed: u64) -> Model {
         [2.0; 3],
     );
     let prop = MeshPart {
+        morph_targets: Vec::new(),
         name: "prop".into(),
         vertices: Vertices {
             normals: Some(vec![[0.0, 1.0, 0.0]; p1.len()]),
@@ -233,6 +237,7 @@ pub fn rich_model(seed: u64) -> Model {
     let (p2, i2) = grid(4, 3, &mut rng);
     let half = (i2.len() / 6 * 3) as u32;
     let deco = MeshPart {
+        morph_targets: Vec::new(),
         name: "deco".into(),
         vertices: Vertices {
             colors: Some(vec![[1, 2, 3, 4]; p2.len()]),
@@ -279,6 +284,7 @@ pub fn rich_model(seed: u64) -> Model {
             })
             .collect();
         clips.push(Clip {
+            weight_tracks: Vec::new(),
             name: format!("clip{c}"),
             duration: (keys_per - 1) as f32 * 0.5,
             sample_rate: 2.0,

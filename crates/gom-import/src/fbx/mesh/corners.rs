@@ -70,6 +70,7 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
         };
         let (vertices, indices) = weld(&corners, &indices);
         let mut part = MeshPart {
+            morph_targets: Vec::new(),
             name: p.name.clone(),
             vertices,
             indices,

@@ -239,6 +239,7 @@ impl SkinBones {
             return None;
         }
         let mut clip = gom::Clip {
+            weight_tracks: Vec::new(),
             name: REST_POSE_CLIP.to_string(),
             duration: 0.0,
             sample_rate,

@@ -6,7 +6,8 @@ pub(super) fn parse_clip(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<Clip, TextError> {
-    const KEYS: [&str; 7] = [
+    const KEYS: [&str; 8] = [
+        "weightTracks",
         "name",
         "duration",
         "sampleRate",
@@ -24,6 +25,7 @@ pub(super) fn parse_clip(
     let mut flags: Option<ClipFlags> = None;
     let mut tracks: Option<Vec<Track>> = None;
     let mut compressed: Option<Vec<u8>> = None;
+    let mut weight_tracks = None;
     let at = table(p, "`{` starting a clip", |p, key, kat| {
         record(&mut key_spans, &KEYS, key, kat);
         match key {
@@ -62,6 +64,10 @@ pub(super) fn parse_clip(
                 once(p, compressed.is_some(), T, key, kat)?;
                 compressed = Some(parse_compressed(p)?);
             }
+            "weightTracks" => {
+                once(p, weight_tracks.is_some(), T, key, kat)?;
+                weight_tracks = Some(super::morph::parse_weight_tracks(p)?);
+            }
             "tracks" => {
                 once(p, tracks.is_some(), T, key, kat)?;
                 let mut v = Vec::new();
@@ -84,6 +90,7 @@ pub(super) fn parse_clip(
         flags: flags.unwrap_or_default(),
         tracks: required(p, tracks, T, "tracks", at)?,
         compressed,
+        weight_tracks: weight_tracks.unwrap_or_default(),
     })
 }
 

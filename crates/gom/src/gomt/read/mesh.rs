@@ -199,7 +199,8 @@ pub(super) fn parse_mesh(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<MeshPart, TextError> {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 9] = [
+        "morphTargets",
         "name",
         "skinning",
         "meshBindGeoToModel",
@@ -211,6 +212,7 @@ pub(super) fn parse_mesh(
     ];
     let mut key_spans = Vec::new();
     const T: &str = "a mesh";
+    let mut morph_targets = None;
     let mut name = None;
     let mut skinning = None;
     let mut gbtm = None;
@@ -326,6 +328,10 @@ pub(super) fn parse_mesh(
                 once(p, bounds.is_some(), T, key, kat)?;
                 bounds = Some(parse_bounds(p)?);
             }
+            "morphTargets" => {
+                once(p, morph_targets.is_some(), T, key, kat)?;
+                morph_targets = Some(super::morph::parse_targets(p)?);
+            }
             _ => return Err(unknown(p, T, key, kat)),
         }
         Ok(())
@@ -357,6 +363,7 @@ pub(super) fn parse_mesh(
         mesh_bind_geo_to_model: gbtm,
         bounds,
         skinning: skinning.unwrap_or_default(),
+        morph_targets: morph_targets.unwrap_or_default(),
     })
 }
 
