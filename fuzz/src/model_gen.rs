@@ -41,6 +41,15 @@ fn coord(u: &mut Unstructured<'_>) -> Result<f32> {
     })
 }
 
+/// A morph delta component: within the ±1e6 the `MRPH` rules allow.
+fn delta(u: &mut Unstructured<'_>) -> Result<f32> {
+    Ok(match u.int_in_range(0u8..=3)? {
+        0 => -0.0,
+        1 => 1e6,
+        _ => f32::from(u.int_in_range(-1000i16..=1000)?) / 100.0,
+    })
+}
+
 fn arr<const N: usize>(
     u: &mut Unstructured<'_>,
     f: fn(&mut Unstructured<'_>) -> Result<f32>,
@@ -270,7 +279,85 @@ fn mesh(u: &mut Unstructured<'_>, bones: &[Bone], materials: usize) -> Result<Me
         mesh_bind_geo_to_model,
         bounds: None,
         skinning,
+        morph_targets: Vec::new(),
     })
+    .and_then(|m| morph_targets(u, m))
+}
+
+/// Up to three morph targets (the `MRPH` extension) over a subset of the vertices.
+fn morph_targets(u: &mut Unstructured<'_>, mut m: MeshPart) -> Result<MeshPart> {
+    let vc = m.vertices.len() as u32;
+    let normals = m.vertices.normals.is_some() && u.arbitrary()?;
+    let tangents = m.vertices.tangents.is_some() && u.arbitrary()?;
+    for k in 0..u.int_in_range(0usize..=3)? {
+        let indices: Vec<u32> = (0..vc).filter(|_| u.arbitrary().unwrap_or(false)).collect();
+        let deltas = |u: &mut Unstructured<'_>, on: bool| -> Result<Option<Vec<[f32; 3]>>> {
+            if !on {
+                return Ok(None);
+            }
+            indices.iter().map(|_| arr::<3>(u, delta)).collect::<Result<_>>().map(Some)
+        };
+        let positions = deltas(u, true)?.unwrap_or_default();
+        let normals = deltas(u, normals)?;
+        let tangents = deltas(u, tangents)?;
+        let default_weight = *u.choose(&[0.0, 0.0, 1.0, -0.5, 1000.0])?;
+        m.morph_targets.push(gom::morph::MorphTarget {
+            name: format!("t{k}"),
+            default_weight,
+            indices,
+            positions,
+            normals,
+            tangents,
+        });
+    }
+    Ok(m)
+}
+
+/// Weight tracks (the `MWGT` extension) on some of the meshes' targets.
+fn weight_tracks(
+    u: &mut Unstructured<'_>,
+    meshes: &[MeshPart],
+    duration: f32,
+) -> Result<Vec<gom::morph::WeightTrack>> {
+    let mut out = Vec::new();
+    for (mi, m) in meshes.iter().enumerate() {
+        for ti in 0..m.morph_targets.len() {
+            if !u.arbitrary::<bool>()? {
+                continue;
+            }
+            let keys = key_times(u, duration)?
+                .into_iter()
+                .map(|time| {
+                    Ok(gom::morph::WeightKey {
+                        time,
+                        weight: f32::from(u.int_in_range(0u8..=8)?) / 4.0 - 1.0,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let interpolation = if u.arbitrary()? {
+                gom::morph::WeightInterpolation::Step
+            } else {
+                gom::morph::WeightInterpolation::Linear
+            };
+            out.push(gom::morph::WeightTrack {
+                mesh: mi as u32,
+                target: ti as u32,
+                interpolation,
+                keys,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// One to four distinct key times within `[0, duration]`, ascending.
+fn key_times(u: &mut Unstructured<'_>, duration: f32) -> Result<Vec<f32>> {
+    let mut times: Vec<f32> = (0..u.int_in_range(1usize..=4)?)
+        .map(|_| Ok((f32::from(u.int_in_range(0u8..=100)?) / 100.0 * duration).min(duration)))
+        .collect::<Result<_>>()?;
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    Ok(times)
 }
 
 fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
@@ -290,12 +377,7 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
         if !u.arbitrary::<bool>()? {
             continue;
         }
-        let mut times: Vec<f32> = (0..u.int_in_range(1usize..=4)?)
-            .map(|_| Ok((f32::from(u.int_in_range(0u8..=100)?) / 100.0 * duration).min(duration)))
-            .collect::<Result<_>>()?;
-        times.sort_by(f32::total_cmp);
-        times.dedup();
-        let keys = times
+        let keys = key_times(u, duration)?
             .into_iter()
             .map(|time| {
                 Ok(Key {
@@ -327,6 +409,7 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
         tracks,
         // compressed clips have their own target (`clpz`), built from encoded clips
         compressed: None,
+        weight_tracks: Vec::new(),
     })
 }
 
@@ -342,12 +425,15 @@ pub fn model(u: &mut Unstructured<'_>) -> Result<Model> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let meshes = (0..u.int_in_range(0usize..=2)?)
+    let meshes: Vec<MeshPart> = (0..u.int_in_range(0usize..=2)?)
         .map(|_| mesh(u, &bones, materials.len()))
         .collect::<Result<_>>()?;
-    let clips = (0..u.int_in_range(0usize..=2)?)
+    let mut clips: Vec<Clip> = (0..u.int_in_range(0usize..=2)?)
         .map(|_| clip(u, bones.len()))
         .collect::<Result<_>>()?;
+    for c in &mut clips {
+        c.weight_tracks = weight_tracks(u, &meshes, c.duration)?;
+    }
     Ok(Model {
         header: Header {
             source_hash: u.arbitrary()?,

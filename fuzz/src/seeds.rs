@@ -21,6 +21,10 @@ pub fn write_all(out: &Path) {
         "empty.gom",
         &gom::gomb::write(&gom::Model::default()).unwrap(),
     );
+    let morph = gom_demo::with_morphs(demo.clone());
+    put(out, "gomb", "morph.gom", &gom::gomb::write(&morph).expect("morph GOMB"));
+    let text = gom::gomt::write(&morph).expect("morph GOMT");
+    put(out, "gomt", "morph.gomt", text.as_bytes());
     let gomt = gom::gomt::write(&demo).expect("the demo writes as GOMT");
     put(out, "gomt", "demo.gomt", gomt.as_bytes());
     put(
