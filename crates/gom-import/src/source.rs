@@ -185,11 +185,7 @@ fn import_source(
                     bytes: i.bytes.clone(),
                 })
                 .collect();
-            let mut warnings_report = report.report.clone();
-            for m in &report.morph_targets {
-                warnings_report.warn(format!("morph targets ignored: {m}"));
-            }
-            let out = imported(model, &warnings_report, side_files);
+            let out = imported(model, &report.report, side_files);
             Ok((out, crate::pipeline::SourceSpace::GLTF))
         }
         SourceFormat::Tmd => {

@@ -13,6 +13,10 @@ pub struct Asset<'a> {
     materials: Vec<gom::Material>,
     meshes: Vec<Mesh<'a>>,
     clips: Vec<Clip<'a>>,
+    /// Per mesh, its morph targets (`crate::morph`).
+    pub(crate) morphs: Vec<crate::morph::MorphTargets>,
+    /// Per clip, its morph weight tracks.
+    pub(crate) weights: Vec<Vec<gom::morph::WeightTrack>>,
 }
 
 impl<'a> Asset<'a> {
@@ -73,6 +77,16 @@ impl Asset<'static> {
             materials: model.materials.clone(),
             meshes,
             clips,
+            morphs: model
+                .meshes
+                .iter()
+                .map(|m| crate::morph::MorphTargets::new(&m.morph_targets))
+                .collect(),
+            weights: model
+                .clips
+                .iter()
+                .map(|c| c.weight_tracks.clone())
+                .collect(),
         })
     }
 }
@@ -102,7 +116,8 @@ impl Asset<'_> {
         crate::pose_at(&self.skeleton, clip, time, playback)
     }
 
-    /// Convenience for tools: every mesh skinned into [`Asset::model_pose`]'s pose, by
+    /// Convenience for tools: every mesh, morphed by the clip's weights
+    /// ([`Asset::morphed_meshes`]), skinned into [`Asset::model_pose`]'s pose, by
     /// [`crate::skin_all`].
     pub fn posed_meshes(
         &self,
@@ -110,7 +125,8 @@ impl Asset<'_> {
         time: f32,
         playback: crate::Playback,
     ) -> Result<Vec<crate::SkinnedMesh>, Error> {
-        crate::skin_all(&self.meshes, &self.model_pose(clip, time, playback)?)
+        let meshes = self.morphed_meshes(clip, time, playback)?;
+        crate::skin_all(&meshes, &self.model_pose(clip, time, playback)?)
     }
 
     /// The first mesh with this name.
@@ -191,6 +207,12 @@ impl<'a> Asset<'a> {
             materials: view.materials().to_vec(),
             meshes,
             clips,
+            morphs: crate::morph::of_view(view),
+            weights: view
+                .clips()
+                .iter()
+                .map(|c| c.weight_tracks.iter().map(|t| t.to_track()).collect())
+                .collect(),
         })
     }
 }

@@ -47,6 +47,7 @@ pub mod error;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 pub mod mesh;
+pub mod morph;
 pub mod palette;
 pub mod pose;
 pub mod posed;
@@ -64,6 +65,7 @@ pub use bounds::{skinned_bounds, Aabb, BoneBounds};
 pub use clip::{Clip, Playback, Track};
 pub use error::Error;
 pub use mesh::{Indices, Mesh};
+pub use morph::{sample_weights, MorphTargets, Morpher};
 pub use palette::Palette;
 pub use pose::{local_to_model, LocalPose, ModelPose};
 pub use posed::{pose_at, skin_all, SkinnedMesh};

@@ -451,6 +451,12 @@ impl<'a> Mesh<'a> {
         &self.vertices
     }
 
+    /// The interleaved vertex words to change (copied first when borrowed): what
+    /// [`crate::morph::Morpher`] morphs.
+    pub(crate) fn vertex_words_mut(&mut self) -> &mut [f32] {
+        self.vertices.to_mut()
+    }
+
     /// The interleaved vertex data as bytes, ready for a GPU buffer.
     pub fn vertex_bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.vertices)

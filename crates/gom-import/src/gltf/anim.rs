@@ -15,7 +15,7 @@ pub(crate) struct Channel {
     pub times: Vec<f64>,
     /// Values: `dims` per key, or `3 * dims` (in-tangent, value, out-tangent) for cubic.
     pub values: Vec<f64>,
-    /// 3 (translation, scale) or 4 (rotation).
+    /// 3 (translation, scale), 4 (rotation) or the number of morph targets (weights).
     pub dims: usize,
     /// How the sampler interpolates.
     pub interpolation: Interpolation,
@@ -80,11 +80,13 @@ impl Channel {
     }
 }
 
-/// Reads one sampler, checking counts, time order and types.
+/// Reads one sampler, checking counts, time order and types; `targets` is the number
+/// of morph targets a weights channel animates (unused for the others).
 pub(crate) fn read_channel(
     buffers: &Buffers<'_>,
     channel: &gltf::animation::Channel<'_>,
     object: &str,
+    targets: usize,
 ) -> Result<Channel, GltfError> {
     let invalid = |message: String| GltfError::Invalid {
         file: buffers.file.to_string(),
@@ -94,13 +96,13 @@ pub(crate) fn read_channel(
     let sampler = channel.sampler();
     let input = buffers.read_typed(&sampler.input(), &[Dimensions::Scalar], "sampler input")?;
     let rotation = matches!(channel.target().property(), Property::Rotation);
-    let dims = if rotation { 4 } else { 3 };
-    let want = if rotation {
-        Dimensions::Vec4
-    } else {
-        Dimensions::Vec3
+    let (want, dims) = match channel.target().property() {
+        Property::Rotation => (Dimensions::Vec4, 4),
+        Property::MorphTargetWeights => (Dimensions::Scalar, targets),
+        _ => (Dimensions::Vec3, 3),
     };
-    let output = buffers.read_typed(&sampler.output(), &[want], "sampler output")?;
+    let mut output = buffers.read_typed(&sampler.output(), &[want], "sampler output")?;
+    output.dims = dims.max(1);
     let times = input.values;
     if times.is_empty() {
         return Err(invalid("the sampler input has no keys".into()));
@@ -125,7 +127,7 @@ pub(crate) fn read_channel(
         1
     };
     let expected = times.len() * per_key;
-    if output.count() != expected {
+    if output.count() != expected || output.values.len() != expected * output.dims {
         return Err(invalid(format!(
             "the output has {} elements; {} keys with {:?} interpolation need {}",
             output.count(),
@@ -170,6 +172,7 @@ pub(crate) fn clip(
     animation: &gltf::Animation<'_>,
     bone_of: &[Option<usize>],
     rest: &[Rest],
+    morphs: &super::morph_anim::MorphNodes<'_>,
     sample_rate: f32,
     report: &mut GltfReport,
 ) -> Result<gom::Clip, GltfError> {
@@ -180,6 +183,13 @@ pub(crate) fn clip(
         .unwrap_or_else(|| format!("animation{ai}"));
     // node → [T, R, S]
     let mut per_node: BTreeMap<usize, [Option<Channel>; 3]> = BTreeMap::new();
+    let mut weights: Vec<(usize, Channel)> = Vec::new();
+    let step = if sample_rate > 0.0 && sample_rate.is_finite() {
+        1.0 / f64::from(sample_rate)
+    } else {
+        1.0 / 30.0
+    };
+
     let mut duration = 0.0f32;
     for channel in animation.channels() {
         let object = format!("animations[{ai}].channels[{}]", channel.index());
@@ -188,14 +198,35 @@ pub(crate) fn clip(
             Property::Rotation => 1,
             Property::Scale => 2,
             Property::MorphTargetWeights => {
-                report.report.warnings.push(format!(
-                    "{object}: morph target weight animation ignored (GOM has no morph targets)"
-                ));
+                let node = channel.target().node().index();
+                let targets = morphs.targets_of(node);
+                if targets == 0 {
+                    report.report.warnings.push(format!(
+                        "{object}: weights of nodes[{node}], which draws no morph targets; ignored"
+                    ));
+                    continue;
+                }
+                let read = read_channel(buffers, &channel, &object, targets)?;
+                let span = read.times[read.times.len() - 1] - read.times[0];
+                if read.interpolation == Interpolation::CubicSpline && span / step > MAX_KEYS as f64
+                {
+                    return Err(GltfError::Invalid {
+                        file: buffers.file.to_string(),
+                        object,
+                        message: format!(
+                            "resampling a CUBICSPLINE weights channel over {span} s would exceed {MAX_KEYS} keys"
+                        ),
+                    });
+                }
+                if let Some(&last) = read.times.last() {
+                    duration = duration.max(last as f32);
+                }
+                weights.push((node, read));
                 continue;
             }
         };
         let node = channel.target().node().index();
-        let read = read_channel(buffers, &channel, &object)?;
+        let read = read_channel(buffers, &channel, &object, 0)?;
         if let Some(&last) = read.times.last() {
             duration = duration.max(last as f32);
         }
@@ -210,11 +241,6 @@ pub(crate) fn clip(
         }
         entry[slot] = Some(read);
     }
-    let step = if sample_rate > 0.0 && sample_rate.is_finite() {
-        1.0 / f64::from(sample_rate)
-    } else {
-        1.0 / 30.0
-    };
     let mut tracks = Vec::new();
     let mut total_keys = 0usize;
     for (&node, channels) in &per_node {
@@ -318,8 +344,9 @@ pub(crate) fn clip(
         });
     }
     tracks.sort_by_key(|t| t.bone);
+    let weight_tracks = morphs.tracks(&weights, step, duration);
     Ok(gom::Clip {
-        weight_tracks: Vec::new(),
+        weight_tracks,
         name,
         duration,
         sample_rate,

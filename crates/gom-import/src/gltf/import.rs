@@ -15,6 +15,7 @@ use super::{meshopt_views, prepare};
 use super::{ExtractedImage, GltfError, GltfOptions, GltfReport};
 
 mod bind_pose;
+mod morph;
 mod primitive;
 mod skin;
 
@@ -314,8 +315,13 @@ fn build(
         bone_of: &bone_of,
         skin_bones: &skin_bones,
     };
-    let meshes = meshes(ctx, doc, &nodes, &all, &roles, &rig)?;
-    let mut clips = clips(ctx, doc, &nodes, &bone_of, options)?;
+    let (meshes, node_parts) = meshes(ctx, doc, &nodes, &all, &roles, &rig)?;
+    let target_counts: Vec<usize> = meshes.iter().map(|m| m.morph_targets.len()).collect();
+    let morphs = super::morph_anim::MorphNodes {
+        node_parts: &node_parts,
+        target_counts: &target_counts,
+    };
+    let mut clips = clips(ctx, doc, &nodes, &bone_of, &morphs, options)?;
     for clip in &mut clips {
         skin_bones.complete(clip, &nodes.rest);
     }
@@ -484,7 +490,7 @@ fn meshes(
     all: &[gltf::Node<'_>],
     roles: &Roles,
     rig: &Rig<'_>,
-) -> Result<Vec<gom::MeshPart>, GltfError> {
+) -> Result<(Vec<gom::MeshPart>, Vec<Vec<usize>>), GltfError> {
     let Rig {
         bones,
         bone_of,
@@ -497,6 +503,8 @@ fn meshes(
         .collect();
     let world = rest_world(nodes);
     let mut meshes = Vec::new();
+    // Per node, the parts made from it (their weights follow its `weights` channels).
+    let mut node_parts = vec![Vec::new(); all.len()];
     let (mut total_vertices, mut parts_before) = (0usize, 0usize);
     for &i in &nodes.order {
         let node = &all[i];
@@ -523,6 +531,7 @@ fn meshes(
                 joint_bones,
             };
             mesh_parts(ctx, &mesh, node, &binding, &default_ibnd, &mut meshes)?;
+            node_parts[i].extend(parts_before..meshes.len());
             if placements.len() > 1 {
                 for m in &mut meshes[parts_before..] {
                     m.name = format!("{}@{k}", m.name);
@@ -541,7 +550,7 @@ fn meshes(
             }
         }
     }
-    Ok(meshes)
+    Ok((meshes, node_parts))
 }
 
 /// Where a node's geometry at `placement` (its rest world matrix is `rest`) stands
@@ -637,6 +646,7 @@ fn clips(
     doc: &gltf::Document,
     nodes: &Nodes,
     bone_of: &[Option<usize>],
+    morphs: &super::morph_anim::MorphNodes<'_>,
     options: &GltfOptions,
 ) -> Result<Vec<gom::Clip>, GltfError> {
     if doc.animations().len() > MAX_CLIPS {
@@ -649,10 +659,11 @@ fn clips(
     let mut total_keys = 0usize;
     for a in doc.animations() {
         let moves_a_node = a.channels().any(|c| {
+            let node = c.target().node().index();
             !matches!(
                 c.target().property(),
                 gltf::animation::Property::MorphTargetWeights
-            )
+            ) || morphs.targets_of(node) > 0
         });
         if !moves_a_node {
             let name = a
@@ -666,6 +677,7 @@ fn clips(
             &a,
             bone_of,
             &nodes.rest,
+            morphs,
             options.sample_rate,
             &mut ctx.report,
         )?);

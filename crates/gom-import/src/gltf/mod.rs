@@ -51,6 +51,7 @@ mod error;
 mod export;
 mod import;
 mod meshopt_views;
+mod morph_anim;
 mod prepare;
 mod source;
 
@@ -94,7 +95,7 @@ pub struct GltfReport {
     /// The conversion report shared by every importer: counts, dropped influences
     /// and warnings (skipped primitives, ignored features, …).
     pub report: crate::report::Report,
-    /// Primitives with morph targets (ignored: GOM has none), as
+    /// Primitives with morph targets (kept, `docs/extensions.md` §4.4), as
     /// `meshes[i].primitives[j]: n targets`.
     pub morph_targets: Vec<String>,
     /// Embedded images to write beside the output.

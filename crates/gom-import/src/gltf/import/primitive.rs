@@ -31,6 +31,8 @@ struct Prim {
     indices: Vec<u32>,
     material: i32,
     inverse_bind: Vec<Mat4>,
+    /// Its morph targets, sparse, unnamed (`super::morph`).
+    targets: Vec<gom::morph::MorphTarget>,
 }
 
 /// A primitive's vertex attributes, mirrored into GOM space (skin not yet read).
@@ -59,9 +61,15 @@ pub(super) fn mesh_parts(
         .or(node.name())
         .map(str::to_string)
         .unwrap_or_else(|| format!("mesh{}", mesh.index()));
-    // The default morph weights (the node's, else the mesh's), baked into the base
-    // shape as the FBX importer bakes a blend shape's stored weight.
+    // The default morph weights: the node's, else the mesh's.
     let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
+    let names = super::morph::names(
+        mesh,
+        mesh.primitives()
+            .map(|p| p.morph_targets().len())
+            .max()
+            .unwrap_or(0),
+    );
     // Groups of primitives sharing a vertex layout and inverse binds (rule M2).
     // Each group remembers the attribute accessors of its last primitive: a following
     // primitive with the same accessors shares its vertices instead of copying them.
@@ -69,13 +77,22 @@ pub(super) fn mesh_parts(
     let mut groups: Vec<(gom::MeshPart, Shared)> = Vec::new();
     for prim in mesh.primitives() {
         let object = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
-        let Some(p) = primitive(ctx, &prim, weights, &object, binding, default_ibnd)? else {
+        let Some(p) = primitive(ctx, &prim, &object, binding, default_ibnd)? else {
             continue;
         };
         let mut key: Vec<(String, usize)> = prim
             .attributes()
             .map(|(sem, a)| (format!("{sem:?}"), a.index()))
             .collect();
+        for (k, t) in prim.morph_targets().enumerate() {
+            for (what, a) in [
+                ("P", t.positions()),
+                ("N", t.normals()),
+                ("T", t.tangents()),
+            ] {
+                key.extend(a.map(|a| (format!("target{k}{what}"), a.index())));
+            }
+        }
         // UVs transformed by the material's texture transform are its own.
         if let Some(m) = prim.material().index() {
             if ctx.uv_transforms.contains_key(&m) {
@@ -119,6 +136,7 @@ pub(super) fn mesh_parts(
                     .filter(|o| o.checked_add(p.vertices.len() as u32).is_some())
                     .ok_or_else(|| ctx.invalid(&object, "too many vertices in one mesh"))?;
                 append(&mut part.vertices, p.vertices);
+                super::morph::append(&mut part.morph_targets, p.targets, offset32);
                 *shared = Some((key, offset32));
                 offset32
             }
@@ -131,7 +149,10 @@ pub(super) fn mesh_parts(
             index_count: p.indices.len() as u32,
         });
     }
-    out.extend(groups.into_iter().map(|(g, _)| g));
+    out.extend(groups.into_iter().map(|(mut g, _)| {
+        super::morph::finish(&mut g.morph_targets, &names, weights);
+        g
+    }));
     Ok(())
 }
 
@@ -208,7 +229,6 @@ pub(super) fn count_mismatch(
 fn primitive(
     ctx: &mut Ctx<'_>,
     prim: &gltf::Primitive<'_>,
-    weights: &[f32],
     object: &str,
     binding: &NodeBinding<'_>,
     default_ibnd: &[Mat4],
@@ -223,7 +243,8 @@ fn primitive(
         return Ok(None);
     };
     let mut attrs = attributes(ctx, prim, &pos_acc, object)?;
-    bake_morph_weights(ctx, prim, weights, &mut attrs)?;
+    let mut targets = super::morph::read(ctx, prim, &attrs)?;
+    let before = super::morph::Before::of(&attrs, &targets);
     transform_uvs(ctx, prim, &mut attrs);
     repair_uv_sets(ctx, object, &mut attrs);
     let count = attrs.positions.len();
@@ -240,10 +261,14 @@ fn primitive(
         skin_extra,
         inverse_bind,
         flip,
+        baked,
     }) = bind(ctx, prim, object, binding, default_ibnd, &mut attrs)?
     else {
         return Ok(None);
     };
+    if let Some(m) = baked {
+        super::morph::transform(&mut targets, &m, &before);
+    }
     // D2: mirroring flips the winding; swap the 2nd and 3rd index (once more for a
     // mirroring node transform baked into the vertices).
     if !flip {
@@ -270,57 +295,8 @@ fn primitive(
         indices,
         material: prim.material().index().map_or(-1, |m| m as i32),
         inverse_bind,
+        targets: super::morph::sparse(targets),
     }))
-}
-
-/// Adds each morph target's POSITION, NORMAL and TANGENT deltas times its default
-/// weight to the base shape (mirrored like the base, D2; normals and tangents
-/// renormalised).
-fn bake_morph_weights(
-    ctx: &Ctx<'_>,
-    prim: &gltf::Primitive<'_>,
-    weights: &[f32],
-    attrs: &mut Attributes,
-) -> Result<(), GltfError> {
-    let count = attrs.positions.len();
-    for (target, &w) in prim.morph_targets().zip(weights) {
-        if w == 0.0 || !w.is_finite() {
-            continue;
-        }
-        let w = f64::from(w);
-        let delta = |acc: &gltf::Accessor<'_>, what: &str| {
-            attribute(ctx, acc, &[Dimensions::Vec3], what, count).map(|d| {
-                (0..count)
-                    .map(|i| {
-                        let e = d.element(i);
-                        mirror_vec3([(e[0] * w) as f32, (e[1] * w) as f32, (e[2] * w) as f32])
-                    })
-                    .collect::<Vec<_>>()
-            })
-        };
-        if let Some(a) = target.positions() {
-            let d = delta(&a, "morph target POSITION")?;
-            for (p, d) in attrs.positions.iter_mut().zip(d) {
-                *p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
-            }
-        }
-        if let (Some(a), Some(normals)) = (target.normals(), attrs.normals.as_mut()) {
-            let d = delta(&a, "morph target NORMAL")?;
-            for (n, d) in normals.iter_mut().zip(d) {
-                let sum = [n[0] + d[0], n[1] + d[1], n[2] + d[2]];
-                *n = crate::gltf::normalize3(sum.map(f64::from)).unwrap_or(*n);
-            }
-        }
-        if let (Some(a), Some(tangents)) = (target.tangents(), attrs.tangents.as_mut()) {
-            let d = delta(&a, "morph target TANGENT")?;
-            for (t, d) in tangents.iter_mut().zip(d) {
-                let sum = [t[0] + d[0], t[1] + d[1], t[2] + d[2]];
-                let n = crate::gltf::normalize3(sum.map(f64::from)).unwrap_or([t[0], t[1], t[2]]);
-                *t = [n[0], n[1], n[2], t[3]];
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Bakes the base colour texture transform of the primitive's material
@@ -354,8 +330,8 @@ fn repair_uv_sets(ctx: &mut Ctx<'_>, object: &str, attrs: &mut Attributes) {
     }
 }
 
-/// Whether the primitive holds triangles; warns when it is skipped (points, lines)
-/// and when its morph targets are ignored.
+/// Whether the primitive holds triangles; warns when it is skipped (points, lines);
+/// lists it in the report when it has morph targets.
 fn draws_triangles(ctx: &mut Ctx<'_>, prim: &gltf::Primitive<'_>, object: &str) -> bool {
     let mode = prim.mode();
     if matches!(
@@ -372,9 +348,6 @@ fn draws_triangles(ctx: &mut Ctx<'_>, prim: &gltf::Primitive<'_>, object: &str) 
         ctx.report
             .morph_targets
             .push(format!("{object}: {targets} targets"));
-        ctx.report.report.warnings.push(format!(
-            "{object}: {targets} morph targets dropped (GOM has no morph targets); the base shape with the default weights baked in is used"
-        ));
     }
     true
 }

@@ -24,6 +24,8 @@ pub(super) struct Binding {
     pub(super) inverse_bind: Vec<Mat4>,
     /// Whether a mirroring transform was baked into the vertices.
     pub(super) flip: bool,
+    /// The transform baked into the vertices, if any (morph deltas follow it).
+    pub(super) baked: Option<Mat4>,
 }
 
 /// Binds the primitive's vertices (baking transforms into `attrs` where needed);
@@ -52,6 +54,7 @@ pub(super) fn bind(
     let influences = influences(ctx, prim, skin, &joints, joint_bones, count)?;
     let (weights, extra) = limit_to_eight(ctx, object, influences, joint_bones);
     let mut flip = false;
+    let mut baked = None;
     let all: Vec<SkinWeights> = weights
         .iter()
         .chain(extra.iter().flatten())
@@ -60,6 +63,7 @@ pub(super) fn bind(
     if let Some(c) = uniform_bind_offset(ctx, object, skin, &all, &inverse_bind, binding) {
         bake(&c, attrs);
         flip = det3(&c) < 0.0;
+        baked = Some(c);
         inverse_bind = default_ibnd.to_vec();
     }
     Ok(Some(Binding {
@@ -67,6 +71,7 @@ pub(super) fn bind(
         skin_extra: extra,
         inverse_bind,
         flip,
+        baked,
     }))
 }
 
@@ -95,6 +100,7 @@ fn bind_static(
             skin_extra: None,
             inverse_bind: default_ibnd.to_vec(),
             flip,
+            baked: Some(w),
         };
     }
     if binding.skin.is_some() {
@@ -108,6 +114,7 @@ fn bind_static(
         skin_extra: None,
         inverse_bind: Vec::new(),
         flip,
+        baked: Some(w),
     }
 }
 
