@@ -110,7 +110,9 @@ fn exported_demo_models_pass_the_khronos_validator() {
         m.vertices.skin = None;
         m.inverse_bind.clear();
     }
-    for (stem, model) in [("demo", &demo), ("still", &still)] {
+    // With blend shapes: targets, default weights, names and a weights channel.
+    let morph = gom_demo::with_morphs(demo.clone());
+    for (stem, model) in [("demo", &demo), ("still", &still), ("morph", &morph)] {
         if !export_and_validate(model, dir.path(), stem, None) {
             gom_test_support::skip(
                 "gltf-validator is not installed (npm install gltf-validator in GLTF_VALIDATOR_DIR)",

@@ -288,3 +288,33 @@ fn morphing_gltf_poses_as_the_specification_evaluates_it() {
         }
     }
 }
+
+#[test]
+fn gom_to_gltf_to_gom_keeps_targets_weights_and_tracks_bit_for_bit() {
+    use gom_import::gltf::{export, Exported, GltfExportOptions};
+    let model = gom_demo::with_morphs(gom_demo::build());
+    let Exported::Glb(bytes) = export(&model, &GltfExportOptions::default()).unwrap() else {
+        unreachable!("a .glb by default")
+    };
+    let (back, _) = import_slice(&bytes, "round.glb", None, &GltfOptions::default()).unwrap();
+    let mesh = back
+        .meshes
+        .iter()
+        .position(|m| m.name == model.meshes[0].name)
+        .unwrap();
+    assert_eq!(
+        back.meshes[mesh].morph_targets,
+        model.meshes[0].morph_targets
+    );
+    let clip = back.clips.iter().find(|c| c.name == "curl").unwrap();
+    let mut expected = model.clips[1].weight_tracks.clone();
+    for t in &mut expected {
+        t.mesh = mesh as u32;
+    }
+    assert_eq!(clip.weight_tracks, expected);
+    assert!(back
+        .meshes
+        .iter()
+        .enumerate()
+        .all(|(i, m)| i == mesh || m.morph_targets.is_empty()));
+}

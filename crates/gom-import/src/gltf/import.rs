@@ -316,10 +316,13 @@ fn build(
         skin_bones: &skin_bones,
     };
     let (meshes, node_parts) = meshes(ctx, doc, &nodes, &all, &roles, &rig)?;
-    let target_counts: Vec<usize> = meshes.iter().map(|m| m.morph_targets.len()).collect();
+    let defaults: Vec<Vec<f32>> = meshes
+        .iter()
+        .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
+        .collect();
     let morphs = super::morph_anim::MorphNodes {
         node_parts: &node_parts,
-        target_counts: &target_counts,
+        defaults: &defaults,
     };
     let mut clips = clips(ctx, doc, &nodes, &bone_of, &morphs, options)?;
     for clip in &mut clips {

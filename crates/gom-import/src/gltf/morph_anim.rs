@@ -17,8 +17,8 @@ pub const WEIGHT_TOLERANCE: f64 = 1e-6;
 pub(crate) struct MorphNodes<'a> {
     /// Per glTF node, the indices of the GOM mesh parts made from it.
     pub node_parts: &'a [Vec<usize>],
-    /// Per GOM mesh part, its number of morph targets.
-    pub target_counts: &'a [usize],
+    /// Per GOM mesh part, its targets' default weights.
+    pub defaults: &'a [Vec<f32>],
 }
 
 impl MorphNodes<'_> {
@@ -29,14 +29,15 @@ impl MorphNodes<'_> {
             .get(node)
             .into_iter()
             .flatten()
-            .filter_map(|&p| self.target_counts.get(p).copied())
+            .filter_map(|&p| self.defaults.get(p).map(Vec::len))
             .max()
             .unwrap_or(0)
     }
 
     /// The weight tracks of the `(node, channel)` pairs, one per mesh part and target,
-    /// sorted by (mesh, target); a later channel on the same node wins. `step` is the
-    /// resampling interval, `duration` the clip's.
+    /// sorted by (mesh, target); a later channel on the same node wins, and a track
+    /// that holds the target's default weight throughout is left out (it says nothing
+    /// the default does not). `step` is the resampling interval, `duration` the clip's.
     pub fn tracks(
         &self,
         channels: &[(usize, Channel)],
@@ -46,10 +47,14 @@ impl MorphNodes<'_> {
         let mut out: BTreeMap<(u32, u32), WeightTrack> = BTreeMap::new();
         for (node, ch) in channels {
             for &part in self.node_parts.get(*node).into_iter().flatten() {
-                let count = self.target_counts.get(part).copied().unwrap_or(0);
-                for target in 0..count.min(ch.dims) {
+                let defaults = self.defaults.get(part).map_or(&[][..], Vec::as_slice);
+                for (target, &default) in defaults.iter().enumerate().take(ch.dims) {
                     let (interpolation, keys) = keys_of(ch, target, step, duration);
                     let (mesh, target) = (part as u32, target as u32);
+                    if keys.iter().all(|k| k.weight == default) {
+                        out.remove(&(mesh, target));
+                        continue;
+                    }
                     out.insert(
                         (mesh, target),
                         WeightTrack {

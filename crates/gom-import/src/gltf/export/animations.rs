@@ -1,6 +1,7 @@
 //! Clips: every clip with tracks becomes an animation with LINEAR samplers, three
-//! channels (translation, rotation, scale) per track. A clip without tracks is left
-//! out: glTF requires at least one channel.
+//! channels (translation, rotation, scale) per track, and a `weights` channel per
+//! mesh with weight tracks (`super::morph`). A clip without either is left out: glTF
+//! requires at least one channel.
 
 use gltf::json::accessor::Type;
 use gltf::json::animation::{Channel, Interpolation, Property, Sampler, Target};
@@ -13,7 +14,11 @@ use crate::gltf::convert::{mirror_quat, mirror_vec3};
 use crate::gltf::GltfError;
 
 /// The animations of `model`'s clips, their keys written to `bin`.
-pub(super) fn animations(model: &gom::Model, bin: &mut Bin) -> Result<Vec<Animation>, GltfError> {
+pub(super) fn animations(
+    model: &gom::Model,
+    part_nodes: &[Option<u32>],
+    bin: &mut Bin,
+) -> Result<Vec<Animation>, GltfError> {
     let bone_count = model.skeleton.bones.len();
     let mut animations = Vec::new();
     for (ci, clip) in model.clips.iter().enumerate() {
@@ -28,6 +33,7 @@ pub(super) fn animations(model: &gom::Model, bin: &mut Bin) -> Result<Vec<Animat
             track_channels(track, bone_count, bin, &mut animation)
                 .map_err(|m| export_err(format!("clips[{ci}]"), m))?;
         }
+        super::morph::weight_channels(model, clip, part_nodes, bin, &mut animation);
         if !animation.channels.is_empty() {
             animations.push(animation);
         }

@@ -45,6 +45,8 @@ pub(super) struct Parts {
     pub(super) nodes: Vec<Node>,
     /// The skins the nodes name.
     pub(super) skins: Vec<SkinEntry>,
+    /// Per model mesh, the index of its node among `nodes` (`None` when not drawn).
+    pub(super) node_of_mesh: Vec<Option<usize>>,
 }
 
 /// Every mesh part with vertices and triangles, its buffers written to `bin`. Eight
@@ -59,7 +61,10 @@ pub(super) fn parts(
 ) -> Result<Parts, GltfError> {
     warnings.extend(crate::export::skinning_warning(model, "glTF"));
     let root_of = root_bones(&model.skeleton.bones);
-    let mut parts = Parts::default();
+    let mut parts = Parts {
+        node_of_mesh: vec![None; model.meshes.len()],
+        ..Default::default()
+    };
     for (mi, part) in model.meshes.iter().enumerate() {
         let object = format!("meshes[{mi}]");
         if part.vertices.is_empty() || part.submeshes.is_empty() {
@@ -86,18 +91,23 @@ pub(super) fn parts(
             }
             None => None,
         };
-        let primitives = primitives(part, &object, &attrs, material_count, bin)?;
+        let mut primitives = primitives(part, &object, &attrs, material_count, bin)?;
         if primitives.is_empty() {
             continue;
         }
+        let targets = super::morph::targets(part, bake.as_ref(), bin);
+        for p in &mut primitives {
+            p.targets.clone_from(&targets);
+        }
+        let (weights, extras) = super::morph::weights_and_names(part);
         let mesh = Index::push(
             &mut parts.meshes,
             Mesh {
                 name: Some(part.name.clone()),
                 primitives,
-                weights: None,
+                weights,
                 extensions: None,
-                extras: Default::default(),
+                extras,
             },
         );
         let mut node = Node {
@@ -109,6 +119,7 @@ pub(super) fn parts(
         if let (None, Some(g)) = (skin, part.mesh_bind_geo_to_model) {
             set_transform(&mut node, &mirror_mat(&g), false);
         }
+        parts.node_of_mesh[mi] = Some(parts.nodes.len());
         parts.nodes.push(node);
     }
     Ok(parts)

@@ -38,6 +38,7 @@ mod bin;
 mod check;
 mod materials;
 mod meshes;
+mod morph;
 mod nodes;
 
 use std::collections::BTreeMap;
@@ -156,6 +157,12 @@ fn document(
     let looks = materials::looks(model, images, &mut bin, warnings);
     let parts = meshes::parts(model, &mut bin, looks.materials.len(), warnings)?;
     let common_root = parts.skins.iter().any(|s| s.spans_roots);
+    // The parts' nodes follow the bones' (`nodes::scene`).
+    let part_nodes: Vec<Option<u32>> = parts
+        .node_of_mesh
+        .iter()
+        .map(|k| k.map(|k| (nodes.len() + k) as u32))
+        .collect();
     let (scene, root_node) = nodes::scene(&mut nodes, &roots, parts.nodes, common_root);
     let skins = parts
         .skins
@@ -168,7 +175,7 @@ fn document(
             skin
         })
         .collect();
-    let animations = animations::animations(model, &mut bin)?;
+    let animations = animations::animations(model, &part_nodes, &mut bin)?;
     bin.pad();
     let root = Root {
         asset: Asset {
