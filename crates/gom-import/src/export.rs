@@ -235,6 +235,16 @@ pub fn skinning_warning(model: &gom::Model, format: &str) -> Option<String> {
     ))
 }
 
+/// The warning an output without blend shapes (`.tmd`) gives for the meshes with
+/// morph targets: their default weights are baked into the vertices
+/// ([`gom::morph::bake_defaults`]) and the clips' weight tracks dropped.
+pub fn morph_warning(model: &gom::Model, format: &str) -> Option<String> {
+    let names = listed_meshes(model, |m| !m.morph_targets.is_empty())?;
+    Some(format!(
+        "meshes {names}: blend shapes baked at their default weights, weight animation dropped ({format} has no morph targets)"
+    ))
+}
+
 /// The warning an output of four influences (`.tmd`) gives for meshes with more: the
 /// four heaviest are kept and renormalised.
 pub fn influences_warning(model: &gom::Model, format: &str) -> Option<String> {

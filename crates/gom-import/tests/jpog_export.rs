@@ -860,3 +860,22 @@ fn meshes_binding_a_bone_differently_are_reported() {
     // and the first mesh's matrix is the one written
     assert_eq!(e.tmd.nodes[2].inverse_bind, same.tmd.nodes[2].inverse_bind);
 }
+
+#[test]
+fn blend_shapes_are_baked_at_their_default_weights_with_a_warning() {
+    let model = gom_demo::with_morphs(gom_demo::build());
+    let e = export(&model, &options("morph", Handedness::Right)).expect("exported");
+    assert!(
+        e.notes.iter().any(|n| n.contains("\"tentacle\"") && n.contains("baked")),
+        "{:?}",
+        e.notes
+    );
+    // The same files as the model with the default weights baked by hand.
+    let mut baked = model.clone();
+    gom::morph::bake_defaults(&mut baked);
+    assert_ne!(baked.meshes[0].vertices, model.meshes[0].vertices);
+    let b = export(&baked, &options("morph", Handedness::Right)).expect("exported");
+    assert_eq!(e.write().unwrap(), b.write().unwrap());
+    let plain = export(&gom_demo::build(), &options("morph", Handedness::Right)).unwrap();
+    assert_ne!(e.write().unwrap().0, plain.write().unwrap().0, "the bulge shows");
+}

@@ -454,6 +454,60 @@ pub(crate) fn check_clip_tracks(model: &Model) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// Bakes each mesh's default weights into its vertices (the formula of the module
+/// documentation) and drops its targets, and every clip's weight tracks: the model a
+/// format without blend shapes shows. Normals and tangents keep their bind value where
+/// the morphed sum has zero length.
+pub fn bake_defaults(model: &mut Model) {
+    for mesh in &mut model.meshes {
+        let targets = std::mem::take(&mut mesh.morph_targets);
+        let v = &mut mesh.vertices;
+        let mut touched = std::collections::BTreeMap::<usize, [[f32; 3]; 2]>::new();
+        for t in targets.iter().filter(|t| t.default_weight != 0.0) {
+            let w = t.default_weight;
+            for (k, &i) in t.indices.iter().enumerate() {
+                let i = i as usize;
+                let add = |a: &mut [f32], d: [f32; 3]| (0..3).for_each(|c| a[c] += w * d[c]);
+                if let Some(p) = v.positions.get_mut(i) {
+                    add(p, t.positions[k]);
+                }
+                let entry = touched.entry(i).or_insert([[0.0; 3]; 2]);
+                if let Some(d) = t.normals.as_ref() {
+                    add(&mut entry[0], d[k]);
+                }
+                if let Some(d) = t.tangents.as_ref() {
+                    add(&mut entry[1], d[k]);
+                }
+            }
+        }
+        let unit = |base: [f32; 3], d: [f32; 3]| {
+            let s = [base[0] + d[0], base[1] + d[1], base[2] + d[2]];
+            let len = (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt();
+            if len > 0.0 && len.is_finite() {
+                s.map(|c| c / len)
+            } else {
+                base
+            }
+        };
+        for (&i, [dn, dt]) in &touched {
+            if let Some(n) = v.normals.as_mut().and_then(|n| n.get_mut(i)) {
+                if *dn != [0.0; 3] {
+                    *n = unit(*n, *dn);
+                }
+            }
+            if let Some(t) = v.tangents.as_mut().and_then(|t| t.get_mut(i)) {
+                if *dt != [0.0; 3] {
+                    let u = unit([t[0], t[1], t[2]], *dt);
+                    *t = [u[0], u[1], u[2], t[3]];
+                }
+            }
+        }
+    }
+    for clip in &mut model.clips {
+        clip.weight_tracks.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,6 +538,36 @@ mod tests {
         assert!(!ClipFlags::all().intersects(CLIP_FLAG_WEIGHT_TRACKS));
         assert_eq!(CLIP_FLAG_WEIGHT_TRACKS.bits(), 8);
         assert_eq!(MESH_FLAG_MORPH_DEFAULTS, 8);
+    }
+
+    #[test]
+    fn baking_adds_the_weighted_deltas_and_drops_targets_and_tracks() {
+        let mut m = Model::default();
+        let mut mesh = crate::MeshPart::default();
+        mesh.vertices.positions = vec![[0.0; 3], [1.0, 0.0, 0.0]];
+        mesh.vertices.normals = Some(vec![[0.0, 0.0, 1.0]; 2]);
+        mesh.morph_targets = vec![MorphTarget {
+            name: "a".into(),
+            default_weight: 0.5,
+            indices: vec![1],
+            positions: vec![[0.0, 2.0, 0.0]],
+            normals: Some(vec![[0.0, 2.0, -1.0]]),
+            tangents: None,
+        }];
+        m.meshes.push(mesh);
+        m.clips.push(crate::Clip {
+            weight_tracks: vec![WeightTrack::default()],
+            ..Default::default()
+        });
+        bake_defaults(&mut m);
+        let v = &m.meshes[0].vertices;
+        assert_eq!(v.positions, [[0.0; 3], [1.0, 1.0, 0.0]]);
+        // (0, 0, 1) + 0.5 · (0, 2, −1) = (0, 1, 0.5), normalised.
+        let n = v.normals.as_ref().unwrap()[1];
+        let l = 1.25f32.sqrt();
+        assert_eq!(n, [0.0, 1.0 / l, 0.5 / l]);
+        assert_eq!(v.normals.as_ref().unwrap()[0], [0.0, 0.0, 1.0]);
+        assert!(m.meshes[0].morph_targets.is_empty() && m.clips[0].weight_tracks.is_empty());
     }
 
     #[test]

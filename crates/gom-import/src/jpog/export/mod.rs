@@ -168,6 +168,16 @@ pub fn export(model: &gom::Model, options: &ExportOptions) -> Result<Exported, E
     }
     let basis = inverse_basis(&options.handedness.basis());
     let mut notes = Vec::new();
+    notes.extend(crate::export::morph_warning(model, ".tmd"));
+    let baked;
+    let model = if model.meshes.iter().any(|m| !m.morph_targets.is_empty()) {
+        let mut m = model.clone();
+        gom::morph::bake_defaults(&mut m);
+        baked = m;
+        &baked
+    } else {
+        model
+    };
     notes.extend(crate::export::skinning_warning(model, ".tmd"));
     notes.extend(crate::export::influences_warning(model, ".tmd"));
     let lib_name = fit_name(&options.name, NameLimit::Library, false, "output name")?;
