@@ -866,7 +866,9 @@ fn blend_shapes_are_baked_at_their_default_weights_with_a_warning() {
     let model = gom_demo::with_morphs(gom_demo::build());
     let e = export(&model, &options("morph", Handedness::Right)).expect("exported");
     assert!(
-        e.notes.iter().any(|n| n.contains("\"tentacle\"") && n.contains("baked")),
+        e.notes
+            .iter()
+            .any(|n| n.contains("\"tentacle\"") && n.contains("baked")),
         "{:?}",
         e.notes
     );
@@ -877,5 +879,9 @@ fn blend_shapes_are_baked_at_their_default_weights_with_a_warning() {
     let b = export(&baked, &options("morph", Handedness::Right)).expect("exported");
     assert_eq!(e.write().unwrap(), b.write().unwrap());
     let plain = export(&gom_demo::build(), &options("morph", Handedness::Right)).unwrap();
-    assert_ne!(e.write().unwrap().0, plain.write().unwrap().0, "the bulge shows");
+    assert_ne!(
+        e.write().unwrap().0,
+        plain.write().unwrap().0,
+        "the bulge shows"
+    );
 }

@@ -208,6 +208,8 @@ struct MeshSummary<'a> {
     has_gbtm: bool,
     submeshes: Vec<SubmeshSummary>,
     bounds: BoundsSummary,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    morph_targets: Vec<super::info_morph::TargetSummary<'a>>,
 }
 
 #[derive(Serialize)]
@@ -240,6 +242,8 @@ struct ClipSummary<'a> {
     tracks: Vec<TrackSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compressed: Option<CompressedSize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    weight_tracks: Vec<super::info_morph::WeightTrackSummary<'a>>,
 }
 
 #[derive(Serialize)]
@@ -274,10 +278,11 @@ fn mesh_summary(m: &gom::MeshPart) -> MeshSummary<'_> {
             sphere_center: b.sphere_center,
             sphere_radius: b.sphere_radius,
         },
+        morph_targets: super::info_morph::targets(m),
     }
 }
 
-fn clip_summary(c: &gom::Clip, bones: usize) -> ClipSummary<'_> {
+fn clip_summary<'a>(model: &'a Model, c: &'a gom::Clip, bones: usize) -> ClipSummary<'a> {
     ClipSummary {
         name: &c.name,
         duration: c.duration,
@@ -295,6 +300,7 @@ fn clip_summary(c: &gom::Clip, bones: usize) -> ClipSummary<'_> {
             })
             .collect(),
         compressed: CompressedSize::of(c, bones),
+        weight_tracks: super::info_morph::tracks(model, c),
     }
 }
 
@@ -331,7 +337,7 @@ pub fn describe(model: &Model, notes: &Notes) -> Value {
         clips: model
             .clips
             .iter()
-            .map(|c| clip_summary(c, model.skeleton.bones.len()))
+            .map(|c| clip_summary(model, c, model.skeleton.bones.len()))
             .collect(),
         warnings: &notes.warnings,
         information: &notes.information,
@@ -404,6 +410,7 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
                 s.index_start + s.index_count
             );
         }
+        super::info_morph::print_targets(m);
     }
     println!("clips: {}", model.clips.len());
     for c in &model.clips {
@@ -430,6 +437,7 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
             .map(|t| format!("{}:{}", t.bone, t.keys.len()))
             .collect();
         println!("    keys per bone: {}", per.join(" "));
+        super::info_morph::print_tracks(model, c);
     }
     for (title, lines) in [
         ("warnings", &notes.warnings),

@@ -7,6 +7,7 @@ pub mod convert;
 pub mod demo;
 pub mod game_files;
 pub mod info;
+mod info_morph;
 pub mod jpog_out;
 pub mod pose;
 pub mod render;
