@@ -11,6 +11,8 @@ use crate::error::RenderError;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pose {
     model: ModelPose,
+    /// Per mesh, the weights of its morph targets; `None` for their default weights.
+    weights: Option<Vec<Vec<f32>>>,
 }
 
 impl Pose {
@@ -20,6 +22,7 @@ impl Pose {
         let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;
         Ok(Pose {
             model: ModelPose::bind(&skeleton),
+            weights: None,
         })
     }
 
@@ -46,7 +49,10 @@ impl Pose {
 
 impl From<ModelPose> for Pose {
     fn from(model: ModelPose) -> Pose {
-        Pose { model }
+        Pose {
+            model,
+            weights: None,
+        }
     }
 }
 
@@ -55,6 +61,9 @@ impl From<ModelPose> for Pose {
 pub struct ClipSampler {
     skeleton: gom_runtime::Skeleton,
     clip: gom_runtime::Clip<'static>,
+    /// The clip's morph weight tracks and, per mesh, its targets' default weights.
+    weight_tracks: Vec<gom::morph::WeightTrack>,
+    defaults: Vec<Vec<f32>>,
 }
 
 impl std::fmt::Debug for ClipSampler {
@@ -75,8 +84,19 @@ impl ClipSampler {
             });
         };
         let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;
+        let weight_tracks = clip.weight_tracks.clone();
         let clip = gom_runtime::Clip::from_model(clip)?;
-        Ok(ClipSampler { skeleton, clip })
+        let defaults = model
+            .meshes
+            .iter()
+            .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
+            .collect();
+        Ok(ClipSampler {
+            skeleton,
+            clip,
+            weight_tracks,
+            defaults,
+        })
     }
 
     /// The clip's duration in seconds.
@@ -92,7 +112,24 @@ impl ClipSampler {
             time,
             gom_runtime::Playback::Once,
         )?;
-        Ok(Pose { model })
+        let mut weights = Vec::with_capacity(self.defaults.len());
+        for (i, d) in self.defaults.iter().enumerate() {
+            let mut w = vec![0.0; d.len()];
+            gom_runtime::sample_weights(
+                &self.weight_tracks,
+                i,
+                d,
+                self.clip.duration(),
+                time,
+                gom_runtime::Playback::Once,
+                &mut w,
+            )?;
+            weights.push(w);
+        }
+        Ok(Pose {
+            model,
+            weights: Some(weights),
+        })
     }
 }
 
@@ -104,6 +141,8 @@ pub(crate) type PosedMesh = SkinnedMesh;
 #[derive(Debug)]
 pub(crate) struct Skinner {
     meshes: Vec<Mesh<'static>>,
+    /// Per mesh, its morph targets (applied before skinning).
+    targets: Vec<gom_runtime::MorphTargets>,
 }
 
 impl Skinner {
@@ -134,12 +173,31 @@ impl Skinner {
                 Mesh::from_model(&skinnable, bones)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Skinner { meshes })
+        let targets = model
+            .meshes
+            .iter()
+            .map(|m| gom_runtime::MorphTargets::new(&m.morph_targets))
+            .collect();
+        Ok(Skinner { meshes, targets })
     }
 
-    /// Skins every mesh part into `pose` with the runtime ([`gom_runtime::skin_all`]).
+    /// Morphs every mesh part by the pose's weights ([`gom_runtime::Morpher`]), then
+    /// skins it into `pose` with the runtime ([`gom_runtime::skin_all`]).
     pub(crate) fn pose(&self, pose: &Pose) -> Result<Vec<PosedMesh>, RenderError> {
-        Ok(gom_runtime::skin_all(&self.meshes, &pose.model)?)
+        let mut meshes = Vec::with_capacity(self.meshes.len());
+        for (i, (mesh, targets)) in self.meshes.iter().zip(&self.targets).enumerate() {
+            let weights = match &pose.weights {
+                Some(w) => w.get(i).map_or(&[][..], Vec::as_slice),
+                None => targets.default_weights(),
+            };
+            if weights.len() != targets.len() || weights.iter().all(|&w| w == 0.0) {
+                meshes.push(mesh.clone());
+                continue;
+            }
+            let mut m = gom_runtime::Morpher::new(mesh);
+            meshes.push(m.apply(mesh, targets, weights)?.clone());
+        }
+        Ok(gom_runtime::skin_all(&meshes, &pose.model)?)
     }
 }
 

@@ -604,3 +604,28 @@ fn an_animation_keeps_one_camera_so_the_static_box_stays_put_across_frames() {
     }
     assert_ne!(frames[0], frames[2], "the arm swings");
 }
+
+#[test]
+fn blend_shapes_are_drawn_at_the_clips_weights_and_at_their_defaults() {
+    let model = gom_demo::with_morphs(gom_demo::build());
+    // Half way through curl: bulge at its default 0.25, flatten keyed to 1. The same
+    // picture as a model with those weights baked into its vertices.
+    let half = model.clips[1].duration / 2.0;
+    let mut baked = model.clone();
+    baked.meshes[0].morph_targets[1].default_weight = 1.0;
+    gom::morph::bake_defaults(&mut baked);
+    let at = |m: &gom::Model| {
+        let o = RenderOptions {
+            clip: Some(("curl", half)),
+            ..options(96, Projection::Perspective)
+        };
+        render(m, &o).unwrap()
+    };
+    assert_eq!(at(&model), at(&baked));
+    assert_ne!(at(&model), at(&gom_demo::build()));
+    // Without a clip: the default weights.
+    let mut still = model.clone();
+    gom::morph::bake_defaults(&mut still);
+    let bind = |m: &gom::Model| render(m, &options(96, Projection::Perspective)).unwrap();
+    assert_eq!(bind(&model), bind(&still));
+}
