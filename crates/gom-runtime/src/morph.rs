@@ -185,26 +185,34 @@ impl<'a> Morpher<'a> {
         let to = base.word_offset(Attribute::Tangent);
         let src = base.vertex_words();
         let dst = self.mesh.vertex_words_mut();
-        // Restore what the previous weights moved.
+        // Restore the attributes the previous weights moved (the other words of a
+        // vertex never change).
+        let offsets = [Some(0), no, to];
         for &v in &self.touched {
             let v = v as usize * stride;
-            dst[v..v + stride].copy_from_slice(&src[v..v + stride]);
-        }
-        for &v in &self.touched {
-            self.marked[v as usize] = false;
+            for o in offsets.into_iter().flatten() {
+                dst[v + o..v + o + 3].copy_from_slice(&src[v + o..v + o + 3]);
+            }
+            self.marked[v / stride] = false;
         }
         self.touched.clear();
         for (t, &w) in targets.targets.iter().zip(weights) {
             if w == 0.0 {
                 continue;
             }
-            for &i in &t.indices {
-                if !self.marked[i as usize] {
-                    self.marked[i as usize] = true;
+            // Positions, and the list of vertices moved, in one pass.
+            for (&i, d) in t.indices.iter().zip(&t.positions) {
+                let m = &mut self.marked[i as usize];
+                if !*m {
+                    *m = true;
                     self.touched.push(i);
                 }
+                let at = i as usize * stride;
+                let v = &mut dst[at..at + 3];
+                v[0] += w * d[0];
+                v[1] += w * d[1];
+                v[2] += w * d[2];
             }
-            accumulate(dst, stride, 0, &t.indices, &t.positions, w);
             if let Some(o) = no.filter(|_| !t.normals.is_empty()) {
                 accumulate(dst, stride, o, &t.indices, &t.normals, w);
             }
