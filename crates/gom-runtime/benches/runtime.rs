@@ -302,11 +302,23 @@ fn with_method(m: &Model, method: gom::SkinningMethod, eight: bool) -> Model {
     m
 }
 
-/// One row: `mesh` skinned with `pal`, positions and normals into `out`.
+/// One row: `mesh` skinned with `pal` on the best path, positions and normals into
+/// `out`.
 fn positions_and_normals<M: Measurement>(
     g: &mut BenchmarkGroup<'_, M>,
     id: BenchmarkId,
     mesh: &Mesh<'_>,
+    pal: &Palette,
+    out: (&mut [[f32; 3]], &mut [[f32; 3]]),
+) {
+    positions_and_normals_on(g, id, (mesh, SkinPath::best()), pal, out)
+}
+
+/// [`positions_and_normals`] on `path`.
+fn positions_and_normals_on<M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: BenchmarkId,
+    (mesh, path): (&Mesh<'_>, SkinPath),
     pal: &Palette,
     out: (&mut [[f32; 3]], &mut [[f32; 3]]),
 ) {
@@ -318,7 +330,7 @@ fn positions_and_normals<M: Measurement>(
                 normals: Some(&mut *nrm),
                 tangents: None,
             };
-            skin(mesh, black_box(pal), targets).ok();
+            skin_with(mesh, black_box(pal), targets, path).ok();
             black_box(&*p);
         })
     });
@@ -326,7 +338,8 @@ fn positions_and_normals<M: Measurement>(
 
 /// Skinning methods beside linear with four influences, on the workload of
 /// `skinning/rigid` (positions and normals, the best path): dual quaternions, blended
-/// (per-vertex share), eight influences.
+/// (per-vertex share), eight influences; each extension row also on the four-lane
+/// path (`_vec4`), which every vector path ran before the extension had its own.
 fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
     use gom::SkinningMethod::{Blended, DualQuaternion, Linear};
     let mut g = group(c, "skinning_method");
@@ -339,6 +352,7 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
         ("blended4", Blended, false),
         ("lbs8", Linear, true),
         ("dq8", DualQuaternion, true),
+        ("blended8", Blended, true),
     ] {
         let model = with_method(m, method, eight);
         let asset = Asset::from_model(&model).expect("valid generated model");
@@ -365,6 +379,15 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
             &pal,
             (&mut p, &mut nrm),
         );
+        if mesh.uses_skin_extension() {
+            positions_and_normals_on(
+                &mut g,
+                BenchmarkId::new(format!("{name}_vec4"), n),
+                (mesh, SkinPath::Vec4),
+                &pal,
+                (&mut p, &mut nrm),
+            );
+        }
     }
     g.finish();
 }
