@@ -338,8 +338,8 @@ fn positions_and_normals_on<M: Measurement>(
 
 /// Skinning methods beside linear with four influences, on the workload of
 /// `skinning/rigid` (positions and normals, the best path): dual quaternions, blended
-/// (per-vertex share), eight influences; each extension row also on the four-lane
-/// path (`_vec4`), which every vector path ran before the extension had its own.
+/// (per-vertex share), eight influences; each row also on the AVX2 (`_avx2`) and
+/// four-lane (`_vec4`) paths when the best path is another.
 fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
     use gom::SkinningMethod::{Blended, DualQuaternion, Linear};
     let mut g = group(c, "skinning_method");
@@ -379,14 +379,17 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
             &pal,
             (&mut p, &mut nrm),
         );
-        if mesh.uses_skin_extension() {
-            positions_and_normals_on(
-                &mut g,
-                BenchmarkId::new(format!("{name}_vec4"), n),
-                (mesh, SkinPath::Vec4),
-                &pal,
-                (&mut p, &mut nrm),
-            );
+        let others = [(SkinPath::Avx2Fma, "avx2"), (SkinPath::Vec4, "vec4")];
+        for (path, suffix) in others {
+            if path.is_supported() && path != SkinPath::best() {
+                positions_and_normals_on(
+                    &mut g,
+                    BenchmarkId::new(format!("{name}_{suffix}"), n),
+                    (mesh, path),
+                    &pal,
+                    (&mut p, &mut nrm),
+                );
+            }
         }
     }
     g.finish();
