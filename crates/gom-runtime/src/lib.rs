@@ -43,6 +43,7 @@ pub mod blend;
 pub mod bounds;
 pub mod clip;
 pub mod compressed;
+pub mod cpu;
 pub mod error;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
