@@ -54,10 +54,14 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     }
 }
 
-/// Skins `words` of a mesh with the `SKNX` extension into `out` on this path (on the
-/// four-lane extension path when the CPU lacks AVX2 or FMA).
+/// Skins `words` of a mesh with the `SKNX` extension into `out` on this path: dual
+/// quaternions with four influences in lanes, every other mesh (and every mesh when
+/// the CPU lacks AVX2 or FMA) on the four-lane extension path, which measured faster
+/// for them than eight lanes (docs/performance.md, "Skinning methods beside linear
+/// skinning").
 pub(super) fn skin_ext(job: &Job<'_>, ext: &Ext<'_>, words: &[f32], out: SkinTargets<'_>) {
-    if available() {
+    let lanes = ext.method == gom::SkinningMethod::DualQuaternion && ext.extra.is_empty();
+    if lanes && available() {
         // SAFETY: `ext_blocks` only requires the `avx2` and `fma` target features, and
         // the CPU has both (checked just above).
         unsafe { ext_blocks(job, ext, words, out) }

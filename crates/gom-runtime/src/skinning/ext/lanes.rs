@@ -609,11 +609,16 @@ fn choose<const L: usize>(
 /// Per lane, `lin` (α ≤ 0), `dq` (α ≥ 1) or `mixed`.
 #[inline(always)]
 fn pick<const L: usize>(alpha: F<L>, lin: F<L>, dq: F<L>, mixed: F<L>) -> F<L> {
-    F::from_fn(|l| match alpha.0[l] {
-        a if a <= 0.0 => lin.0[l],
-        a if a >= 1.0 => dq.0[l],
-        _ => mixed.0[l],
-    })
+    // Two selects, each one instruction a register (a match with guards is left as
+    // branches).
+    let low = F::<L>::from_fn(|l| {
+        if alpha.0[l] <= 0.0 {
+            lin.0[l]
+        } else {
+            mixed.0[l]
+        }
+    });
+    F::from_fn(|l| if alpha.0[l] >= 1.0 { dq.0[l] } else { low.0[l] })
 }
 
 /// Words `o..o + 3` of the block's vertices as three lanes.
