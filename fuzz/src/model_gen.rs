@@ -327,6 +327,7 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
         tracks,
         // compressed clips have their own target (`clpz`), built from encoded clips
         compressed: None,
+        extras: Default::default(),
     })
 }
 

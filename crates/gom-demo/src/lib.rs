@@ -392,6 +392,7 @@ fn swish() -> Clip {
         flags: ClipFlags::HAS_ROOT_MOTION,
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 
@@ -425,6 +426,7 @@ fn curl() -> Clip {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 

@@ -133,6 +133,7 @@ fn model(n: usize, scaled: bool) -> Model {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     };
     Model {
         skeleton,

@@ -111,6 +111,7 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
                 })
                 .collect(),
             compressed: None,
+            extras: Default::default(),
         });
     }
     out

@@ -5,7 +5,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod additive;
 pub mod bounds;
+pub mod clip_extras;
 pub mod compressed;
 pub mod error;
 pub mod gomb;
@@ -17,6 +19,7 @@ pub mod model;
 pub mod skinning;
 pub mod validate;
 
+pub use clip_extras::ClipExtras;
 pub use model::*;
 
 /// The converter version string written into the headers of files this toolkit

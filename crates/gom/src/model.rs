@@ -393,6 +393,8 @@ pub struct Clip {
     /// as it is, and `tracks` must be what it decodes to
     /// ([`crate::compressed::decoded_tracks`]).
     pub compressed: Option<Vec<u8>>,
+    /// What the clip carries beyond v1's tracks (extensions, `docs/extensions.md`).
+    pub extras: crate::ClipExtras,
 }
 
 #[cfg(test)]

@@ -169,6 +169,7 @@ fn random_model(rng: &mut Rng) -> Model {
                 },
                 tracks,
                 compressed: None,
+                extras: Default::default(),
             }
         })
         .collect();

@@ -119,6 +119,7 @@ fn bench_model() -> Model {
             flags: ClipFlags::empty(),
             tracks,
             compressed: None,
+            extras: Default::default(),
         }],
         ..Default::default()
     }

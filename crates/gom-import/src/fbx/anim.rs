@@ -426,6 +426,7 @@ pub(crate) fn build_clips(
             flags: ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
+            extras: Default::default(),
         };
         let mut cr = ClipReport {
             name: stack.name.clone(),
@@ -554,6 +555,7 @@ pub(crate) fn stored_pose_clip(
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     })
 }
 

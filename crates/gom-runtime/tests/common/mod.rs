@@ -103,6 +103,7 @@ pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 

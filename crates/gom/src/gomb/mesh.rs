@@ -345,6 +345,7 @@ fn children(
                 | FourCc::ANIM
                 | FourCc::CLP0
                 | FourCc::CLPZ
+                | FourCc::CLPA
         ) {
             return Err(misplaced(&ch, "inside MSH0"));
         } else {

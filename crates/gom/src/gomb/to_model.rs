@@ -63,6 +63,7 @@ pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
                     .collect(),
             },
             compressed: c.compressed.as_ref().map(|(_, p)| p.to_vec()),
+            extras: c.extras.clone(),
         })
         .collect();
     Model {

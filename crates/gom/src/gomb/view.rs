@@ -144,6 +144,8 @@ pub struct ClipView<'a> {
     /// A compressed clip's samples (`CLPZ`, `docs/extensions.md`): the checked layout
     /// and the payload.
     pub compressed: Option<(crate::compressed::Layout, &'a [u8])>,
+    /// What the clip carries beyond v1's tracks (`CLPA`, `docs/extensions.md` §4).
+    pub extras: crate::ClipExtras,
 }
 
 /// One track of a [`ClipView`].
@@ -295,7 +297,7 @@ impl<'a> FileView<'a> {
                 | FourCc::SKNX => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
-                FourCc::CLP0 | FourCc::CLPZ => {
+                FourCc::CLP0 | FourCc::CLPZ | FourCc::CLPA => {
                     return Err(misplaced(&c, "at top level (it belongs inside ANIM)"))
                 }
                 _ => top.unknown += 1,

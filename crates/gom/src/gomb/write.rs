@@ -121,6 +121,10 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
     if !model.clips.is_empty() {
         let mut anim = 16u64;
         for c in &model.clips {
+            anim += super::clip_ext::chunks(c, |_| 0)
+                .iter()
+                .map(|(_, p)| chunk(n(p.len())))
+                .sum::<u64>();
             anim += match &c.compressed {
                 Some(payload) => chunk(24) + chunk(n(payload.len())),
                 None => chunk(
@@ -214,6 +218,9 @@ fn string_table(model: &Model) -> StringTable<'_> {
     }
     for c in &model.clips {
         st.intern(&c.name);
+        for s in super::clip_ext::strings(c) {
+            st.intern(s);
+        }
     }
     st
 }
@@ -247,7 +254,11 @@ fn checked_size(model: &Model, st: &StringTable<'_>) -> Result<u64, WriteError> 
             .map(|m| n(&m.name) + m.base_color_texture.as_deref().map_or(0, n))
             .sum::<u64>()
         + model.meshes.iter().map(|m| n(&m.name)).sum::<u64>()
-        + model.clips.iter().map(|c| n(&c.name)).sum::<u64>();
+        + model
+            .clips
+            .iter()
+            .map(|c| n(&c.name) + super::clip_ext::strings(c).into_iter().map(n).sum::<u64>())
+            .sum::<u64>();
     if uses > MAX_STRING_EXPANSION * size {
         return Err(limit("strings", uses, MAX_STRING_EXPANSION * size));
     }
@@ -356,7 +367,7 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
             write_compressed(o, c.flags, payload);
             continue;
         }
-        o.u32(c.flags.bits());
+        o.u32((c.flags | super::clip_ext::flags(c)).bits());
         o.u32(c.tracks.len() as u32);
         for t in &c.tracks {
             o.u32(t.bone);
@@ -369,6 +380,11 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
             }
         }
         o.end();
+        for (fourcc, payload) in super::clip_ext::chunks(c, |s| st.id(s)) {
+            o.begin(fourcc);
+            o.buf.extend_from_slice(&payload);
+            o.end();
+        }
     }
     o.end();
 }

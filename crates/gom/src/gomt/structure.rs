@@ -115,6 +115,7 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
                 "sampleRate" => "sampleRate",
                 "rootBoneIndex" => "rootBoneIndex",
                 "flags" => "flags",
+                "referenceClipNameId" | "referenceTime" => "additive",
                 _ => "tracks",
             };
             spans.clip_key(i, key)

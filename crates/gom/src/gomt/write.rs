@@ -366,6 +366,22 @@ impl Writer {
         self.s("\" }");
     }
 
+    /// An additive clip's reference (`docs/extensions.md` §4.4).
+    fn additive(&mut self, r: &crate::additive::Reference) {
+        match r {
+            crate::additive::Reference::BindPose => {
+                self.s(",\n    additive = { reference = \"bindPose\" }")
+            }
+            crate::additive::Reference::ClipFrame { clip, time } => {
+                self.s(",\n    additive = { clip = ");
+                self.string(clip);
+                self.s(", time = ");
+                self.f(*time);
+                self.s(" }");
+            }
+        }
+    }
+
     fn clips(&mut self, clips: &[Clip]) {
         if clips.is_empty() {
             self.s("Animations = []\n");
@@ -388,6 +404,9 @@ impl Writer {
                 .map(|(n, _)| *n)
                 .collect();
             self.names(&set);
+            if let Some(r) = &c.extras.additive {
+                self.additive(r);
+            }
             if let Some(payload) = &c.compressed {
                 self.compressed(payload);
             }

@@ -89,6 +89,7 @@ pub fn minimal_model() -> Model {
                 ],
             }],
             compressed: None,
+            extras: Default::default(),
         }],
     }
 }
@@ -290,6 +291,7 @@ pub fn rich_model(seed: u64) -> Model {
             },
             tracks,
             compressed: None,
+            extras: Default::default(),
         });
     }
     Model {

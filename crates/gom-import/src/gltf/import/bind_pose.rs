@@ -246,6 +246,7 @@ impl SkinBones {
             flags: gom::ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
+            extras: Default::default(),
         };
         self.complete(&mut clip, rest);
         ctx.report.report.warnings.push(format!(

@@ -6,7 +6,7 @@ pub(super) fn parse_clip(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<Clip, TextError> {
-    const KEYS: [&str; 7] = [
+    const KEYS: [&str; 8] = [
         "name",
         "duration",
         "sampleRate",
@@ -14,6 +14,7 @@ pub(super) fn parse_clip(
         "flags",
         "compressed",
         "tracks",
+        "additive",
     ];
     let mut key_spans = Vec::new();
     const T: &str = "a clip";
@@ -24,6 +25,7 @@ pub(super) fn parse_clip(
     let mut flags: Option<ClipFlags> = None;
     let mut tracks: Option<Vec<Track>> = None;
     let mut compressed: Option<Vec<u8>> = None;
+    let mut extras = crate::ClipExtras::default();
     let at = table(p, "`{` starting a clip", |p, key, kat| {
         record(&mut key_spans, &KEYS, key, kat);
         match key {
@@ -71,6 +73,10 @@ pub(super) fn parse_clip(
                 })?;
                 tracks = Some(v);
             }
+            "additive" => {
+                once(p, extras.additive.is_some(), T, key, kat)?;
+                extras.additive = Some(super::clip_ext::parse_additive(p)?);
+            }
             _ => return Err(unknown(p, T, key, kat)),
         }
         Ok(())
@@ -84,6 +90,7 @@ pub(super) fn parse_clip(
         flags: flags.unwrap_or_default(),
         tracks: required(p, tracks, T, "tracks", at)?,
         compressed,
+        extras,
     })
 }
 
