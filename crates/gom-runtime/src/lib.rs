@@ -5,6 +5,7 @@
 //! ```text
 //! bytes ──► Asset (skeleton, meshes, clips; zero-copy views)
 //! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
+//!                         LocalPose ──blend_additive (additive clip's deltas)──► LocalPose
 //! PreparedClip + time ──sample_prepared──► LocalPose   (the same pose, bit for bit)
 //! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
 //!                                        Palette ──BoneBounds::bound──► Aabb for culling
@@ -38,6 +39,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod additive;
 pub mod asset;
 pub mod blend;
 pub mod bounds;
@@ -58,6 +60,7 @@ mod skin_blocks;
 pub mod skinning;
 pub mod transform;
 
+pub use additive::blend_additive;
 pub use asset::Asset;
 pub use blend::blend;
 pub use bounds::{skinned_bounds, Aabb, BoneBounds};

@@ -48,6 +48,16 @@ pub enum Reference {
     },
 }
 
+impl core::fmt::Display for Reference {
+    /// `the bind pose` or `clip "NAME" at T s`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Reference::BindPose => f.write_str("the bind pose"),
+            Reference::ClipFrame { clip, time } => write!(f, "clip \"{clip}\" at {time} s"),
+        }
+    }
+}
+
 /// Why an additive clip could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -240,6 +240,9 @@ struct ClipSummary<'a> {
     tracks: Vec<TrackSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compressed: Option<CompressedSize>,
+    /// An additive clip's reference pose (`the bind pose`, `clip "NAME" at T s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additive: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -295,6 +298,7 @@ fn clip_summary(c: &gom::Clip, bones: usize) -> ClipSummary<'_> {
             })
             .collect(),
         compressed: CompressedSize::of(c, bones),
+        additive: c.extras.additive.as_ref().map(|r| r.to_string()),
     }
 }
 
@@ -423,6 +427,9 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
         );
         if let Some(z) = CompressedSize::of(c, model.skeleton.bones.len()) {
             println!("    compressed: {z}");
+        }
+        if let Some(r) = &c.extras.additive {
+            println!("    additive: deltas from {r}");
         }
         let per: Vec<String> = c
             .tracks
