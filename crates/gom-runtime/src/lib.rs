@@ -7,6 +7,7 @@
 //! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
 //!                         LocalPose ──blend_additive (additive clip's deltas)──► LocalPose
 //! PreparedClip + time ──sample_prepared──► LocalPose   (the same pose, bit for bit)
+//! ModelPose ──two_bone_ik / aim_ik──► LocalPose corrections ──local_to_model_from──► ModelPose
 //! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
 //!                                        Palette ──BoneBounds::bound──► Aabb for culling
 //! ```
@@ -46,6 +47,7 @@ pub mod bounds;
 pub mod clip;
 pub mod compressed;
 pub mod error;
+pub mod ik;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 pub mod mesh;
@@ -66,9 +68,12 @@ pub use blend::blend;
 pub use bounds::{skinned_bounds, Aabb, BoneBounds};
 pub use clip::{Clip, Playback, Track};
 pub use error::Error;
+pub use ik::{
+    aim_ik, apply_aim_ik, apply_two_bone_ik, two_bone_ik, AimIk, TwoBoneCorrection, TwoBoneIk,
+};
 pub use mesh::{Indices, Mesh};
 pub use palette::Palette;
-pub use pose::{local_to_model, LocalPose, ModelPose};
+pub use pose::{local_to_model, local_to_model_from, LocalPose, ModelPose};
 pub use posed::{pose_at, skin_all, SkinnedMesh};
 pub use prepared::{sample_prepared, PreparedClip, PreparedContext};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
