@@ -285,16 +285,29 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     (weighted(turn.normalize(), p.weight), reached)
 }
 
-fn check_bone(what: &'static str, skeleton: &Skeleton, bone: usize) -> Result<(), Error> {
-    if bone < skeleton.bone_count() {
-        Ok(())
-    } else {
-        Err(Error::BoneIndex {
+/// Every bone of `bones` on the skeleton, and `model` a pose of it.
+fn check_bones(
+    what: &'static str,
+    skeleton: &Skeleton,
+    bones: &[usize],
+    model: &ModelPose,
+) -> Result<(), Error> {
+    let bone_count = skeleton.bone_count();
+    if let Some(&bone) = bones.iter().find(|&&b| b >= bone_count) {
+        return Err(Error::BoneIndex {
             what,
             bone,
-            bone_count: skeleton.bone_count(),
-        })
+            bone_count,
+        });
     }
+    if model.bone_count() != bone_count {
+        return Err(Error::BoneCount {
+            what,
+            expected: bone_count,
+            found: model.bone_count(),
+        });
+    }
+    Ok(())
 }
 
 /// Multiplies `correction` onto bone `bone`'s local rotation in `local`.
@@ -318,16 +331,7 @@ pub fn apply_two_bone_ik(
     local: &mut LocalPose,
     model: &mut ModelPose,
 ) -> Result<bool, Error> {
-    for b in [start, mid, end] {
-        check_bone("two_bone_ik", skeleton, b)?;
-    }
-    if model.bone_count() != skeleton.bone_count() {
-        return Err(Error::BoneCount {
-            what: "two_bone_ik (model pose)",
-            expected: skeleton.bone_count(),
-            found: model.bone_count(),
-        });
-    }
+    check_bones("two_bone_ik", skeleton, &[start, mid, end], model)?;
     let w = model.matrices();
     let c = two_bone_ik(&w[start], &w[mid], &w[end], p);
     correct(local, start, c.start);
@@ -346,14 +350,7 @@ pub fn apply_aim_ik(
     local: &mut LocalPose,
     model: &mut ModelPose,
 ) -> Result<bool, Error> {
-    check_bone("aim_ik", skeleton, bone)?;
-    if model.bone_count() != skeleton.bone_count() {
-        return Err(Error::BoneCount {
-            what: "aim_ik (model pose)",
-            expected: skeleton.bone_count(),
-            found: model.bone_count(),
-        });
-    }
+    check_bones("aim_ik", skeleton, &[bone], model)?;
     let (c, reached) = aim_ik(&model.matrices()[bone], p);
     correct(local, bone, c);
     local_to_model_from(skeleton, bone, local, model)?;

@@ -61,6 +61,11 @@ fn expected_knee(hip: Vec3, target: Vec3, pole: Vec3, twist: f32) -> Vec3 {
     hip + (target - hip) / 2.0 + Quat::from_axis_angle(axis, twist) * perp * h
 }
 
+/// `p` on the leg's hip, knee and ankle; whether the target was reached.
+fn solve(asset: &Asset, p: &TwoBoneIk, local: &mut LocalPose, model: &mut ModelPose) -> bool {
+    apply_two_bone_ik(asset.skeleton(), [HIP, KNEE, ANKLE], p, local, model).unwrap()
+}
+
 fn leg_ik(target: Vec3, pole: Vec3) -> TwoBoneIk {
     TwoBoneIk {
         target,
@@ -89,14 +94,7 @@ fn two_bone_ik_reaches_a_target_with_the_knee_towards_the_pole() {
                 ..leg_ik(target, pole)
             };
             let toe_offset = model.matrices()[ANKLE].inverse() * model.matrices()[4];
-            let reached = apply_two_bone_ik(
-                asset.skeleton(),
-                [HIP, KNEE, ANKLE],
-                &p,
-                &mut local,
-                &mut model,
-            )
-            .unwrap();
+            let reached = solve(&asset, &p, &mut local, &mut model);
             assert!(reached, "{target} {pole} bent {bent}");
             let what = format!("target {target} pole {pole} twist {twist} bent {bent}");
             assert!(
@@ -126,14 +124,7 @@ fn an_unreachable_target_leaves_the_leg_straight_and_pointing_at_it() {
         let (mut local, mut model) = poses(&asset, bent);
         let target = Vec3::new(2.0, 0.0, 1.0);
         let p = leg_ik(target, Vec3::Z);
-        let reached = apply_two_bone_ik(
-            asset.skeleton(),
-            [HIP, KNEE, ANKLE],
-            &p,
-            &mut local,
-            &mut model,
-        )
-        .unwrap();
+        let reached = solve(&asset, &p, &mut local, &mut model);
         assert!(!reached);
         let dir = (target - hip).normalize();
         assert!(
@@ -161,14 +152,7 @@ fn softening_holds_the_end_back_as_the_formula_says() {
         soften: 0.5,
         ..leg_ik(target, Vec3::Z)
     };
-    let reached = apply_two_bone_ik(
-        asset.skeleton(),
-        [HIP, KNEE, ANKLE],
-        &p,
-        &mut local,
-        &mut model,
-    )
-    .unwrap();
+    let reached = solve(&asset, &p, &mut local, &mut model);
     assert!(!reached);
     let expected = 1.0 + (1.0 - (-0.9f32).exp());
     let ankle = pos(&model, ANKLE);
@@ -200,14 +184,7 @@ fn the_weight_scales_the_corrections() {
     let (mut local, mut model) = poses(&asset, 0.4);
     let before = (local.clone(), model.clone());
     let p0 = TwoBoneIk { weight: 0.0, ..p };
-    apply_two_bone_ik(
-        asset.skeleton(),
-        [HIP, KNEE, ANKLE],
-        &p0,
-        &mut local,
-        &mut model,
-    )
-    .unwrap();
+    solve(&asset, &p0, &mut local, &mut model);
     assert_eq!((local, model), before);
 }
 
@@ -369,4 +346,17 @@ fn local_to_model_from_updates_only_the_subtree_and_matches_the_full_pass() {
     assert!(local_to_model_from(asset.skeleton(), 9, &local, &mut partial).is_err());
     let short = LocalPose::new(3);
     assert!(local_to_model_from(asset.skeleton(), 0, &short, &mut partial).is_err());
+}
+
+#[test]
+fn bones_past_the_skeleton_and_poses_of_other_skeletons_are_refused() {
+    let asset = leg();
+    let (mut local, mut model) = poses(&asset, 0.0);
+    let p = leg_ik(Vec3::new(0.0, 1.5, 0.5), Vec3::Z);
+    let sk = asset.skeleton();
+    assert!(apply_two_bone_ik(sk, [HIP, KNEE, 6], &p, &mut local, &mut model).is_err());
+    assert!(apply_aim_ik(sk, 6, &AimIk::default(), &mut local, &mut model).is_err());
+    let mut other = ModelPose::new();
+    assert!(apply_aim_ik(sk, 1, &AimIk::default(), &mut local, &mut other).is_err());
+    assert_eq!((local, model), poses(&asset, 0.0), "nothing changed");
 }
