@@ -47,6 +47,7 @@ pub mod bounds;
 pub mod clip;
 pub mod compressed;
 pub mod error;
+pub mod events;
 pub mod ik;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
@@ -68,6 +69,7 @@ pub use blend::blend;
 pub use bounds::{skinned_bounds, Aabb, BoneBounds};
 pub use clip::{Clip, Playback, Track};
 pub use error::Error;
+pub use events::events_between;
 pub use ik::{
     aim_ik, apply_aim_ik, apply_two_bone_ik, two_bone_ik, AimIk, TwoBoneCorrection, TwoBoneIk,
 };

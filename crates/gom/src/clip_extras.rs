@@ -1,5 +1,5 @@
 //! What a clip may carry beyond GOM v1's tracks, for a game: the additive reference
-//! (`CLPA`, [`crate::additive`]).
+//! (`CLPA`, [`crate::additive`]), float tracks and events (`EVNT`, [`crate::events`]).
 
 use crate::additive::Reference;
 use crate::error::WriteError;
@@ -11,9 +11,14 @@ pub struct ClipExtras {
     /// Set when the clip is additive: its tracks are deltas from this reference
     /// (`CLPA`, a required extension).
     pub additive: Option<Reference>,
+    /// Named curves of 1 to 4 floats (`EVNT`, optional).
+    pub float_tracks: Vec<crate::events::FloatTrack>,
+    /// Named moments, in time order (`EVNT`, optional).
+    pub events: Vec<crate::events::Event>,
 }
 
 /// The rules of clip `index`'s extension data (`docs/extensions.md` §4).
 pub fn check_clip(model: &Model, index: usize) -> Result<(), WriteError> {
-    crate::additive::check_clip(model, index)
+    crate::additive::check_clip(model, index)?;
+    crate::events::check_clip(model, index)
 }

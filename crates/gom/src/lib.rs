@@ -10,6 +10,7 @@ pub mod bounds;
 pub mod clip_extras;
 pub mod compressed;
 pub mod error;
+pub mod events;
 pub mod gomb;
 pub mod gomt;
 pub mod layout;

@@ -54,6 +54,8 @@ pub(crate) fn parse_anim<'a>(
     let mut waiting: Option<usize> = None;
     // The additive clip waiting for its CLPA, which must come right after it.
     let mut waiting_additive: Option<usize> = None;
+    // Whether an EVNT may follow: after a CLP0 (and its CLPZ or CLPA), once.
+    let mut evnt_allowed = false;
     for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
         let ch = ch?;
         if let Some(i) = waiting_additive.take() {
@@ -76,8 +78,16 @@ pub(crate) fn parse_anim<'a>(
         match ch.fourcc {
             FourCc::CLPZ => return Err(misplaced(&ch, "other than right after a compressed CLP0")),
             FourCc::CLPA => return Err(misplaced(&ch, "other than right after an additive CLP0")),
+            FourCc::EVNT => {
+                let Some(clip) = clips.last_mut().filter(|_| evnt_allowed) else {
+                    return Err(misplaced(&ch, "other than after a CLP0 (once)"));
+                };
+                evnt_allowed = false;
+                clip_ext::read_evnt(file, &ch, clip, ctx)?;
+            }
             FourCc::CLP0 => {
                 check_known(&ch)?;
+                evnt_allowed = true;
                 if clips.len() >= clip_count as usize {
                     return Err(ReadError {
                         offset: count_at as u64,

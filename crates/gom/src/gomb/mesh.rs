@@ -346,6 +346,7 @@ fn children(
                 | FourCc::CLP0
                 | FourCc::CLPZ
                 | FourCc::CLPA
+                | FourCc::EVNT
         ) {
             return Err(misplaced(&ch, "inside MSH0"));
         } else {

@@ -297,7 +297,7 @@ impl<'a> FileView<'a> {
                 | FourCc::SKNX => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
-                FourCc::CLP0 | FourCc::CLPZ | FourCc::CLPA => {
+                FourCc::CLP0 | FourCc::CLPZ | FourCc::CLPA | FourCc::EVNT => {
                     return Err(misplaced(&c, "at top level (it belongs inside ANIM)"))
                 }
                 _ => top.unknown += 1,

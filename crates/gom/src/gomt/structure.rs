@@ -116,6 +116,8 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
                 "rootBoneIndex" => "rootBoneIndex",
                 "flags" => "flags",
                 "referenceClipNameId" | "referenceTime" => "additive",
+                "floatTracks" => "floatTracks",
+                "events" => "events",
                 _ => "tracks",
             };
             spans.clip_key(i, key)

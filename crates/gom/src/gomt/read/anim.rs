@@ -6,7 +6,7 @@ pub(super) fn parse_clip(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<Clip, TextError> {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 10] = [
         "name",
         "duration",
         "sampleRate",
@@ -15,6 +15,8 @@ pub(super) fn parse_clip(
         "compressed",
         "tracks",
         "additive",
+        "floatTracks",
+        "events",
     ];
     let mut key_spans = Vec::new();
     const T: &str = "a clip";
@@ -76,6 +78,14 @@ pub(super) fn parse_clip(
             "additive" => {
                 once(p, extras.additive.is_some(), T, key, kat)?;
                 extras.additive = Some(super::clip_ext::parse_additive(p)?);
+            }
+            "floatTracks" => {
+                once(p, !extras.float_tracks.is_empty(), T, key, kat)?;
+                extras.float_tracks = super::clip_ext::parse_float_tracks(p)?;
+            }
+            "events" => {
+                once(p, !extras.events.is_empty(), T, key, kat)?;
+                extras.events = super::clip_ext::parse_events(p)?;
             }
             _ => return Err(unknown(p, T, key, kat)),
         }
