@@ -108,3 +108,41 @@ fn an_unknown_clip_is_refused_with_the_clips_listed() {
     assert!(err.contains("\"swish\", \"curl\""), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn events_are_added_in_time_order_and_shown_by_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = demo(dir.path());
+    let out = dir.path().join("events.gom");
+    let r = gom(&[
+        "convert",
+        s(&src),
+        s(&out),
+        "--event",
+        "swish@1.5=footstep:right",
+        "--event",
+        "swish@0.5=footstep:left",
+        "--event",
+        "curl@0=start",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let model = gom::gomb::read(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .model;
+    let swish: Vec<(f32, Option<&str>)> = model.clips[0]
+        .extras
+        .events
+        .iter()
+        .map(|e| (e.time, e.payload.as_deref()))
+        .collect();
+    assert_eq!(swish, [(0.5, Some("left")), (1.5, Some("right"))]);
+    let text = String::from_utf8(gom(&["info", s(&out)]).stdout).unwrap();
+    assert!(text.contains("event at 0.5 s: footstep (left)"), "{text}");
+    let info = gom(&["info", "--json", s(&out)]);
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(json["clips"][1]["events"][0]["name"], "start");
+    // Past the clip's end: refused.
+    let r = gom(&["convert", s(&src), s(&out), "--event", "curl@9=late"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("the clip lasts 1.5 s"));
+}

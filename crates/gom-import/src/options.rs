@@ -98,6 +98,10 @@ pub struct ImportOptions {
     /// [`crate::pipeline::additive`]), after the other clip steps; never compressed.
     #[serde(default)]
     pub additive: Vec<crate::pipeline::options::AdditiveSpec>,
+    /// Events added to clips (`CLIP@SECONDS=NAME[:PAYLOAD]`), for sources that
+    /// cannot carry them.
+    #[serde(default)]
+    pub event: Vec<crate::pipeline::options::EventSpec>,
 }
 
 /// The default of [`ImportOptions::scale`].
@@ -136,6 +140,7 @@ impl Default for ImportOptions {
             unit: None,
             bvh_drop_end_sites: false,
             additive: Vec::new(),
+            event: Vec::new(),
         }
     }
 }

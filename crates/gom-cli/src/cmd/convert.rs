@@ -72,6 +72,10 @@ pub struct PipelineArgs {
     /// after the other clip options; repeatable.
     #[arg(long, value_name = "CLIP[=REF]")]
     additive: Vec<gom_import::pipeline::AdditiveSpec>,
+    /// Add an event to a clip at a time in seconds, with an optional payload
+    /// (repeatable; `event = [...]` in gom.toml).
+    #[arg(long, value_name = "CLIP@SECONDS=NAME[:PAYLOAD]")]
+    event: Vec<gom_import::pipeline::EventSpec>,
     /// Uniform scale for the skeleton, the meshes and the keys.
     #[arg(
         long,
@@ -104,6 +108,7 @@ impl PipelineArgs {
             clip_range: self.clip_range.clone(),
             root_motion: self.root_motion.clone(),
             additive: self.additive.clone(),
+            event: self.event.clone(),
             scale: self.scale,
             up: self.up,
             forward: self.forward,

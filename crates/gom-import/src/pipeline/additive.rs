@@ -1,9 +1,44 @@
 //! `--additive CLIP[=REF]`: clips stored as deltas from a reference pose
-//! ([`gom::additive`], `docs/extensions.md` §4), after the other clip steps.
+//! ([`gom::additive`], `docs/extensions.md` §4), after the other clip steps; and
+//! `--event CLIP@T=NAME[:PAYLOAD]`: events added to clips (§5).
 
-use super::options::AdditiveSpec;
+use super::options::{AdditiveSpec, EventSpec};
 use super::StepError;
 use gom::additive::{make_additive, reference_pose, Reference};
+
+/// Adds each event of `specs` to its clip, keeping each clip's events in time order
+/// (an added event after those of the same time already there).
+pub fn add_events(model: &mut gom::Model, specs: &[EventSpec]) -> Result<(), StepError> {
+    for spec in specs {
+        let available = model.clip_names_listed();
+        let clip = model
+            .clips
+            .iter_mut()
+            .find(|c| c.name == spec.clip)
+            .ok_or_else(|| StepError::NoClip {
+                option: "--event",
+                name: spec.clip.clone(),
+                available,
+            })?;
+        if spec.time > clip.duration {
+            return Err(StepError::EventPastClip {
+                spec: spec.clone(),
+                duration: clip.duration,
+            });
+        }
+        let events = &mut clip.extras.events;
+        let at = events.partition_point(|e| e.time <= spec.time);
+        events.insert(
+            at,
+            gom::events::Event {
+                time: spec.time,
+                name: spec.name.clone(),
+                payload: spec.payload.clone(),
+            },
+        );
+    }
+    Ok(())
+}
 
 /// Makes each clip `specs` name additive against its reference. Every reference pose
 /// is taken from the model before any clip changes, so a clip may be the reference

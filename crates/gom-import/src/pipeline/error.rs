@@ -94,6 +94,14 @@ pub enum StepError {
         /// Why.
         source: gom::additive::AdditiveError,
     },
+    /// `--event` at a time past its clip's end.
+    #[error("--event {spec}: the clip lasts {duration} s")]
+    EventPastClip {
+        /// The option's value.
+        spec: super::options::EventSpec,
+        /// The clip's length in seconds.
+        duration: f32,
+    },
     /// `--bone-map` without an `--anim` file for it to pair.
     #[error(
         "--bone-map pairs the bones of --anim files with the model's, and no --anim file \

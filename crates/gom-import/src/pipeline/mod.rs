@@ -14,7 +14,7 @@ pub mod retarget;
 pub mod units;
 
 pub use error::{MatchError, StepError};
-pub use options::{AdditiveSpec, Axis, ClipRange, ClipRename, LengthUnit, RangeBound};
+pub use options::{AdditiveSpec, Axis, ClipRange, ClipRename, EventSpec, LengthUnit, RangeBound};
 pub use units::SourceSpace;
 
 use crate::imported::Imported;
@@ -54,6 +54,7 @@ pub fn is_active(options: &ImportOptions) -> bool {
         || !options.clip_range.is_empty()
         || options.root_motion.is_some()
         || !options.additive.is_empty()
+        || !options.event.is_empty()
 }
 
 fn space_active(options: &ImportOptions) -> bool {
@@ -74,6 +75,7 @@ pub fn anim_file_options(options: &ImportOptions) -> ImportOptions {
         clip_range: Vec::new(),
         root_motion: None,
         additive: Vec::new(),
+        event: Vec::new(),
         ..options.clone()
     }
 }
@@ -154,6 +156,7 @@ pub fn run<E>(
         clips::root_motion(&mut imported.model, bone).map_err(PipelineError::Step)?;
         report.root_motion = Some(bone.clone());
     }
+    additive::add_events(&mut imported.model, &options.event).map_err(PipelineError::Step)?;
     additive::make_clips_additive(&mut imported.model, &options.additive)
         .map_err(PipelineError::Step)?;
     report.additive = options.additive.iter().map(|a| a.to_string()).collect();

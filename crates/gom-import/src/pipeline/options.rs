@@ -125,6 +125,59 @@ impl fmt::Display for AdditiveSpec {
 
 string_form!(AdditiveSpec);
 
+/// An event added to a clip: `CLIP@SECONDS=NAME` or `CLIP@SECONDS=NAME:PAYLOAD`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EventSpec {
+    /// The clip (its final name, after renames and ranges).
+    pub clip: String,
+    /// Seconds from the clip's start.
+    pub time: f32,
+    /// The event's name.
+    pub name: String,
+    /// Its payload, if any.
+    pub payload: Option<String>,
+}
+
+impl FromStr for EventSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let syntax = || format!("'{s}': expected CLIP@SECONDS=NAME or CLIP@SECONDS=NAME:PAYLOAD");
+        let (at, event) = s.split_once('=').ok_or_else(syntax)?;
+        let (clip, time) = at.rsplit_once('@').ok_or_else(syntax)?;
+        let time: f32 = time
+            .parse()
+            .ok()
+            .filter(|t: &f32| t.is_finite() && *t >= 0.0)
+            .ok_or_else(syntax)?;
+        let (name, payload) = match event.split_once(':') {
+            Some((n, p)) => (n, Some(p.to_string())),
+            None => (event, None),
+        };
+        if clip.is_empty() || name.is_empty() {
+            return Err(syntax());
+        }
+        Ok(EventSpec {
+            clip: clip.to_string(),
+            time,
+            name: name.to_string(),
+            payload,
+        })
+    }
+}
+
+impl fmt::Display for EventSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}={}", self.clip, self.time, self.name)?;
+        match &self.payload {
+            Some(p) => write!(f, ":{p}"),
+            None => Ok(()),
+        }
+    }
+}
+
+string_form!(EventSpec);
+
 /// One end of a [`ClipRange`]: a frame number (at the clip's sample rate) or a time
 /// in seconds (written with an `s` suffix).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -396,6 +449,16 @@ mod tests {
         assert_eq!(spec("aim=idle"), Ok(("aim".into(), some("idle"), 0.0)));
         assert_eq!(spec("aim=a@b@2"), Ok(("aim".into(), some("a@b"), 2.0)));
         assert!(spec("=idle").is_err() && spec("aim=idle@-1").is_err());
+        let e: EventSpec = "walk@0.5=footstep:left".parse().unwrap();
+        assert_eq!(
+            (e.clip.as_str(), e.time, e.name.as_str()),
+            ("walk", 0.5, "footstep")
+        );
+        assert_eq!(e.payload.as_deref(), Some("left"));
+        assert_eq!(e.to_string().parse::<EventSpec>(), Ok(e));
+        assert!(
+            "walk=x".parse::<EventSpec>().is_err() && "walk@-1=x".parse::<EventSpec>().is_err()
+        );
         let back: AdditiveSpec = "aim=idle@0.25".parse().unwrap();
         assert_eq!(back.to_string().parse::<AdditiveSpec>(), Ok(back));
         assert_eq!("-Z".parse::<Axis>(), Ok(Axis::NegZ));
