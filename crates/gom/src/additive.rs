@@ -259,7 +259,7 @@ fn normalised(q: [f64; 4]) -> [f64; 4] {
 pub fn encode(reference: &Reference, name_id: u32) -> [u8; PAYLOAD_SIZE] {
     let (kind, id, time) = match reference {
         Reference::BindPose => (0u32, NO_NAME, 0.0f32),
-        Reference::ClipFrame { time, .. } => (1, name_id, *time),
+        Reference::ClipFrame { time, .. } => (1, name_id, *time + 0.0),
     };
     let mut b = [0u8; PAYLOAD_SIZE];
     b[0..4].copy_from_slice(&kind.to_le_bytes());
