@@ -21,14 +21,7 @@ const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Whether the C compiler `cc` runs.
 fn have_cc() -> bool {
-    let ok = Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        gom_test_support::skip("no C compiler `cc` on PATH");
-    }
-    ok
+    have_tool("cc")
 }
 
 /// Builds `libgom.a` with cargo (the test binary is built before it) and returns the
@@ -361,8 +354,15 @@ fn c_example_writes_what_gom_pose_writes() {
             );
         }
     }
+    assert_example_poses_like_gom(&exe, dir.path(), None);
+}
+
+/// Runs the built example on the demo model, in the bind pose and at a looped moment
+/// of a clip, and compares its OBJ with what `gom pose` writes. `lib_path` is where a
+/// shared libgom is found at run time, when the example links it.
+fn assert_example_poses_like_gom(exe: &Path, dir: &Path, lib_path: Option<&Path>) {
     let model = gom_demo::build();
-    let file = dir.path().join("demo.gom");
+    let file = dir.join("demo.gom");
     std::fs::write(&file, gom::gomb::write(&model).expect("demo")).expect("write");
     let clip = model
         .clips
@@ -388,8 +388,8 @@ fn c_example_writes_what_gom_pose_writes() {
             },
         ),
     ] {
-        let out = dir.path().join("posed.obj");
-        let o = Command::new(&exe)
+        let out = dir.join("posed.obj");
+        let o = example(exe, lib_path)
             .arg(&file)
             .args(&args)
             .arg("-o")
@@ -403,6 +403,134 @@ fn c_example_writes_what_gom_pose_writes() {
         let want = write_obj(&pose_model(&model, &at).expect("gom pose"));
         assert_same_obj(&std::fs::read_to_string(&out).expect("OBJ"), &want);
     }
+}
+
+/// The example as a command, with `lib_path` on the loader's search path.
+fn example(exe: &Path, lib_path: Option<&Path>) -> Command {
+    let mut cmd = Command::new(exe);
+    if let Some(dir) = lib_path {
+        cmd.env("LD_LIBRARY_PATH", dir);
+    }
+    cmd
+}
+
+/// Whether `tool --version` runs; else skips (a failure under CI).
+fn have_tool(tool: &str) -> bool {
+    let ok = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        gom_test_support::skip(format!("no `{tool}` on PATH"));
+    }
+    ok
+}
+
+/// `package/install.sh` into a temporary prefix, as a release archive lays libgom out.
+fn install_package(lib: &Path, prefix: &Path) {
+    let o = Command::new("sh")
+        .arg(Path::new(CRATE).join("package/install.sh"))
+        .arg(prefix)
+        .arg(lib)
+        .output()
+        .expect("run install.sh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[cfg(unix)]
+#[test]
+fn installed_package_is_found_by_cmake_find_package_and_the_example_poses_like_gom() {
+    if !have_cc() || !have_tool("cmake") {
+        return;
+    }
+    let lib = build_libgom();
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Installed, then moved: the package must find itself where it is, not where it
+    // was installed.
+    let first = dir.path().join("first");
+    install_package(&lib, &first);
+    let prefix = dir.path().join("moved");
+    std::fs::rename(&first, &prefix).expect("move the prefix");
+    let build = dir.path().join("build");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new("cmake")
+            .args(args)
+            .output()
+            .expect("run cmake");
+        assert!(
+            o.status.success(),
+            "cmake {:?}:\n{}{}",
+            args,
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let configured = run(&[
+        "-S".as_ref(),
+        Path::new(CRATE).join("../../examples/c").as_os_str(),
+        "-B".as_ref(),
+        build.as_os_str(),
+        format!("-DCMAKE_PREFIX_PATH={}", prefix.display()).as_ref(),
+        "-DGOM_FROM_PACKAGE=ON".as_ref(),
+    ]);
+    assert!(
+        configured.contains(&format!(
+            "libgom {} from {}",
+            env!("CARGO_PKG_VERSION"),
+            prefix.join("lib/cmake/gom").display()
+        )),
+        "{configured}"
+    );
+    run(&["--build".as_ref(), build.as_os_str()]);
+    assert_example_poses_like_gom(&build.join("gom_pose"), dir.path(), None);
+}
+
+#[cfg(unix)]
+#[test]
+fn installed_package_links_through_pkg_config_with_the_shared_library() {
+    if !have_cc() || !have_tool("pkg-config") {
+        return;
+    }
+    let lib = build_libgom();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let prefix = dir.path().join("prefix");
+    install_package(&lib, &prefix);
+    let flags = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "gom"])
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .output()
+        .expect("run pkg-config");
+    assert!(
+        flags.status.success(),
+        "{}",
+        String::from_utf8_lossy(&flags.stderr)
+    );
+    let flags = String::from_utf8(flags.stdout).expect("flags");
+    let exe = dir.path().join("gom_pose");
+    let o = Command::new("cc")
+        .arg("-std=c99")
+        .arg(Path::new(CRATE).join("../../examples/c/gom_pose.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(flags.split_whitespace())
+        .output()
+        .expect("run cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Linked against the installed shared library (the linker prefers it to the
+    // static one), and loaded from the prefix.
+    let lib_dir = prefix.join("lib");
+    let ldd = Command::new("ldd")
+        .arg(&exe)
+        .env("LD_LIBRARY_PATH", &lib_dir)
+        .output()
+        .expect("run ldd");
+    let ldd = String::from_utf8_lossy(&ldd.stdout);
+    assert!(
+        ldd.contains(&format!("{}", lib_dir.join("libgom.so").display())),
+        "{ldd}"
+    );
+    assert_example_poses_like_gom(&exe, dir.path(), Some(&lib_dir));
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod cmd;
 mod input;
 mod output;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Game models, loaded instantly and animated safely.
@@ -76,9 +76,29 @@ fn closed_output_ends_process(ends: bool) {
 #[cfg(not(unix))]
 fn closed_output_ends_process(_ends: bool) {}
 
+/// The arguments, with `--version` saying what was built and what this CPU runs.
+fn parse_args() -> Cli {
+    let matches = Cli::command().long_version(long_version()).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// `gom --version`: the version, the commit it was built from, and the path each
+/// runtime stage takes on this CPU.
+fn long_version() -> String {
+    let mut text = format!(
+        "{} (commit {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("GOM_COMMIT")
+    );
+    for p in gom_runtime::cpu::stage_paths() {
+        text.push_str(&format!("\n{}: {}", p.stage, p.path));
+    }
+    text
+}
+
 fn main() -> ExitCode {
     closed_output_ends_process(true);
-    let cli = Cli::parse();
+    let cli = parse_args();
     let result = match cli.command {
         Command::Info(a) => cmd::info::run(a),
         Command::Validate(a) => cmd::validate::run(a),

@@ -1,6 +1,6 @@
 //! Compressing a model's clips (`--compress`): each clip is sampled at its own rate on
 //! every bone through the runtime's sampler (D9), then handed to
-//! [`gom::compressed::encode`], which owns the format and the error bound.
+//! [`gom::compressed::encode()`], which owns the format and the error bound.
 
 use gom::compressed::{self, Settings, Trs};
 use gom_runtime::{Clip, Skeleton};

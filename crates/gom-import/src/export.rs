@@ -20,7 +20,7 @@ pub fn export(
         .map(|e| (e.bytes, e.side_files))
 }
 
-/// [`export`], with the texture `images` (see [`texture_images`]) that glTF outputs
+/// [`export`], with the texture `images` (see [`crate::texture::texture_images`]) that glTF outputs
 /// embed, and warnings about what the output leaves out.
 pub fn export_with_images(
     model: &gom::Model,

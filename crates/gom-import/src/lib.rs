@@ -2,7 +2,7 @@
 //! Operation Genesis models) into a [`gom::Model`], and exporters from it (glTF 2.0).
 //!
 //! [`source`] is the entry point: it picks the importer by extension and re-exports
-//! what a caller needs from the modules around it ([`options`], [`format`],
+//! what a caller needs from the modules around it ([`options`], [`format`](mod@format),
 //! [`imported`], [`error`], [`texture`], [`export`]), none of which depends on it.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

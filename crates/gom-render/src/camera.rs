@@ -84,7 +84,7 @@ pub const HALF_FOV_TAN: f32 = 0.5;
 pub const MARGIN: f32 = 1.1;
 
 /// An axis-aligned box in model space: the runtime's, filled here only with finite
-/// points ([`add_finite`]).
+/// points (`add_finite`).
 pub use gom_runtime::Aabb;
 
 /// Grows `b` to hold `p`; a point with a non-finite coordinate is left out.

@@ -46,6 +46,7 @@ pub mod blend;
 pub mod bounds;
 pub mod clip;
 pub mod compressed;
+pub mod cpu;
 pub mod error;
 pub mod events;
 pub mod ik;

@@ -214,6 +214,18 @@ pub fn local_to_model(
     Ok(())
 }
 
+/// The instruction-set path [`local_to_model`] takes on this CPU.
+pub(crate) fn path_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    return match avx::width() {
+        avx::Width::Avx512 => "AVX-512, eight bones at a time",
+        avx::Width::Avx => "AVX, eight bones at a time",
+        avx::Width::FourLane => "four lanes (SSE2), four bones at a time",
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    "four lanes, four bones at a time"
+}
+
 /// Model matrices of every bone of `groups` below `world.len()`, four at a time.
 fn all_groups_to_model(parents: &[i32], groups: &[SoaTransform], world: &mut [Affine3A]) {
     for (gi, g) in groups.iter().enumerate() {

@@ -47,7 +47,7 @@ mod wide;
 
 pub use frames::sample_at_frames;
 pub(crate) use paired::Paired;
-pub(crate) use wide::eval_paired;
+pub(crate) use wide::{eval_paired, has_avx};
 
 const NO_TRACK: u32 = u32::MAX;
 

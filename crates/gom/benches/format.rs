@@ -2,7 +2,7 @@
 //! `Model`) and canonical writing, each against a plain memcpy of the same bytes; and
 //! GOMT parsing against `serde_json` parsing an equivalent JSON document.
 //!
-//! Run: `cargo bench -p gom --bench format -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p gom-format --bench format -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use gom::math::{bind_world, from_trs, inverse_affine};

@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind` (docs/performance.md): the cost of one read is
 //! (count at N = 3 − count at N = 1) / 2, which leaves out the start-up.
 //!
-//! `cargo run --release -p gom --example read_repeat -- parse|read FILE N`
+//! `cargo run --release -p gom-format --example read_repeat -- parse|read FILE N`
 
 use gom::gomb;
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! Parse speed of GOMT against serde_json parsing the equivalent JSON document.
 //! Ignored by default (timing needs a release build):
-//! `cargo test -p gom --release --test gomt_perf -- --ignored --nocapture`.
+//! `cargo test -p gom-format --release --test gomt_perf -- --ignored --nocapture`.
 
 use std::time::{Duration, Instant};
 

@@ -25,20 +25,40 @@ use glam::{Affine3A, Vec3A};
 use crate::lanes::halves;
 use crate::transform::SoaTransform;
 
+/// The local → model paths of this module, widest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Width {
+    /// AVX-512F with AVX-512VL.
+    Avx512,
+    /// AVX.
+    Avx,
+    /// Neither: the four-bone path.
+    FourLane,
+}
+
+/// The widest path this CPU has (what [`local_to_model`] takes).
+pub(super) fn width() -> Width {
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+        Width::Avx512
+    } else if is_x86_feature_detected!("avx") {
+        Width::Avx
+    } else {
+        Width::FourLane
+    }
+}
+
 /// `world[i] = world[parent[i]] * local[i]` for every bone of `groups` below
 /// `world.len()`: eight at a time with AVX, else four at a time.
 pub(super) fn local_to_model(parents: &[i32], groups: &[SoaTransform], world: &mut [Affine3A]) {
-    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+    match width() {
         // SAFETY: `with_avx512::pairs` only requires the `avx`, `avx512f` and
-        // `avx512vl` target features, and the CPU has them (checked just above;
+        // `avx512vl` target features, and the CPU has them (`width` checked them;
         // `avx512f` implies `avx`).
-        unsafe { with_avx512::pairs(parents, groups, world) }
-    } else if is_x86_feature_detected!("avx") {
+        Width::Avx512 => unsafe { with_avx512::pairs(parents, groups, world) },
         // SAFETY: `with_avx::pairs` only requires the `avx` target feature, and the
-        // CPU has it (checked just above).
-        unsafe { with_avx::pairs(parents, groups, world) }
-    } else {
-        super::all_groups_to_model(parents, groups, world);
+        // CPU has it (`width` checked it).
+        Width::Avx => unsafe { with_avx::pairs(parents, groups, world) },
+        Width::FourLane => super::all_groups_to_model(parents, groups, world),
     }
 }
 

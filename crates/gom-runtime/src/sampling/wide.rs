@@ -19,10 +19,18 @@
 use super::{Group, Paired};
 use crate::transform::SoaTransform;
 
+/// Whether this CPU takes the eight-bone AVX path.
+pub(crate) fn has_avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Interpolates `groups` at time `t` into `out`, group `i` into `out[i]`.
 pub(crate) fn eval_all(groups: &[Group], t: f32, out: &mut [SoaTransform]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
+    if has_avx() {
         // SAFETY: `avx::eval_all` only requires the `avx` target feature, and the CPU
         // has it (checked just above).
         unsafe { avx::eval_all(groups, t, out) };
@@ -42,7 +50,7 @@ fn eval_all_baseline(groups: &[Group], t: f32, out: &mut [SoaTransform]) {
 /// `out[2i + 1]` (as far as `out` goes).
 pub(crate) fn eval_paired(blocks: &[Paired], t: f32, out: &mut [SoaTransform]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
+    if has_avx() {
         // SAFETY: `avx::eval_paired` only requires the `avx` target feature, and the
         // CPU has it (checked just above).
         unsafe { avx::eval_paired(blocks, t, out) };
@@ -258,10 +266,7 @@ mod tests {
     /// groups (the AVX paths take two at a time and leave one).
     #[test]
     fn every_path_gives_the_four_lane_bits() {
-        #[cfg(target_arch = "x86_64")]
-        let avx = std::arch::is_x86_feature_detected!("avx");
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx = false;
+        let avx = has_avx();
         eprintln!(
             "sampling paths run: four lanes, {}",
             if avx {
