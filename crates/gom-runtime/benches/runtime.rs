@@ -304,11 +304,23 @@ fn with_method(m: &Model, method: gom::SkinningMethod, eight: bool) -> Model {
     m
 }
 
-/// One row: `mesh` skinned with `pal`, positions and normals into `out`.
+/// One row: `mesh` skinned with `pal` on the best path, positions and normals into
+/// `out`.
 fn positions_and_normals<M: Measurement>(
     g: &mut BenchmarkGroup<'_, M>,
     id: BenchmarkId,
     mesh: &Mesh<'_>,
+    pal: &Palette,
+    out: (&mut [[f32; 3]], &mut [[f32; 3]]),
+) {
+    positions_and_normals_on(g, id, (mesh, SkinPath::best()), pal, out)
+}
+
+/// [`positions_and_normals`] on `path`.
+fn positions_and_normals_on<M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: BenchmarkId,
+    (mesh, path): (&Mesh<'_>, SkinPath),
     pal: &Palette,
     out: (&mut [[f32; 3]], &mut [[f32; 3]]),
 ) {
@@ -320,7 +332,7 @@ fn positions_and_normals<M: Measurement>(
                 normals: Some(&mut *nrm),
                 tangents: None,
             };
-            skin(mesh, black_box(pal), targets).ok();
+            skin_with(mesh, black_box(pal), targets, path).ok();
             black_box(&*p);
         })
     });
@@ -328,7 +340,8 @@ fn positions_and_normals<M: Measurement>(
 
 /// Skinning methods beside linear with four influences, on the workload of
 /// `skinning/rigid` (positions and normals, the best path): dual quaternions, blended
-/// (per-vertex share), eight influences.
+/// (per-vertex share), eight influences; each row also on the AVX2 (`_avx2`) and
+/// four-lane (`_vec4`) paths when the best path is another.
 fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
     use gom::SkinningMethod::{Blended, DualQuaternion, Linear};
     let mut g = group(c, "skinning_method");
@@ -341,6 +354,7 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
         ("blended4", Blended, false),
         ("lbs8", Linear, true),
         ("dq8", DualQuaternion, true),
+        ("blended8", Blended, true),
     ] {
         let model = with_method(m, method, eight);
         let asset = Asset::from_model(&model).expect("valid generated model");
@@ -367,6 +381,18 @@ fn skinning_methods<M: Measurement>(c: &mut Criterion<M>, m: &Model, n: usize) {
             &pal,
             (&mut p, &mut nrm),
         );
+        let others = [(SkinPath::Avx2Fma, "avx2"), (SkinPath::Vec4, "vec4")];
+        for (path, suffix) in others {
+            if path.is_supported() && path != SkinPath::best() {
+                positions_and_normals_on(
+                    &mut g,
+                    BenchmarkId::new(format!("{name}_{suffix}"), n),
+                    (mesh, path),
+                    &pal,
+                    (&mut p, &mut nrm),
+                );
+            }
+        }
     }
     g.finish();
 }

@@ -7,6 +7,25 @@
 //! structure of arrays). [`skin`] takes the fastest the CPU has; [`skin_with`] picks
 //! one.
 
+/// The [`ext::lanes::Io`] of a vector path: loads and stores through the calling
+/// module's `soa` and `store3` (registers of `$lanes` floats), and `$blend`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! lanes_io {
+    ($lanes:expr, $blend:expr) => {
+        super::ext::lanes::Io {
+            load: |v: &[f32], stride: usize, o: usize| {
+                let [x, y, z, _] = soa(v, stride, o);
+                [bytemuck::cast(x), bytemuck::cast(y), bytemuck::cast(z)]
+            },
+            store: |o: &mut [f32], k: usize, [x, y, z]: [[f32; $lanes]; 3]| {
+                let v = [bytemuck::cast(x), bytemuck::cast(y), bytemuck::cast(z)];
+                store3(o, k, &v)
+            },
+            blend: $blend,
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
@@ -200,7 +219,7 @@ pub(crate) fn split_targets(out: SkinTargets<'_>, at: usize) -> (SkinTargets<'_>
 /// normals use each influence's inverse-transposed 3x3 and are renormalised; tangents
 /// use the 3x3 itself, are renormalised and keep w. Meshes with the `SKNX` extension
 /// (eight influences, dual-quaternion or blended skinning) are skinned as the `ext`
-/// module says, on the scalar path or, for every vector path, the four-lane one.
+/// module says, on every path.
 /// Static meshes are transformed by `G` (copied when there is none). Nothing is
 /// allocated.
 pub fn skin(mesh: &Mesh, palette: &Palette, out: SkinTargets<'_>) -> Result<(), Error> {
@@ -242,10 +261,7 @@ pub fn skin_with(
     let words = mesh.vertex_words();
     if let (Some(job), true) = (&job, mesh.uses_skin_extension()) {
         let ext = extension(mesh, palette)?;
-        match path {
-            SkinPath::Scalar => ext::scalar::skin(job, &ext, words, out),
-            _ => ext::wide4::skin(job, &ext, words, out),
-        }
+        run_ext(job, &ext, words, out, path);
         return Ok(());
     }
     match job {
@@ -328,14 +344,33 @@ fn job<'a>(
     )
 }
 
-/// Runs `path` (or the best supported one) over whole vertices `words`.
-pub(crate) fn run(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>, path: SkinPath) {
-    let path = if path.is_supported() {
+/// Runs `path` (or the best supported one) over whole vertices `words` of a mesh with
+/// the `SKNX` extension.
+fn run_ext(job: &Job<'_>, ext: &ext::Ext<'_>, words: &[f32], out: SkinTargets<'_>, path: SkinPath) {
+    match supported(path) {
+        SkinPath::Scalar => ext::scalar::skin(job, ext, words, out),
+        SkinPath::Vec4 => ext::wide4::skin(job, ext, words, out),
+        #[cfg(target_arch = "x86_64")]
+        SkinPath::Avx2Fma => avx2::skin_ext(job, ext, words, out),
+        #[cfg(target_arch = "x86_64")]
+        SkinPath::Avx512 => avx512::skin_ext(job, ext, words, out),
+        #[cfg(not(target_arch = "x86_64"))]
+        SkinPath::Avx2Fma | SkinPath::Avx512 => ext::wide4::skin(job, ext, words, out),
+    }
+}
+
+/// `path`, or the best path when the CPU lacks it.
+fn supported(path: SkinPath) -> SkinPath {
+    if path.is_supported() {
         path
     } else {
         SkinPath::best()
-    };
-    match path {
+    }
+}
+
+/// Runs `path` (or the best supported one) over whole vertices `words`.
+pub(crate) fn run(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>, path: SkinPath) {
+    match supported(path) {
         SkinPath::Scalar => scalar::skin(job, words, out),
         SkinPath::Vec4 => wide4::skin(job, words, out),
         #[cfg(target_arch = "x86_64")]

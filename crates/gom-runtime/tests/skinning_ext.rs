@@ -1,8 +1,8 @@
 //! Skinning with the `SKNX` extension (docs/extensions.md §3): eight influences,
 //! dual-quaternion and blended skinning. The scalar path against an independent f64
 //! evaluation written here from each bone's scale, rotation and translation; every
-//! other path against the scalar one within 10⁻⁶ relative (the test prints which
-//! paths ran, and which run the four-lane code for these meshes).
+//! other path against the scalar one within 10⁻⁶ relative, on blocks blended bone by
+//! bone and vertex by vertex (the tests print which paths ran).
 
 mod common;
 
@@ -16,16 +16,17 @@ use gom_runtime::{
 
 const BONES: usize = 12;
 
-/// Eight descending weights summing to 1 over distinct bones; `slots` of them used.
-fn influences(slots: usize, rng: &mut Rng) -> ([u16; 8], [f32; 8]) {
+/// Eight descending weights summing to 1 over distinct bones of `bones`, the first at
+/// random; `slots` of them used.
+fn influences(slots: usize, bones: usize, rng: &mut Rng) -> ([u16; 8], [f32; 8]) {
     let mut raw: Vec<f32> = (0..slots).map(|_| rng.range(0.05, 1.0)).collect();
     raw.sort_by(|a, b| b.total_cmp(a));
     let sum: f32 = raw.iter().sum();
-    let first = (rng.unit() * BONES as f32) as usize;
+    let first = (rng.unit() * bones as f32) as usize;
     let mut b = [0u16; 8];
     let mut w = [0.0f32; 8];
     for k in 0..slots {
-        b[k] = ((first + k) % BONES) as u16;
+        b[k] = ((first + k) % bones) as u16;
         w[k] = raw[k] / sum;
     }
     (b, w)
@@ -41,7 +42,12 @@ fn split(b: [u16; 8], w: [f32; 8]) -> (SkinWeights, SkinWeights) {
 
 /// A mesh of `n` vertices, 1–8 influences each, positions, normals, tangents.
 fn mesh(n: usize, method: SkinningMethod, eight: bool, rng: &mut Rng) -> MeshPart {
-    let skeleton = chain_of(BONES);
+    mesh_of(n, BONES, method, eight, rng)
+}
+
+/// [`mesh`] over a chain of `bones` bones.
+fn mesh_of(n: usize, bones: usize, method: SkinningMethod, eight: bool, rng: &mut Rng) -> MeshPart {
+    let skeleton = chain_of(bones);
     let mut v = gom::Vertices::default();
     let (mut nrm, mut tan, mut skin, mut extra, mut dq) = (vec![], vec![], vec![], vec![], vec![]);
     for i in 0..n {
@@ -50,7 +56,7 @@ fn mesh(n: usize, method: SkinningMethod, eight: bool, rng: &mut Rng) -> MeshPar
         let t = [0, 1, 2].map(|_| rng.range(-1.0, 1.0));
         tan.push([t[0], t[1], t[2], if i % 2 == 0 { 1.0 } else { -1.0 }]);
         let slots = if eight { 1 + i % 8 } else { 1 + i % 4 };
-        let (a, b) = split_of(influences(slots, rng));
+        let (a, b) = split_of(influences(slots, bones, rng));
         skin.push(a);
         extra.push(b);
         dq.push([0.0, 1.0, 0.5, rng.unit()][i % 4]);
@@ -78,8 +84,26 @@ fn split_of((b, w): ([u16; 8], [f32; 8])) -> (SkinWeights, SkinWeights) {
 }
 
 fn asset(m: MeshPart, seed: u64) -> Asset<'static> {
-    let clips = vec![random_clip(BONES, 4, 1.0, seed)];
-    Asset::from_model(&model(chain_of(BONES), vec![m], clips)).expect("valid model")
+    asset_of(m, BONES, seed)
+}
+
+/// [`asset`] over a chain of `bones` bones.
+fn asset_of(m: MeshPart, bones: usize, seed: u64) -> Asset<'static> {
+    let clips = vec![random_clip(bones, 4, 1.0, seed)];
+    Asset::from_model(&model(chain_of(bones), vec![m], clips)).expect("valid model")
+}
+
+/// Per bone, a random translation, rotation and non-uniform scale (0.5 to 2).
+fn random_trs(bones: usize, rng: &mut Rng) -> Vec<([f32; 3], [f32; 4], [f32; 3])> {
+    (0..bones)
+        .map(|_| {
+            (
+                [0, 1, 2].map(|_| rng.range(-3.0, 3.0)),
+                unit_quat(rng),
+                [0, 1, 2].map(|_| rng.range(0.5, 2.0)),
+            )
+        })
+        .collect()
 }
 
 /// A palette per bone `S · R · T` (row vectors, scale first) from `trs`.
@@ -143,15 +167,7 @@ fn the_scalar_path_equals_an_independent_evaluation_on_scaled_rigid_palettes() {
         SkinningMethod::Blended,
     ] {
         let a = asset(mesh(64, method, true, &mut rng), 3);
-        let trs: Vec<_> = (0..BONES)
-            .map(|_| {
-                (
-                    [0, 1, 2].map(|_| rng.range(-3.0, 3.0)),
-                    unit_quat(&mut rng),
-                    [0, 1, 2].map(|_| rng.range(0.5, 2.0)),
-                )
-            })
-            .collect();
+        let trs = random_trs(BONES, &mut rng);
         let pal = palette_of(&trs);
         let (p, _, _) = skin_all(&a, &pal, SkinPath::Scalar);
         let mesh = &a.meshes()[0];
@@ -236,13 +252,68 @@ fn close(a: &[f32], b: &[f32], size: f32) -> bool {
     d <= 1e-6 * size
 }
 
-#[test]
-fn every_path_matches_the_scalar_path_for_eight_influences_dual_quaternions_and_blends() {
+/// The paths this CPU runs (printed with those it lacks).
+fn paths_run() -> Vec<SkinPath> {
     let (ran, not): (Vec<SkinPath>, Vec<SkinPath>) =
         SkinPath::ALL.into_iter().partition(|p| p.is_supported());
-    eprintln!(
-        "paths run: {ran:?} (Vec4, Avx2Fma and Avx512 run the four-lane extension code); not on this CPU: {not:?}"
-    );
+    eprintln!("paths run: {ran:?}; not on this CPU: {not:?}");
+    ran
+}
+
+/// Every path this CPU runs skins `a`'s mesh with `pal` as the scalar path does,
+/// positions within 10⁻⁶ of the size of the numbers they went through, directions
+/// within 10⁻⁶ · 8, tangents' w copied.
+fn assert_paths_match_scalar(a: &Asset<'_>, pal: &Palette, what: &str) {
+    let r = skin_all(a, pal, SkinPath::Scalar);
+    let m = &a.meshes()[0];
+    // The size of the numbers a position went through: Σ wₖ (‖3×3‖·‖p‖ + ‖t‖).
+    let sizes: Vec<f32> = (0..m.vertex_count())
+        .map(|i| {
+            let (b, w) = m.skin(i).unwrap();
+            let (b2, w2) = m.skin_extra(i).unwrap_or(([0; 4], [0.0; 4]));
+            let p = glam::Vec3A::from(m.position(i).unwrap()).length();
+            b.iter()
+                .chain(&b2)
+                .zip(w.iter().chain(&w2))
+                .map(|(&b, &w)| {
+                    let x = pal.matrices()[usize::from(b)];
+                    let n = x.matrix3.x_axis.length()
+                        + x.matrix3.y_axis.length()
+                        + x.matrix3.z_axis.length();
+                    w * (n * p + x.translation.length())
+                })
+                .sum::<f32>()
+                .max(1.0)
+        })
+        .collect();
+    for path in paths_run() {
+        let o = skin_all(a, pal, path);
+        for (i, &size) in sizes.iter().enumerate() {
+            assert!(
+                close(&o.0[i], &r.0[i], size),
+                "{what} {path:?} position {i}: {:?} vs {:?}",
+                o.0[i],
+                r.0[i]
+            );
+            assert!(
+                close(&o.1[i], &r.1[i], 8.0),
+                "{what} {path:?} normal {i}: {:?} vs {:?}",
+                o.1[i],
+                r.1[i]
+            );
+            assert!(
+                close(&o.2[i], &r.2[i], 8.0),
+                "{what} {path:?} tangent {i}: {:?} vs {:?}",
+                o.2[i],
+                r.2[i]
+            );
+            assert_eq!(o.2[i][3], r.2[i][3]);
+        }
+    }
+}
+
+#[test]
+fn every_path_matches_the_scalar_path_for_eight_influences_dual_quaternions_and_blends() {
     let mut rng = Rng::new(5);
     for (method, eight) in [
         (SkinningMethod::Linear, true),
@@ -256,51 +327,60 @@ fn every_path_matches_the_scalar_path_for_eight_influences_dual_quaternions_and_
         let world = common::model_pose_of(&a, &local);
         let mut pal = Palette::new();
         pal.compute(&a.meshes()[0], &world).unwrap();
-        let r = skin_all(&a, &pal, SkinPath::Scalar);
-        // The size of the numbers a position went through: Σ wₖ (‖3×3‖·‖p‖ + ‖t‖).
-        let sizes: Vec<f32> = (0..a.meshes()[0].vertex_count())
-            .map(|i| {
-                let m = &a.meshes()[0];
-                let (b, w) = m.skin(i).unwrap();
-                let (b2, w2) = m.skin_extra(i).unwrap_or(([0; 4], [0.0; 4]));
-                let p = glam::Vec3A::from(m.position(i).unwrap()).length();
-                b.iter()
-                    .chain(&b2)
-                    .zip(w.iter().chain(&w2))
-                    .map(|(&b, &w)| {
-                        let x = pal.matrices()[usize::from(b)];
-                        let n = x.matrix3.x_axis.length()
-                            + x.matrix3.y_axis.length()
-                            + x.matrix3.z_axis.length();
-                        w * (n * p + x.translation.length())
-                    })
-                    .sum::<f32>()
-                    .max(1.0)
-            })
-            .collect();
-        for &path in &ran {
-            let o = skin_all(&a, &pal, path);
-            for (i, &size) in sizes.iter().enumerate() {
-                assert!(
-                    close(&o.0[i], &r.0[i], size),
-                    "{method:?} {path:?} position {i}: {:?} vs {:?}",
-                    o.0[i],
-                    r.0[i]
-                );
-                assert!(
-                    close(&o.1[i], &r.1[i], 8.0),
-                    "{method:?} {path:?} normal {i}: {:?} vs {:?}",
-                    o.1[i],
-                    r.1[i]
-                );
-                assert!(
-                    close(&o.2[i], &r.2[i], 8.0),
-                    "{method:?} {path:?} tangent {i}: {:?} vs {:?}",
-                    o.2[i],
-                    r.2[i]
-                );
-                assert_eq!(o.2[i][3], r.2[i][3]);
-            }
+        assert_paths_match_scalar(&a, &pal, &format!("{method:?} eight {eight}"));
+    }
+}
+
+/// The most distinct bones any block of sixteen vertices names in its weighted
+/// slots 0–3 (the blocks that are blended bone by bone name at most sixteen).
+fn most_bones_in_a_block(a: &Asset<'_>) -> usize {
+    let m = &a.meshes()[0];
+    let bones = |i: usize| {
+        let (b, w) = m.skin(i).unwrap();
+        b.into_iter()
+            .zip(w)
+            .filter(|&(_, w)| w != 0.0)
+            .map(|(b, _)| b)
+    };
+    (0..m.vertex_count())
+        .step_by(16)
+        .map(|start| {
+            let mut named: Vec<u16> = (start..(start + 16).min(m.vertex_count()))
+                .flat_map(bones)
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            named.len()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn every_path_matches_the_scalar_path_with_scaled_bones_by_bone_and_by_vertex() {
+    // Twelve bones: every block names at most twelve and is blended bone by bone;
+    // sixty: blocks name more than sixteen and are blended vertex by vertex. Scaled
+    // bones give normal matrices of their own and scaled dual quaternions.
+    let mut rng = Rng::new(21);
+    for bones in [BONES, 60] {
+        for (method, eight) in [
+            (SkinningMethod::Linear, true),
+            (SkinningMethod::DualQuaternion, false),
+            (SkinningMethod::DualQuaternion, true),
+            (SkinningMethod::Blended, false),
+            (SkinningMethod::Blended, true),
+        ] {
+            let a = asset_of(
+                mesh_of(16 * 9 + 5, bones, method, eight, &mut rng),
+                bones,
+                2,
+            );
+            let most = most_bones_in_a_block(&a);
+            assert_eq!(bones > 16, most > 16, "{bones} bones: {most} in a block");
+            let trs = random_trs(bones, &mut rng);
+            let pal = palette_of(&trs);
+            let what = format!("{method:?} eight {eight}, {bones} bones");
+            assert_paths_match_scalar(&a, &pal, &what);
         }
     }
 }

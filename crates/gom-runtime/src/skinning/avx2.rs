@@ -28,6 +28,7 @@ use std::arch::x86_64::*;
 
 use glam::Vec3A;
 
+use super::ext::Ext;
 use super::{Flat, Job, SkinTargets};
 use crate::mesh::skin_of;
 use crate::palette::PackedBone;
@@ -51,6 +52,34 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     } else {
         super::wide4::skin(job, words, out)
     }
+}
+
+/// Skins `words` of a mesh with the `SKNX` extension into `out` on this path: dual
+/// quaternions with four influences in lanes, every other mesh (and every mesh when
+/// the CPU lacks AVX2 or FMA) on the four-lane extension path, which measured faster
+/// for them than eight lanes (docs/performance.md, "Skinning methods beside linear
+/// skinning").
+pub(super) fn skin_ext(job: &Job<'_>, ext: &Ext<'_>, words: &[f32], out: SkinTargets<'_>) {
+    let lanes = ext.method == gom::SkinningMethod::DualQuaternion && ext.extra.is_empty();
+    if lanes && available() {
+        // SAFETY: `ext_blocks` only requires the `avx2` and `fma` target features, and
+        // the CPU has both (checked just above).
+        unsafe { ext_blocks(job, ext, words, out) }
+    } else {
+        super::ext::wide4::skin(job, ext, words, out)
+    }
+}
+
+/// The extension's lanes ([`super::ext::lanes`]) eight vertices a block, compiled
+/// for AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+fn ext_blocks(job: &Job<'_>, ext: &Ext<'_>, words: &[f32], out: SkinTargets<'_>) {
+    let io = lanes_io!(
+        LANES,
+        // The generic blend: eight lanes gain little from a transposition here.
+        |_: &[f32], _: &[f32], _: bool| None
+    );
+    super::ext::lanes::skin::<LANES>(job, ext, (words, out), &io)
 }
 
 #[target_feature(enable = "avx2,fma")]

@@ -34,6 +34,7 @@
 
 use std::arch::x86_64::*;
 
+use super::ext::Ext;
 use super::{Flat, Job, SkinTargets};
 use crate::palette::PackedBone;
 use crate::skin_blocks::{SkinBlock, Weights16};
@@ -62,6 +63,45 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     } else {
         super::avx2::skin(job, words, out)
     }
+}
+
+/// Skins `words` of a mesh with the `SKNX` extension into `out` on this path (on the
+/// AVX2 path when the CPU lacks AVX-512).
+pub(super) fn skin_ext(job: &Job<'_>, ext: &Ext<'_>, words: &[f32], out: SkinTargets<'_>) {
+    if available() {
+        // SAFETY: `ext_blocks` requires the `avx512f`, `avx2` and `fma` target
+        // features, and `available` just checked that the CPU has every one.
+        unsafe { ext_blocks(job, ext, words, out) }
+    } else {
+        super::avx2::skin_ext(job, ext, words, out)
+    }
+}
+
+/// The extension's lanes ([`super::ext::lanes`]) sixteen vertices a block, compiled
+/// for AVX-512.
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn ext_blocks(job: &Job<'_>, ext: &Ext<'_>, words: &[f32], out: SkinTargets<'_>) {
+    let io = lanes_io!(
+        LANES,
+        // A block not kept by bone: every vertex's four slots, and the next four,
+        // blended (clamped) by this path's own blend, then one transposition, as the
+        // linear path's own such blocks.
+        |v: &[f32], extra: &[f32], normal: bool| {
+            let top = job.packed.len().checked_sub(1)?;
+            let packed = &job.packed[..=job.last.min(top)];
+            let mut acc = [_mm512_setzero_ps(); LANES];
+            blend(v, job.stride, job.so, packed, normal, (4, false), &mut acc);
+            if extra.len() == 6 * LANES {
+                let mut more = [_mm512_setzero_ps(); LANES];
+                blend(extra, 6, 0, packed, normal, (4, false), &mut more);
+                for (a, m) in acc.iter_mut().zip(more) {
+                    *a = _mm512_add_ps(*a, m);
+                }
+            }
+            Some(transpose(&acc).map(bytemuck::cast))
+        }
+    );
+    super::ext::lanes::skin::<LANES>(job, ext, (words, out), &io)
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]
@@ -96,24 +136,26 @@ fn blocks<const RIGID: bool>(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>)
         // index is below `packed.len()` (set only by the code that measured them).
         let in_range = b.indices_below(packed.len());
         let columns = job.by_bone_of(b);
-        let matrices = |normal: bool, acc: &mut [__m512; LANES]| match columns {
-            Some((bones, weights)) => blend_by_bone(packed, bones, weights, normal),
-            None => {
-                blend(
-                    v,
-                    stride,
-                    job.so,
-                    packed,
-                    normal,
-                    (b.slots(), in_range),
-                    acc,
-                );
-                transpose(acc)
-            }
-        };
-        let m = matrices(false, &mut acc);
+        // A macro, not a closure: a closure called twice (skinning and normal
+        // matrices) is inlined only while the compiler's size estimate of it stays
+        // under its threshold, and out of line the call returns twelve registers
+        // through memory and saves every other vector register, a quarter of the
+        // time of a scaled mesh's block.
+        macro_rules! matrices {
+            ($normal:expr, $acc:expr) => {
+                match columns {
+                    Some((bones, weights)) => blend_by_bone(packed, bones, weights, $normal),
+                    None => {
+                        let slots = (b.slots(), in_range);
+                        blend(v, stride, job.so, packed, $normal, slots, $acc);
+                        transpose($acc)
+                    }
+                }
+            };
+        }
+        let m = matrices!(false, &mut acc);
         let nm = if normal_matrices {
-            matrices(true, &mut accn)
+            matrices!(true, &mut accn)
         } else {
             m
         };

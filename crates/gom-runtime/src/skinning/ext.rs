@@ -13,9 +13,11 @@
 //! comes from the same palette matrices ([`gom::skinning::dual_quat`]: scale taken
 //! out per bone, blended linearly and applied first; shear dropped).
 //!
-//! Two paths compute it: [`scalar`] (plain `f32`, gom's own dual-quaternion maths: the
-//! reference) and [`wide4`] (glam's four-lane `Vec3A`/`Vec4`, one vertex at a time).
-//! The AVX2 and AVX-512 paths run the four-lane one for these meshes.
+//! Three forms compute it: [`scalar`] (plain `f32`, gom's own dual-quaternion maths:
+//! the reference), [`wide4`] (glam's four-lane `Vec3A`/`Vec4`, one vertex at a time)
+//! and [`lanes`] (eight or sixteen vertices a block as a structure of arrays, by bone
+//! where the linear paths are), which the AVX2 and AVX-512 paths compile for their
+//! instruction sets.
 
 use glam::{Affine3A, Mat3A, Vec3A, Vec4};
 use gom::skinning::{unit, DualQuat};
@@ -24,6 +26,8 @@ use gom::SkinningMethod;
 use super::scalar::{affine_cols, apply, blend, mat3_cols};
 use super::{Job, SkinTargets};
 use crate::mesh::{skin_of, vec3a_at};
+
+pub(super) mod lanes;
 
 /// What the extension paths read besides the [`Job`].
 #[derive(Clone, Copy)]
