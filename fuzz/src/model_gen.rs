@@ -410,6 +410,7 @@ fn clip(u: &mut Unstructured<'_>, bone_count: usize) -> Result<Clip> {
         // compressed clips have their own target (`clpz`), built from encoded clips
         compressed: None,
         weight_tracks: Vec::new(),
+        extras: Default::default(),
     })
 }
 

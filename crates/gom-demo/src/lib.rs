@@ -398,6 +398,7 @@ fn swish() -> Clip {
         flags: ClipFlags::HAS_ROOT_MOTION,
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 
@@ -432,6 +433,7 @@ fn curl() -> Clip {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 

@@ -128,7 +128,8 @@ pub fn compress_model(
     let mut done = Vec::new();
     let bind: Vec<gom::Mat4> = model.skeleton.bones.iter().map(|b| b.bind_local).collect();
     for i in 0..model.clips.len() {
-        if model.clips[i].compressed.is_some() {
+        // An additive clip stays as keys (docs/extensions.md §4).
+        if model.clips[i].compressed.is_some() || model.clips[i].extras.additive.is_some() {
             continue;
         }
         let payload = compress_clip(&model.skeleton, &model.clips[i], settings)?;

@@ -94,6 +94,14 @@ pub struct ImportOptions {
     /// BVH: leave `End Site`s out of the skeleton instead of keeping them as leaf bones.
     #[serde(default)]
     pub bvh_drop_end_sites: bool,
+    /// Clips stored as deltas from a reference pose (`CLIP=REF@T`,
+    /// [`crate::pipeline::additive`]), after the other clip steps; never compressed.
+    #[serde(default)]
+    pub additive: Vec<crate::pipeline::options::AdditiveSpec>,
+    /// Events added to clips (`CLIP@SECONDS=NAME[:PAYLOAD]`), for sources that
+    /// cannot carry them.
+    #[serde(default)]
+    pub event: Vec<crate::pipeline::options::EventSpec>,
 }
 
 /// The default of [`ImportOptions::scale`].
@@ -131,6 +139,8 @@ impl Default for ImportOptions {
             forward: None,
             unit: None,
             bvh_drop_end_sites: false,
+            additive: Vec::new(),
+            event: Vec::new(),
         }
     }
 }

@@ -425,6 +425,7 @@ fn ribbon(bones: usize, segments: usize, clip: &str) -> gom::Model {
             })
             .collect(),
         compressed: None,
+        extras: Default::default(),
     });
     m
 }

@@ -285,6 +285,7 @@ mod tests {
                     keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],
                 }],
                 compressed: None,
+                extras: Default::default(),
             }],
             ..Default::default()
         }

@@ -133,6 +133,7 @@ fn swing_clip(n: usize, c: usize, rng: &mut Rng) -> Clip {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 

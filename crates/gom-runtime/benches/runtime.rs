@@ -135,6 +135,7 @@ fn model(n: usize, scaled: bool) -> Model {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     };
     Model {
         skeleton,
@@ -226,6 +227,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
 
         let mut world = ModelPose::new();
         local_to_model(skel, &local, &mut world).expect("pose");
+        additive_and_ik(c, n, &local, &world);
         let mut pal = Palette::new();
         pal.compute(mesh, &world).expect("palette");
         let mut g = group(c, "skinning");
@@ -545,6 +547,52 @@ fn skinning_variants<M: Measurement>(c: &mut Criterion<M>, m: &Model) {
             })
         });
     }
+    g.finish();
+}
+
+/// Rows beside ozz's `BlendingJob` (additive layer), `IKTwoBoneJob` and `IKAimJob`:
+/// an additive pose of `n` bones added at weight 0.5, and one solve of each IK on the
+/// pose's first joints.
+fn additive_and_ik<M: Measurement>(
+    c: &mut Criterion<M>,
+    n: usize,
+    local: &LocalPose,
+    world: &ModelPose,
+) {
+    let mut g = group(c, "blend_additive");
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function(BenchmarkId::from_parameter(n), |b| {
+        let mut out = LocalPose::default();
+        b.iter(|| {
+            gom_runtime::blend_additive(black_box(local), black_box(local), 0.5, None, &mut out)
+                .ok();
+            black_box(&out);
+        })
+    });
+    g.finish();
+    if n != SIZES[0] {
+        return;
+    }
+    let w = world.matrices();
+    let mut g = group(c, "ik");
+    let p = gom_runtime::TwoBoneIk {
+        target: glam::Vec3::from(w[3].translation) + glam::Vec3::new(0.05, 0.02, -0.03),
+        pole: glam::Vec3::Z,
+        mid_axis: glam::Vec3::X,
+        soften: 0.97,
+        ..Default::default()
+    };
+    g.bench_function("two_bone", |b| {
+        b.iter(|| black_box(gom_runtime::two_bone_ik(&w[1], &w[2], &w[3], black_box(&p))))
+    });
+    let a = gom_runtime::AimIk {
+        target: glam::Vec3::new(1.0, 2.0, 3.0),
+        offset: glam::Vec3::new(0.0, 0.1, 0.0),
+        ..Default::default()
+    };
+    g.bench_function("aim", |b| {
+        b.iter(|| black_box(gom_runtime::aim_ik(&w[1], black_box(&a))))
+    });
     g.finish();
 }
 

@@ -33,20 +33,7 @@ pub fn blend(
         .zip(out.groups_mut())
         .enumerate()
     {
-        let w = match mask {
-            None => Vec4::splat(weight),
-            Some(m) => {
-                let at = |l: usize| {
-                    let v = m.get(gi * 4 + l).copied().unwrap_or(0.0);
-                    if v.is_nan() {
-                        0.0
-                    } else {
-                        v * weight
-                    }
-                };
-                Vec4::new(at(0), at(1), at(2), at(3))
-            }
-        };
+        let w = lane_weights(weight, mask, gi);
         let is_a = w.cmpeq(Vec4::ZERO);
         let is_b = w.cmpeq(Vec4::ONE);
         let lerp = |x: Vec4, y: Vec4| Vec4::select(is_a, x, Vec4::select(is_b, y, x + (y - x) * w));
@@ -71,4 +58,23 @@ pub fn blend(
         }
     }
     Ok(())
+}
+
+/// The weights of group `gi`'s four bones: `weight` times their mask entries
+/// (missing entries and NaN count as 0), or `weight` without a mask.
+pub(crate) fn lane_weights(weight: f32, mask: Option<&[f32]>, gi: usize) -> Vec4 {
+    match mask {
+        None => Vec4::splat(weight),
+        Some(m) => {
+            let at = |l: usize| {
+                let v = m.get(gi * 4 + l).copied().unwrap_or(0.0);
+                if v.is_nan() {
+                    0.0
+                } else {
+                    v * weight
+                }
+            };
+            Vec4::new(at(0), at(1), at(2), at(3))
+        }
+    }
 }

@@ -69,6 +69,8 @@ pub struct Clip<'a> {
     pub(crate) tracks: Vec<Track<'a>>,
     /// The samples of a compressed clip (then `tracks` is empty).
     pub(crate) compressed: Option<crate::compressed::CompressedClip<'a>>,
+    /// What the clip carries beyond v1's tracks (the additive reference).
+    pub(crate) extras: gom::ClipExtras,
 }
 
 impl<'a> Clip<'a> {
@@ -129,6 +131,7 @@ impl<'a> Clip<'a> {
             flags,
             tracks,
             compressed: None,
+            extras: gom::ClipExtras::default(),
         })
     }
 
@@ -183,6 +186,7 @@ impl<'a> Clip<'a> {
             c.flags,
             tracks,
         );
+        clip.extras = c.extras.clone();
         if let Some((layout, payload)) = &c.compressed {
             clip.compressed = Some(
                 crate::compressed::CompressedClip::trusted(Cow::Borrowed(payload), layout)
@@ -237,13 +241,14 @@ impl<'a> Clip<'a> {
             flags,
             tracks,
             compressed: None,
+            extras: gom::ClipExtras::default(),
         }
     }
 
     /// Copies a [`gom::Clip`] as keys (a compressed clip's decoded keys; see
     /// [`Clip::from_model_on`] to sample its payload).
     pub fn from_model(clip: &gom::Clip) -> Result<Clip<'static>, crate::Error> {
-        Clip::new(
+        Ok(Clip::new(
             Cow::Owned(clip.name.clone()),
             clip.duration,
             clip.sample_rate,
@@ -253,7 +258,26 @@ impl<'a> Clip<'a> {
                 .iter()
                 .map(|t| Track::new(t.bone, Cow::Owned(t.keys.clone())))
                 .collect(),
-        )
+        )?
+        .with_extras(clip.extras.clone()))
+    }
+
+    /// The clip with `extras` (an additive clip's reference); an additive clip is
+    /// meant for [`crate::blend_additive`], its untracked bones having no delta.
+    pub fn with_extras(mut self, extras: gom::ClipExtras) -> Self {
+        self.extras = extras;
+        self
+    }
+
+    /// What the clip carries beyond v1's tracks.
+    pub fn extras(&self) -> &gom::ClipExtras {
+        &self.extras
+    }
+
+    /// Whether the clip is additive: its samples are deltas for
+    /// [`crate::blend_additive`] (`docs/extensions.md` §4).
+    pub fn is_additive(&self) -> bool {
+        self.extras.additive.is_some()
     }
 
     /// Clip name.

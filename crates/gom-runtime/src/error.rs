@@ -26,6 +26,15 @@ pub enum Error {
         /// The bone count given.
         found: usize,
     },
+    /// A bone index past the skeleton.
+    BoneIndex {
+        /// What was being computed.
+        what: &'static str,
+        /// The index given.
+        bone: usize,
+        /// The skeleton's bone count.
+        bone_count: usize,
+    },
     /// A caller-provided buffer has the wrong length.
     BufferLength {
         /// Which buffer.
@@ -70,6 +79,14 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "{what} needs {expected} bones but was given {found}; use the skeleton the data was made for"
+            ),
+            Error::BoneIndex {
+                what,
+                bone,
+                bone_count,
+            } => write!(
+                f,
+                "{what}: bone {bone} is past the skeleton's {bone_count} bones"
             ),
             Error::BufferLength {
                 buffer,

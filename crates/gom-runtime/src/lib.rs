@@ -5,7 +5,9 @@
 //! ```text
 //! bytes ──► Asset (skeleton, meshes, clips; zero-copy views)
 //! Clip + time ──sample──► LocalPose ──blend──► LocalPose ──local_to_model──► ModelPose
+//!                         LocalPose ──blend_additive (additive clip's deltas)──► LocalPose
 //! PreparedClip + time ──sample_prepared──► LocalPose   (the same pose, bit for bit)
+//! ModelPose ──two_bone_ik / aim_ik──► LocalPose corrections ──local_to_model_from──► ModelPose
 //! ModelPose + Mesh ──Palette::compute──► Palette ──skin──► positions, normals, tangents
 //!                                        Palette ──BoneBounds::bound──► Aabb for culling
 //! ```
@@ -38,6 +40,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod additive;
 pub mod asset;
 pub mod blend;
 pub mod bounds;
@@ -45,6 +48,8 @@ pub mod clip;
 pub mod compressed;
 pub mod cpu;
 pub mod error;
+pub mod events;
+pub mod ik;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 pub mod mesh;
@@ -60,15 +65,20 @@ mod skin_blocks;
 pub mod skinning;
 pub mod transform;
 
+pub use additive::blend_additive;
 pub use asset::Asset;
 pub use blend::blend;
 pub use bounds::{skinned_bounds, Aabb, BoneBounds};
 pub use clip::{Clip, Playback, Track};
 pub use error::Error;
+pub use events::events_between;
+pub use ik::{
+    aim_ik, apply_aim_ik, apply_two_bone_ik, two_bone_ik, AimIk, TwoBoneCorrection, TwoBoneIk,
+};
 pub use mesh::{Indices, Mesh};
 pub use morph::{sample_weights, MorphTargets, Morpher};
 pub use palette::Palette;
-pub use pose::{local_to_model, LocalPose, ModelPose};
+pub use pose::{local_to_model, local_to_model_from, LocalPose, ModelPose};
 pub use posed::{pose_at, skin_all, SkinnedMesh};
 pub use prepared::{sample_prepared, PreparedClip, PreparedContext};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};

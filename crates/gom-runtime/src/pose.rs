@@ -8,6 +8,9 @@ use crate::Error;
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
+mod subtree;
+
+pub use subtree::local_to_model_from;
 
 /// Local transforms of every bone of a skeleton, stored four bones per
 /// [`SoaTransform`]. Lanes past the last bone hold the identity.
@@ -134,7 +137,7 @@ impl ModelPose {
 
 /// The four local matrices of a group, one [`Affine3A`] per lane.
 #[inline(always)]
-fn soa_to_affines(t: &SoaTransform) -> [Affine3A; 4] {
+pub(crate) fn soa_to_affines(t: &SoaTransform) -> [Affine3A; 4] {
     let [x, y, z, w] = t.rotation;
     let (xx, yy, zz) = (x * x, y * y, z * z);
     let (xy, xz, yz) = (x * y, x * z, y * z);

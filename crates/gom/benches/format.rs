@@ -112,6 +112,7 @@ fn model(meshes: usize, w: usize, h: usize) -> Model {
                 })
                 .collect(),
             compressed: None,
+            extras: Default::default(),
         });
     }
     out

@@ -38,6 +38,12 @@ impl FourCc {
     /// `CLPZ`, the samples of a compressed clip inside `ANIM` (extension,
     /// `docs/extensions.md`).
     pub const CLPZ: FourCc = FourCc(*b"CLPZ");
+    /// `CLPA`, an additive clip's reference inside `ANIM`, right after its `CLP0`
+    /// (extension, `docs/extensions.md` §4).
+    pub const CLPA: FourCc = FourCc(*b"CLPA");
+    /// `EVNT`, a clip's float tracks and events inside `ANIM`, after its `CLP0` (and
+    /// its `CLPZ` or `CLPA`) (optional extension, `docs/extensions.md` §5).
+    pub const EVNT: FourCc = FourCc(*b"EVNT");
     /// Skinning modes and up to eight influences (extension, `docs/extensions.md` §3).
     pub const SKNX: FourCc = FourCc(*b"SKNX");
     /// A mesh's morph targets (extension, `docs/extensions.md` §4).

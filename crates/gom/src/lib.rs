@@ -5,9 +5,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod additive;
 pub mod bounds;
+pub mod clip_extras;
 pub mod compressed;
 pub mod error;
+pub mod events;
 pub mod gomb;
 pub mod gomt;
 pub mod layout;
@@ -18,6 +21,7 @@ pub mod morph;
 pub mod skinning;
 pub mod validate;
 
+pub use clip_extras::ClipExtras;
 pub use model::*;
 
 /// The converter version string written into the headers of files this toolkit

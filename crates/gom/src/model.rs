@@ -399,6 +399,8 @@ pub struct Clip {
     /// Morph target weights over the clip (the `MWGT` extension,
     /// `docs/extensions.md` §4), sorted by (mesh, target).
     pub weight_tracks: Vec<crate::morph::WeightTrack>,
+    /// What the clip carries beyond v1's tracks (extensions, `docs/extensions.md`).
+    pub extras: crate::ClipExtras,
 }
 
 #[cfg(test)]
@@ -416,6 +418,26 @@ mod tests {
         assert_eq!(checks, [1, 2, 4]);
         let clip: Vec<u32> = ClipFlags::all().iter().map(|f| f.bits()).collect();
         assert_eq!(clip, [1]);
+    }
+
+    #[test]
+    fn every_clip_extension_has_its_own_reserved_clp0_bit() {
+        // docs/extensions.md: compressed bit 1, weight tracks bit 3, additive bit 4.
+        let bits = [
+            CLIP_FLAG_COMPRESSED,
+            crate::morph::CLIP_FLAG_WEIGHT_TRACKS,
+            crate::additive::CLIP_FLAG_ADDITIVE,
+        ];
+        assert_eq!(bits.map(|b| b.bits()), [1 << 1, 1 << 3, 1 << 4]);
+        for (i, a) in bits.iter().enumerate() {
+            assert!(
+                !ClipFlags::all().intersects(*a),
+                "bit {i} is reserved in v1"
+            );
+            for b in &bits[i + 1..] {
+                assert!(!a.intersects(*b), "two extensions share a CLP0 bit");
+            }
+        }
     }
 
     #[test]

@@ -757,6 +757,7 @@ pub(crate) fn check_structure_bounds(model: &Model) -> Result<Vec<Bounds>, Write
                 prev_time = Some(k.time);
             }
         }
+        crate::clip_extras::check_clip(model, i)?;
     }
     crate::morph::check_clip_tracks(model)?;
     Ok(bounds)

@@ -90,6 +90,7 @@ fn str0_numbers_strings_by_first_use_in_the_order_of_d6() {
             }],
         }],
         compressed: None,
+        extras: Default::default(),
     }];
     let f = gomb::write(&m).unwrap();
     let (_, chunks) = split(&f);

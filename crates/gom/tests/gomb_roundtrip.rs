@@ -171,6 +171,7 @@ fn random_model(rng: &mut Rng) -> Model {
                 },
                 tracks,
                 compressed: None,
+                extras: Default::default(),
             }
         })
         .collect();

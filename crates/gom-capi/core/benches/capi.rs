@@ -121,6 +121,7 @@ fn bench_model() -> Model {
             flags: ClipFlags::empty(),
             tracks,
             compressed: None,
+            extras: Default::default(),
         }],
         ..Default::default()
     }

@@ -66,6 +66,16 @@ pub struct PipelineArgs {
     /// Extract root motion on this bone in every clip.
     #[arg(long, value_name = "BONE")]
     root_motion: Option<String>,
+    /// Store a clip as deltas from a reference pose, for additive blending: from its
+    /// own first frame (`CLIP`), the bind pose (`CLIP=@bind`), or clip REF (the clip
+    /// itself when left out) at T seconds (`CLIP=REF`, `CLIP=@T`, `CLIP=REF@T`);
+    /// after the other clip options; repeatable.
+    #[arg(long, value_name = "CLIP[=REF]")]
+    additive: Vec<gom_import::pipeline::AdditiveSpec>,
+    /// Add an event to a clip at a time in seconds, with an optional payload
+    /// (repeatable; `event = [...]` in gom.toml).
+    #[arg(long, value_name = "CLIP@SECONDS=NAME[:PAYLOAD]")]
+    event: Vec<gom_import::pipeline::EventSpec>,
     /// Uniform scale for the skeleton, the meshes and the keys.
     #[arg(
         long,
@@ -97,6 +107,8 @@ impl PipelineArgs {
             rename_clip: self.rename_clip.clone(),
             clip_range: self.clip_range.clone(),
             root_motion: self.root_motion.clone(),
+            additive: self.additive.clone(),
+            event: self.event.clone(),
             scale: self.scale,
             up: self.up,
             forward: self.forward,

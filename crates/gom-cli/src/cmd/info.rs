@@ -244,6 +244,31 @@ struct ClipSummary<'a> {
     compressed: Option<CompressedSize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     weight_tracks: Vec<super::info_morph::WeightTrackSummary<'a>>,
+    /// An additive clip's reference pose (`the bind pose`, `clip "NAME" at T s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additive: Option<String>,
+    /// Float tracks: name, components, interpolation, keys.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    float_tracks: Vec<FloatTrackSummary<'a>>,
+    /// Events in time order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    events: Vec<EventSummary<'a>>,
+}
+
+#[derive(Serialize)]
+struct FloatTrackSummary<'a> {
+    name: &'a str,
+    components: u32,
+    interpolation: &'static str,
+    keys: usize,
+}
+
+#[derive(Serialize)]
+struct EventSummary<'a> {
+    time: f32,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -301,6 +326,28 @@ fn clip_summary<'a>(model: &'a Model, c: &'a gom::Clip, bones: usize) -> ClipSum
             .collect(),
         compressed: CompressedSize::of(c, bones),
         weight_tracks: super::info_morph::tracks(model, c),
+        additive: c.extras.additive.as_ref().map(|r| r.to_string()),
+        float_tracks: c
+            .extras
+            .float_tracks
+            .iter()
+            .map(|t| FloatTrackSummary {
+                name: &t.name,
+                components: t.components,
+                interpolation: t.interpolation.name(),
+                keys: t.times.len(),
+            })
+            .collect(),
+        events: c
+            .extras
+            .events
+            .iter()
+            .map(|e| EventSummary {
+                time: e.time,
+                name: &e.name,
+                payload: e.payload.as_deref(),
+            })
+            .collect(),
     }
 }
 
@@ -430,6 +477,25 @@ fn print_text(name: &str, model: &Model, notes: &Notes) {
         );
         if let Some(z) = CompressedSize::of(c, model.skeleton.bones.len()) {
             println!("    compressed: {z}");
+        }
+        if let Some(r) = &c.extras.additive {
+            println!("    additive: deltas from {r}");
+        }
+        for t in &c.extras.float_tracks {
+            println!(
+                "    float track {}: {} component{}, {}, {}",
+                t.name,
+                t.components,
+                if t.components == 1 { "" } else { "s" },
+                t.interpolation.name(),
+                super::plural(t.times.len(), "key", "keys")
+            );
+        }
+        for e in &c.extras.events {
+            match &e.payload {
+                Some(p) => println!("    event at {} s: {} ({p})", e.time, e.name),
+                None => println!("    event at {} s: {}", e.time, e.name),
+            }
         }
         let per: Vec<String> = c
             .tracks

@@ -190,6 +190,7 @@ pub(crate) fn clip(
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     };
     Ok(Some((clip, report)))
 }

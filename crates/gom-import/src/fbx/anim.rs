@@ -427,6 +427,7 @@ pub(crate) fn build_clips(
             flags: ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
+            extras: Default::default(),
         };
         let mut cr = ClipReport {
             name: stack.name.clone(),
@@ -556,6 +557,7 @@ pub(crate) fn stored_pose_clip(
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     })
 }
 

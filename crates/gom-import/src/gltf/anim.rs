@@ -354,5 +354,6 @@ pub(crate) fn clip(
         flags: gom::ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     })
 }

@@ -291,6 +291,7 @@ pub(crate) fn convert(
             flags: ClipFlags::default(),
             tracks,
             compressed: None,
+            extras: Default::default(),
         });
     }
     if notes.normalised_rotations > 0 {

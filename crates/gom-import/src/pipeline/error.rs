@@ -86,6 +86,22 @@ pub enum StepError {
         /// The model's bone names, quoted, or `no bones`.
         available: String,
     },
+    /// `--additive` could not make its clip additive.
+    #[error("--additive {spec}: {source}")]
+    Additive {
+        /// The option's value.
+        spec: super::options::AdditiveSpec,
+        /// Why.
+        source: gom::additive::AdditiveError,
+    },
+    /// `--event` at a time past its clip's end.
+    #[error("--event {spec}: the clip lasts {duration} s")]
+    EventPastClip {
+        /// The option's value.
+        spec: super::options::EventSpec,
+        /// The clip's length in seconds.
+        duration: f32,
+    },
     /// `--bone-map` without an `--anim` file for it to pair.
     #[error(
         "--bone-map pairs the bones of --anim files with the model's, and no --anim file \

@@ -2,9 +2,10 @@
 //! order: the units and axes overrides ([`units`]) on the model and on every
 //! animation file, clips from the animation files mapped onto the model's skeleton
 //! ([`anim`], [`retarget`]), then clip control ([`clips`]): renames, ranges, the
-//! clip filter and root motion. What each step did goes into the import's report
+//! clip filter and root motion, and last the additive clips ([`additive`]). What each step did goes into the import's report
 //! under `pipeline` and into its summary.
 
+pub mod additive;
 pub mod anim;
 pub mod clips;
 pub mod error;
@@ -13,7 +14,7 @@ pub mod retarget;
 pub mod units;
 
 pub use error::{MatchError, StepError};
-pub use options::{Axis, ClipRange, ClipRename, LengthUnit, RangeBound};
+pub use options::{AdditiveSpec, Axis, ClipRange, ClipRename, EventSpec, LengthUnit, RangeBound};
 pub use units::SourceSpace;
 
 use crate::imported::Imported;
@@ -38,6 +39,9 @@ pub struct PipelineReport {
     /// The bone root motion was extracted on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root_motion: Option<String>,
+    /// The clips made additive, each with its reference (`CLIP=REF@T`, `CLIP=@bind`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub additive: Vec<String>,
 }
 
 /// Whether `options` ask for any pipeline step.
@@ -49,6 +53,8 @@ pub fn is_active(options: &ImportOptions) -> bool {
         || !options.rename_clip.is_empty()
         || !options.clip_range.is_empty()
         || options.root_motion.is_some()
+        || !options.additive.is_empty()
+        || !options.event.is_empty()
 }
 
 fn space_active(options: &ImportOptions) -> bool {
@@ -68,6 +74,8 @@ pub fn anim_file_options(options: &ImportOptions) -> ImportOptions {
         rename_clip: Vec::new(),
         clip_range: Vec::new(),
         root_motion: None,
+        additive: Vec::new(),
+        event: Vec::new(),
         ..options.clone()
     }
 }
@@ -148,6 +156,10 @@ pub fn run<E>(
         clips::root_motion(&mut imported.model, bone).map_err(PipelineError::Step)?;
         report.root_motion = Some(bone.clone());
     }
+    additive::add_events(&mut imported.model, &options.event).map_err(PipelineError::Step)?;
+    additive::make_clips_additive(&mut imported.model, &options.additive)
+        .map_err(PipelineError::Step)?;
+    report.additive = options.additive.iter().map(|a| a.to_string()).collect();
     report.clips = imported
         .model
         .clips
@@ -224,6 +236,9 @@ fn summary(report: &PipelineReport) -> Vec<String> {
     }
     if let Some(b) = &report.root_motion {
         lines.push(format!("  root motion on bone \"{b}\""));
+    }
+    for a in &report.additive {
+        lines.push(format!("  additive clip {a}"));
     }
     lines.push(format!("  clips: {}", report.clips.join(", ")));
     lines

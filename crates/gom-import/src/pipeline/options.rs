@@ -59,6 +59,125 @@ impl fmt::Display for ClipRename {
 
 string_form!(ClipRename);
 
+/// A clip made additive: `CLIP`, `CLIP=@bind`, `CLIP=@T`, `CLIP=REF` or
+/// `CLIP=REF@T`: its deltas from the bind pose, or from clip `REF` (the clip itself
+/// when not named) at `T` seconds (0 when not given).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct AdditiveSpec {
+    /// The clip made additive (its final name, after renames and ranges).
+    pub clip: String,
+    /// The reference clip, `None` for the bind pose.
+    pub reference: Option<String>,
+    /// The time in the reference clip, seconds.
+    pub time: f32,
+}
+
+impl FromStr for AdditiveSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let syntax = || {
+            format!("'{s}': expected CLIP, CLIP=@bind, CLIP=REF, CLIP=@SECONDS or CLIP=REF@SECONDS")
+        };
+        let (clip, reference) = match s.split_once('=') {
+            Some((c, r)) => (c, Some(r)),
+            None => (s, None),
+        };
+        if clip.is_empty() {
+            return Err(syntax());
+        }
+        let (name, at) = match reference.map(|r| r.rsplit_once('@').unwrap_or((r, ""))) {
+            None => (clip, ""),
+            Some(("", "bind")) => {
+                return Ok(AdditiveSpec {
+                    clip: clip.to_string(),
+                    reference: None,
+                    time: 0.0,
+                })
+            }
+            Some(("", at)) => (clip, at),
+            Some((name, at)) => (name, at),
+        };
+        let time = match at {
+            "" => 0.0,
+            t => t
+                .parse::<f32>()
+                .ok()
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(syntax)?,
+        };
+        Ok(AdditiveSpec {
+            clip: clip.to_string(),
+            reference: Some(name.to_string()),
+            time,
+        })
+    }
+}
+
+impl fmt::Display for AdditiveSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.reference {
+            None => write!(f, "{}=@bind", self.clip),
+            Some(r) => write!(f, "{}={r}@{}", self.clip, self.time),
+        }
+    }
+}
+
+string_form!(AdditiveSpec);
+
+/// An event added to a clip: `CLIP@SECONDS=NAME` or `CLIP@SECONDS=NAME:PAYLOAD`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EventSpec {
+    /// The clip (its final name, after renames and ranges).
+    pub clip: String,
+    /// Seconds from the clip's start.
+    pub time: f32,
+    /// The event's name.
+    pub name: String,
+    /// Its payload, if any.
+    pub payload: Option<String>,
+}
+
+impl FromStr for EventSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let syntax = || format!("'{s}': expected CLIP@SECONDS=NAME or CLIP@SECONDS=NAME:PAYLOAD");
+        let (at, event) = s.split_once('=').ok_or_else(syntax)?;
+        let (clip, time) = at.rsplit_once('@').ok_or_else(syntax)?;
+        let time: f32 = time
+            .parse()
+            .ok()
+            .filter(|t: &f32| t.is_finite() && *t >= 0.0)
+            .ok_or_else(syntax)?;
+        let (name, payload) = match event.split_once(':') {
+            Some((n, p)) => (n, Some(p.to_string())),
+            None => (event, None),
+        };
+        if clip.is_empty() || name.is_empty() {
+            return Err(syntax());
+        }
+        Ok(EventSpec {
+            clip: clip.to_string(),
+            time,
+            name: name.to_string(),
+            payload,
+        })
+    }
+}
+
+impl fmt::Display for EventSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}={}", self.clip, self.time, self.name)?;
+        match &self.payload {
+            Some(p) => write!(f, ":{p}"),
+            None => Ok(()),
+        }
+    }
+}
+
+string_form!(EventSpec);
+
 /// One end of a [`ClipRange`]: a frame number (at the clip's sample rate) or a time
 /// in seconds (written with an `s` suffix).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -319,6 +438,29 @@ mod tests {
         let r: ClipRename = "Take 001=walk".parse().unwrap();
         assert_eq!((r.from.as_str(), r.to.as_str()), ("Take 001", "walk"));
         assert!("walk".parse::<ClipRename>().is_err());
+        let spec = |s: &str| {
+            s.parse::<AdditiveSpec>()
+                .map(|a| (a.clip, a.reference, a.time))
+        };
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(spec("aim"), Ok(("aim".into(), some("aim"), 0.0)));
+        assert_eq!(spec("aim=@bind"), Ok(("aim".into(), None, 0.0)));
+        assert_eq!(spec("aim=@0.5"), Ok(("aim".into(), some("aim"), 0.5)));
+        assert_eq!(spec("aim=idle"), Ok(("aim".into(), some("idle"), 0.0)));
+        assert_eq!(spec("aim=a@b@2"), Ok(("aim".into(), some("a@b"), 2.0)));
+        assert!(spec("=idle").is_err() && spec("aim=idle@-1").is_err());
+        let e: EventSpec = "walk@0.5=footstep:left".parse().unwrap();
+        assert_eq!(
+            (e.clip.as_str(), e.time, e.name.as_str()),
+            ("walk", 0.5, "footstep")
+        );
+        assert_eq!(e.payload.as_deref(), Some("left"));
+        assert_eq!(e.to_string().parse::<EventSpec>(), Ok(e));
+        assert!(
+            "walk=x".parse::<EventSpec>().is_err() && "walk@-1=x".parse::<EventSpec>().is_err()
+        );
+        let back: AdditiveSpec = "aim=idle@0.25".parse().unwrap();
+        assert_eq!(back.to_string().parse::<AdditiveSpec>(), Ok(back));
         assert_eq!("-Z".parse::<Axis>(), Ok(Axis::NegZ));
         assert_eq!("+y".parse::<Axis>(), Ok(Axis::PosY));
         assert!("w".parse::<Axis>().is_err());

@@ -175,6 +175,7 @@ pub fn swinging_arm() -> Model {
             keys: vec![key(0.0, [0.0, 0.0, 0.0, 1.0]), key(1.0, [0.0, 0.0, -h, h])],
         }],
         compressed: None,
+        extras: Default::default(),
     }];
     m
 }

@@ -105,6 +105,7 @@ pub fn clip(name: &str, duration: f32, tracks: Vec<Track>) -> Clip {
         flags: ClipFlags::empty(),
         tracks,
         compressed: None,
+        extras: Default::default(),
     }
 }
 

@@ -1,10 +1,12 @@
 //! ANIM and its CLP0 children (D9).
 
+use super::clip_ext;
 use super::cursor::{check_known, le32, Chunk, Chunks};
 use super::mesh::MeshCtx;
 use super::to_model::decode_key;
 use super::view::{misplaced, ClipView, TrackView};
 use super::UnknownChunk;
+use crate::additive::CLIP_FLAG_ADDITIVE;
 use crate::compressed::{Layout, CLIP_FLAG_COMPRESSED};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::{MAX_CLIPS, MAX_KEYS_PER_CLIP, MAX_TRACKS};
@@ -53,8 +55,19 @@ pub(crate) fn parse_anim<'a>(
     let mut waiting: Option<usize> = None;
     // Per clip, whether its CLP0 sets bit 3 and its MWGT is still to come.
     let mut needs: Vec<bool> = Vec::new();
+    // The additive clip waiting for its CLPA, which must come right after it.
+    let mut waiting_additive: Option<usize> = None;
+    // Whether an EVNT may follow: after a CLP0 (and its CLPZ or CLPA), once.
+    let mut evnt_allowed = false;
     for ch in Chunks::new(file, cur.pos, c.payload_end(), place) {
         let ch = ch?;
+        if let Some(i) = waiting_additive.take() {
+            if ch.fourcc != FourCc::CLPA {
+                return Err(clip_ext::missing_clpa(&clips[i]));
+            }
+            clip_ext::read_clpa(file, &ch, &mut clips[i], ctx)?;
+            continue;
+        }
         if let Some(i) = waiting.take() {
             if ch.fourcc != FourCc::CLPZ {
                 return Err(missing_clpz(&clips[i]));
@@ -67,8 +80,17 @@ pub(crate) fn parse_anim<'a>(
         }
         match ch.fourcc {
             FourCc::CLPZ => return Err(misplaced(&ch, "other than right after a compressed CLP0")),
+            FourCc::CLPA => return Err(misplaced(&ch, "other than right after an additive CLP0")),
+            FourCc::EVNT => {
+                let Some(clip) = clips.last_mut().filter(|_| evnt_allowed) else {
+                    return Err(misplaced(&ch, "other than after a CLP0 (once)"));
+                };
+                evnt_allowed = false;
+                clip_ext::read_evnt(file, &ch, clip, ctx)?;
+            }
             FourCc::CLP0 => {
                 check_known(&ch)?;
+                evnt_allowed = true;
                 if clips.len() >= clip_count as usize {
                     return Err(ReadError {
                         offset: count_at as u64,
@@ -80,9 +102,12 @@ pub(crate) fn parse_anim<'a>(
                         },
                     });
                 }
-                let (clip, compressed) = parse_clip(file, &ch, ctx)?;
+                let (clip, compressed, additive) = parse_clip(file, &ch, ctx)?;
                 if compressed {
                     waiting = Some(clips.len());
+                }
+                if additive {
+                    waiting_additive = Some(clips.len());
                 }
                 needs.push(clip.flags.contains(CLIP_FLAG_WEIGHT_TRACKS));
                 clips.push(ClipView {
@@ -117,6 +142,9 @@ pub(crate) fn parse_anim<'a>(
     }
     if let Some(i) = waiting {
         return Err(missing_clpz(&clips[i]));
+    }
+    if let Some(i) = waiting_additive {
+        return Err(clip_ext::missing_clpa(&clips[i]));
     }
     if let Some(i) = needs.iter().position(|&n| n) {
         return Err(ReadError {
@@ -172,12 +200,13 @@ fn missing_clpz(clip: &ClipView<'_>) -> ReadError {
     }
 }
 
-/// One CLP0, and whether it is compressed (its samples in the CLPZ after it).
+/// One CLP0, whether it is compressed (its samples in the CLPZ after it) and whether
+/// it is additive (its reference in the CLPA after it).
 fn parse_clip<'a>(
     file: &'a [u8],
     c: &Chunk,
     ctx: &mut MeshCtx<'_, 'a>,
-) -> Result<(ClipView<'a>, bool), ReadError> {
+) -> Result<(ClipView<'a>, bool, bool), ReadError> {
     let place = c.place();
     let mut cur = c.cur(file);
     let base = cur.pos;
@@ -191,10 +220,21 @@ fn parse_clip<'a>(
     // Bit 1 belongs to the compressed-clip extension; the v1 rules see the rest.
     let raw = ClipFlags::from_bits_retain(raw_flags);
     let compressed = raw.contains(CLIP_FLAG_COMPRESSED);
+    let additive = raw.contains(CLIP_FLAG_ADDITIVE);
+    if compressed && additive {
+        return Err(ReadError {
+            offset: flags_at as u64,
+            place,
+            field: "flags",
+            kind: ReadErrorKind::Rule {
+                reason: "bits 1 (compressed) and 4 (additive) are both set; an additive clip is stored as keys".into(),
+            },
+        });
+    }
     // Bit 3 belongs to the weight-track extension: kept for the caller, unseen by
     // the v1 rules.
     let weights = raw & CLIP_FLAG_WEIGHT_TRACKS;
-    let flags = raw.difference(CLIP_FLAG_COMPRESSED | CLIP_FLAG_WEIGHT_TRACKS);
+    let flags = raw.difference(CLIP_FLAG_COMPRESSED | CLIP_FLAG_ADDITIVE | CLIP_FLAG_WEIGHT_TRACKS);
     let tc_at = cur.pos;
     let track_count = cur.u32("trackCount")?;
     if compressed && track_count != 0 {
@@ -343,6 +383,7 @@ fn parse_clip<'a>(
         offset: c.offset as u64,
         compressed: None,
         weight_tracks: Vec::new(),
+        extras: Default::default(),
     };
-    Ok((clip, compressed))
+    Ok((clip, compressed, additive))
 }

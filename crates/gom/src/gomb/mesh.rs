@@ -382,6 +382,8 @@ fn children(
                 | FourCc::CLP0
                 | FourCc::CLPZ
                 | FourCc::MWGT
+                | FourCc::CLPA
+                | FourCc::EVNT
         ) {
             return Err(misplaced(&ch, "inside MSH0"));
         } else {

@@ -9,6 +9,7 @@
 //! ```
 
 mod anim;
+mod clip_ext;
 mod cursor;
 mod header;
 mod lanes;

@@ -64,6 +64,7 @@ pub(crate) fn to_model(v: &FileView<'_>, decoded: Vec<Decoded>) -> Model {
             },
             compressed: c.compressed.as_ref().map(|(_, p)| p.to_vec()),
             weight_tracks: c.weight_tracks.iter().map(|t| t.to_track()).collect(),
+            extras: c.extras.clone(),
         })
         .collect();
     Model {

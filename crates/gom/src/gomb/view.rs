@@ -148,6 +148,8 @@ pub struct ClipView<'a> {
     pub compressed: Option<(crate::compressed::Layout, &'a [u8])>,
     /// The morph weight tracks (`MWGT`, `docs/extensions.md` §4); empty without.
     pub weight_tracks: Vec<super::WeightTrackView<'a>>,
+    /// What the clip carries beyond v1's tracks (`CLPA` and `EVNT`, `docs/extensions.md` §5 and §6).
+    pub extras: crate::ClipExtras,
 }
 
 /// One track of a [`ClipView`].
@@ -300,7 +302,7 @@ impl<'a> FileView<'a> {
                 | FourCc::MRPH => {
                     return Err(misplaced(&c, "at top level (it belongs inside MSH0)"))
                 }
-                FourCc::CLP0 | FourCc::CLPZ | FourCc::MWGT => {
+                FourCc::CLP0 | FourCc::CLPZ | FourCc::CLPA | FourCc::EVNT | FourCc::MWGT => {
                     return Err(misplaced(&c, "at top level (it belongs inside ANIM)"))
                 }
                 _ => top.unknown += 1,

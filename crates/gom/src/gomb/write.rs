@@ -124,6 +124,10 @@ fn file_size(model: &Model, strings: &StringTable<'_>) -> u64 {
             if !c.weight_tracks.is_empty() {
                 anim += chunk(crate::morph::tracks_size(&c.weight_tracks));
             }
+            anim += super::clip_ext::chunks(c, |_| 0)
+                .iter()
+                .map(|(_, p)| chunk(n(p.len())))
+                .sum::<u64>();
             anim += match &c.compressed {
                 Some(payload) => chunk(24) + chunk(n(payload.len())),
                 None => chunk(
@@ -220,6 +224,9 @@ fn string_table(model: &Model) -> StringTable<'_> {
     }
     for c in &model.clips {
         st.intern(&c.name);
+        for s in super::clip_ext::strings(c) {
+            st.intern(s);
+        }
     }
     st
 }
@@ -253,7 +260,11 @@ fn checked_size(model: &Model, st: &StringTable<'_>) -> Result<u64, WriteError> 
             .map(|m| n(&m.name) + m.base_color_texture.as_deref().map_or(0, n))
             .sum::<u64>()
         + model.meshes.iter().map(|m| n(&m.name)).sum::<u64>()
-        + model.clips.iter().map(|c| n(&c.name)).sum::<u64>();
+        + model
+            .clips
+            .iter()
+            .map(|c| n(&c.name) + super::clip_ext::strings(c).into_iter().map(n).sum::<u64>())
+            .sum::<u64>();
     if uses > MAX_STRING_EXPANSION * size {
         return Err(limit("strings", uses, MAX_STRING_EXPANSION * size));
     }
@@ -363,25 +374,34 @@ fn write_clips(o: &mut Out, clips: &[Clip], st: &StringTable<'_>) {
             crate::morph::CLIP_FLAG_WEIGHT_TRACKS,
             !c.weight_tracks.is_empty(),
         );
-        if let Some(payload) = &c.compressed {
-            write_compressed(o, flags, payload);
-            write_weights(o, c);
-            continue;
+        match &c.compressed {
+            Some(payload) => write_compressed(o, flags, payload),
+            None => write_keys(o, c, flags | super::clip_ext::flags(c)),
         }
-        o.u32(flags.bits());
-        o.u32(c.tracks.len() as u32);
-        for t in &c.tracks {
-            o.u32(t.bone);
-            o.u32(t.keys.len() as u32);
-            for k in &t.keys {
-                o.f32(k.time);
-                o.f32s(&k.translation);
-                o.f32s(&k.rotation);
-                o.f32s(&k.scale);
-            }
+        // After the CLP0 (and its CLPZ): the CLPA and EVNT, then the MWGT.
+        for (fourcc, payload) in super::clip_ext::chunks(c, |s| st.id(s)) {
+            o.begin(fourcc);
+            o.buf.extend_from_slice(&payload);
+            o.end();
         }
-        o.end();
         write_weights(o, c);
+    }
+    o.end();
+}
+
+/// The rest of an uncompressed clip's CLP0: its flags and its tracks of keys.
+fn write_keys(o: &mut Out, c: &Clip, flags: ClipFlags) {
+    o.u32(flags.bits());
+    o.u32(c.tracks.len() as u32);
+    for t in &c.tracks {
+        o.u32(t.bone);
+        o.u32(t.keys.len() as u32);
+        for k in &t.keys {
+            o.f32(k.time);
+            o.f32s(&k.translation);
+            o.f32s(&k.rotation);
+            o.f32s(&k.scale);
+        }
     }
     o.end();
 }

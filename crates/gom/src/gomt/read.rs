@@ -13,6 +13,7 @@ use anim::parse_clip;
 use mesh::parse_mesh;
 
 mod anim;
+mod clip_ext;
 mod mesh;
 mod morph;
 

@@ -117,6 +117,9 @@ fn position(e: &WriteError, spans: &Spans) -> usize {
                 "rootBoneIndex" => "rootBoneIndex",
                 "flags" => "flags",
                 "weightTracks" => "weightTracks",
+                "referenceClipNameId" | "referenceTime" => "additive",
+                "floatTracks" => "floatTracks",
+                "events" => "events",
                 _ => "tracks",
             };
             spans.clip_key(i, key)

@@ -369,6 +369,64 @@ impl Writer {
         self.s("\" }");
     }
 
+    /// An additive clip's reference (`docs/extensions.md` §4.4).
+    fn additive(&mut self, r: &crate::additive::Reference) {
+        match r {
+            crate::additive::Reference::BindPose => {
+                self.s(",\n    additive = { reference = \"bindPose\" }")
+            }
+            crate::additive::Reference::ClipFrame { clip, time } => {
+                self.s(",\n    additive = { clip = ");
+                self.string(clip);
+                self.s(", time = ");
+                self.f(*time);
+                self.s(" }");
+            }
+        }
+    }
+
+    /// A clip's float tracks (`docs/extensions.md` §5.4), when it has any.
+    fn float_tracks(&mut self, tracks: &[crate::events::FloatTrack]) {
+        if tracks.is_empty() {
+            return;
+        }
+        self.s(",\n    floatTracks = [\n");
+        for t in tracks {
+            self.s("      { name = ");
+            self.string(&t.name);
+            self.s(", components = ");
+            self.u(u64::from(t.components));
+            self.s(", interpolation = \"");
+            self.s(t.interpolation.name());
+            self.s("\", times = ");
+            self.floats(&t.times);
+            self.s(", values = ");
+            self.floats(&t.values);
+            self.s(" },\n");
+        }
+        self.s("    ]");
+    }
+
+    /// A clip's events, when it has any.
+    fn events(&mut self, events: &[crate::events::Event]) {
+        if events.is_empty() {
+            return;
+        }
+        self.s(",\n    events = [\n");
+        for e in events {
+            self.s("      { time = ");
+            self.f(e.time);
+            self.s(", name = ");
+            self.string(&e.name);
+            if let Some(p) = &e.payload {
+                self.s(", payload = ");
+                self.string(p);
+            }
+            self.s(" },\n");
+        }
+        self.s("    ]");
+    }
+
     fn clips(&mut self, clips: &[Clip]) {
         if clips.is_empty() {
             self.s("Animations = []\n");
@@ -391,10 +449,15 @@ impl Writer {
                 .map(|(n, _)| *n)
                 .collect();
             self.names(&set);
+            if let Some(r) = &c.extras.additive {
+                self.additive(r);
+            }
             if let Some(payload) = &c.compressed {
                 self.compressed(payload);
             }
             self.weight_tracks(c);
+            self.float_tracks(&c.extras.float_tracks);
+            self.events(&c.extras.events);
             if c.tracks.is_empty() {
                 self.s(",\n    tracks = [],\n  },\n");
                 continue;

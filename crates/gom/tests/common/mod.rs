@@ -347,6 +347,7 @@ fn clip(bone_count: usize) -> impl Strategy<Value = Clip> {
                 flags,
                 tracks,
                 compressed: None,
+                extras: Default::default(),
             })
         })
 }

@@ -91,6 +91,7 @@ pub fn minimal_model() -> Model {
                 ],
             }],
             compressed: None,
+            extras: Default::default(),
         }],
     }
 }
@@ -296,6 +297,7 @@ pub fn rich_model(seed: u64) -> Model {
             },
             tracks,
             compressed: None,
+            extras: Default::default(),
         });
     }
     Model {

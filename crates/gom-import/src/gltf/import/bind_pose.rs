@@ -247,6 +247,7 @@ impl SkinBones {
             flags: gom::ClipFlags::empty(),
             tracks: Vec::new(),
             compressed: None,
+            extras: Default::default(),
         };
         self.complete(&mut clip, rest);
         ctx.report.report.warnings.push(format!(

@@ -6,7 +6,7 @@ pub(super) fn parse_clip(
     p: &mut Lexer,
     spans: &mut Vec<(usize, Vec<(&'static str, usize)>)>,
 ) -> Result<Clip, TextError> {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 11] = [
         "weightTracks",
         "name",
         "duration",
@@ -15,6 +15,9 @@ pub(super) fn parse_clip(
         "flags",
         "compressed",
         "tracks",
+        "additive",
+        "floatTracks",
+        "events",
     ];
     let mut key_spans = Vec::new();
     const T: &str = "a clip";
@@ -26,6 +29,7 @@ pub(super) fn parse_clip(
     let mut tracks: Option<Vec<Track>> = None;
     let mut compressed: Option<Vec<u8>> = None;
     let mut weight_tracks = None;
+    let mut extras = crate::ClipExtras::default();
     let at = table(p, "`{` starting a clip", |p, key, kat| {
         record(&mut key_spans, &KEYS, key, kat);
         match key {
@@ -77,6 +81,18 @@ pub(super) fn parse_clip(
                 })?;
                 tracks = Some(v);
             }
+            "additive" => {
+                once(p, extras.additive.is_some(), T, key, kat)?;
+                extras.additive = Some(super::clip_ext::parse_additive(p)?);
+            }
+            "floatTracks" => {
+                once(p, !extras.float_tracks.is_empty(), T, key, kat)?;
+                extras.float_tracks = super::clip_ext::parse_float_tracks(p)?;
+            }
+            "events" => {
+                once(p, !extras.events.is_empty(), T, key, kat)?;
+                extras.events = super::clip_ext::parse_events(p)?;
+            }
             _ => return Err(unknown(p, T, key, kat)),
         }
         Ok(())
@@ -91,6 +107,7 @@ pub(super) fn parse_clip(
         tracks: required(p, tracks, T, "tracks", at)?,
         compressed,
         weight_tracks: weight_tracks.unwrap_or_default(),
+        extras,
     })
 }
 

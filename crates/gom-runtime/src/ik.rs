@@ -1,0 +1,358 @@
+//! Inverse kinematics on model-space poses: a two-bone chain reaching for a target
+//! ([`two_bone_ik`]: legs, arms) and one joint aiming at a target ([`aim_ik`]: heads,
+//! weapons). Both take model-space matrices and return rotations to multiply onto
+//! the joints' local rotations (`local.rotation * correction`); [`apply_two_bone_ik`]
+//! and [`apply_aim_ik`] do that on a [`LocalPose`] and bring the [`ModelPose`] up to
+//! date below the first corrected joint with
+//! [`crate::pose::local_to_model_from`]. The parameters mean what ozz-animation's
+//! `IKTwoBoneJob` and `IKAimJob` parameters mean.
+//!
+//! Joint orientations are taken from the model matrices with their scale removed;
+//! directions given in a joint's frame (`mid_axis`, `forward`, `up`, `offset`) are in
+//! that unscaled frame. No input gives NaN: a zero-length bone, a target on a joint
+//! or a non-finite parameter leaves the part of the correction it would define at the
+//! identity.
+
+use glam::{Affine3A, Quat, Vec3};
+
+use crate::pose::{local_to_model_from, LocalPose, ModelPose};
+use crate::skeleton::Skeleton;
+use crate::Error;
+
+/// Below this length (model units) a vector has no direction.
+const EPSILON: f32 = 1e-6;
+
+/// The parameters of [`two_bone_ik`], in model space unless said otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoBoneIk {
+    /// Where the end joint should be.
+    pub target: Vec3,
+    /// The direction the middle joint (knee, elbow) bends towards: the chain ends in
+    /// the plane of the start→target line and this vector, on its side.
+    pub pole: Vec3,
+    /// The middle joint's hinge axis, in the middle joint's frame: it bends the chain
+    /// by turning about this axis (positive turns open the joint when the axis is
+    /// `(start − mid) × (end − mid)`).
+    pub mid_axis: Vec3,
+    /// How much of the correction to apply, 0 (none) to 1 (all).
+    pub weight: f32,
+    /// From 0 to 1: the fraction of the chain's length beyond which the reach is
+    /// softened, the chain falling gradually behind a target near or past its full
+    /// length instead of snapping straight; 1 does not soften.
+    pub soften: f32,
+    /// A turn of the whole chain about the start→target line, radians.
+    pub twist: f32,
+}
+
+impl Default for TwoBoneIk {
+    fn default() -> Self {
+        TwoBoneIk {
+            target: Vec3::ZERO,
+            pole: Vec3::Y,
+            mid_axis: Vec3::Z,
+            weight: 1.0,
+            soften: 1.0,
+            twist: 0.0,
+        }
+    }
+}
+
+/// What [`two_bone_ik`] gives: local corrections of the start and middle joints.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoBoneCorrection {
+    /// Multiply onto the start joint's local rotation.
+    pub start: Quat,
+    /// Multiply onto the middle joint's local rotation.
+    pub mid: Quat,
+    /// Whether the end joint reaches the target (within 1e-3 of the chain's length)
+    /// with the full weight.
+    pub reached: bool,
+}
+
+impl TwoBoneCorrection {
+    const NONE: TwoBoneCorrection = TwoBoneCorrection {
+        start: Quat::IDENTITY,
+        mid: Quat::IDENTITY,
+        reached: false,
+    };
+}
+
+/// The rotation of a model matrix, scale removed (identity when degenerate).
+fn rotation_of(m: &Affine3A) -> Quat {
+    let (_, r, _) = m.to_scale_rotation_translation();
+    if r.is_finite() && r.length_squared() > 0.0 {
+        r.normalize()
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// The shortest rotation taking direction `from` onto `to`; identity when either has
+/// no direction.
+fn arc(from: Vec3, to: Vec3) -> Quat {
+    let (Some(a), Some(b)) = (direction(from), direction(to)) else {
+        return Quat::IDENTITY;
+    };
+    Quat::from_rotation_arc(a, b)
+}
+
+fn direction(v: Vec3) -> Option<Vec3> {
+    (v.is_finite() && v.length() > EPSILON).then(|| v.normalize())
+}
+
+/// The signed angle about unit `axis` from `a` to `b`, both taken perpendicular to
+/// the axis; `None` when either has no perpendicular part.
+fn angle_about(axis: Vec3, a: Vec3, b: Vec3) -> Option<f32> {
+    let a = direction(a - axis * a.dot(axis))?;
+    let b = direction(b - axis * b.dot(axis))?;
+    Some(a.cross(b).dot(axis).atan2(a.dot(b)))
+}
+
+/// `q` scaled by `weight` along the shorter arc from the identity (slerp).
+fn weighted(q: Quat, weight: f32) -> Quat {
+    let w = if weight.is_finite() {
+        weight.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    if w == 0.0 {
+        return Quat::IDENTITY;
+    }
+    if w == 1.0 {
+        return q;
+    }
+    Quat::IDENTITY.slerp(q, w).normalize()
+}
+
+/// The distance the chain reaches for, `distance` from the start, with a chain of
+/// `length` softened past `soften · length`: `ds + (length − ds)(1 − e^{−(d − ds)/(length − ds)})`,
+/// which meets the line `d` with the same slope at `ds` and tends to `length`.
+fn softened(distance: f32, length: f32, soften: f32) -> f32 {
+    let soften = if soften.is_finite() {
+        soften.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let ds = soften * length;
+    let range = length - ds;
+    if distance <= ds || range <= EPSILON {
+        return distance;
+    }
+    ds + range * (1.0 - (-(distance - ds) / range).exp())
+}
+
+/// Corrections that bring the end of the chain `start` → `mid` → `end` (model
+/// matrices) to `p.target` (see [`TwoBoneIk`]). The middle joint turns about its
+/// hinge so that the start–end distance is the target's (clamped to what the chain
+/// can span: an unreachable target leaves the limb straight, pointing at it); then
+/// the start joint turns the chain onto the target and about the start→target line
+/// so that the middle joint lies towards the pole, plus `twist`.
+pub fn two_bone_ik(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    p: &TwoBoneIk,
+) -> TwoBoneCorrection {
+    let finite =
+        p.target.is_finite() && p.pole.is_finite() && p.mid_axis.is_finite() && p.twist.is_finite();
+    if !finite {
+        return TwoBoneCorrection::NONE;
+    }
+    let (s, m, e) = (
+        Vec3::from(start.translation),
+        Vec3::from(mid.translation),
+        Vec3::from(end.translation),
+    );
+    let (upper, lower) = ((m - s).length(), (e - m).length());
+    let q_mid = rotation_of(mid);
+    // 1. The middle joint: the interior angle that spans the wanted distance.
+    let to_target = p.target - s;
+    let wanted = softened(to_target.length(), upper + lower, p.soften)
+        .clamp((upper - lower).abs(), upper + lower);
+    let mut mid_turn = Quat::IDENTITY;
+    if let Some(axis) = direction(q_mid * p.mid_axis) {
+        if upper > EPSILON && lower > EPSILON {
+            let (u, v) = (s - m, e - m);
+            let current = u.angle_between(v);
+            let cos = (upper * upper + lower * lower - wanted * wanted) / (2.0 * upper * lower);
+            let desired = cos.clamp(-1.0, 1.0).acos();
+            let side = if u.cross(v).dot(axis) < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            if current.is_finite() {
+                mid_turn = Quat::from_axis_angle(axis, side * (desired - current));
+            }
+        }
+    }
+    let e_bent = m + mid_turn * (e - m);
+    // 2. The start joint: onto the target, then the middle joint towards the pole.
+    let aim = arc(e_bent - s, to_target);
+    let mut start_turn = aim;
+    if let Some(axis) = direction(to_target) {
+        let m_aimed = aim * (m - s);
+        if let Some(angle) = angle_about(axis, m_aimed, p.pole) {
+            start_turn = Quat::from_axis_angle(axis, angle) * start_turn;
+        }
+        start_turn = Quat::from_axis_angle(axis, p.twist) * start_turn;
+    }
+    // Model-space turns about each joint → local corrections: q⁻¹ · turn · q.
+    let q_start = rotation_of(start);
+    let local = |q: Quat, turn: Quat| (q.inverse() * turn * q).normalize();
+    let (c_start, c_mid) = (local(q_start, start_turn), local(q_mid, mid_turn));
+    let end_final = s + start_turn * (e_bent - s);
+    let reached =
+        p.weight >= 1.0 && (end_final - p.target).length() <= 1e-3 * (upper + lower).max(EPSILON);
+    TwoBoneCorrection {
+        start: weighted(c_start, p.weight),
+        mid: weighted(c_mid, p.weight),
+        reached,
+    }
+}
+
+/// The parameters of [`aim_ik`]: directions and the offset in the joint's frame,
+/// target and pole in model space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AimIk {
+    /// The model-space point to aim at.
+    pub target: Vec3,
+    /// The joint's aiming direction, in its frame.
+    pub forward: Vec3,
+    /// The joint's up direction, in its frame: after aiming it is turned about the
+    /// aiming line towards `pole`.
+    pub up: Vec3,
+    /// Where the aiming ray starts, in the joint's frame (eyes of a head, a
+    /// weapon's muzzle): the ray `offset + λ·forward` is made to pass through the
+    /// target.
+    pub offset: Vec3,
+    /// The model-space direction the up direction should lean towards.
+    pub pole: Vec3,
+    /// A turn about the aiming line, radians.
+    pub twist: f32,
+    /// How much of the correction to apply, 0 to 1.
+    pub weight: f32,
+}
+
+impl Default for AimIk {
+    fn default() -> Self {
+        AimIk {
+            target: Vec3::ZERO,
+            forward: Vec3::X,
+            up: Vec3::Y,
+            offset: Vec3::ZERO,
+            pole: Vec3::Y,
+            twist: 0.0,
+            weight: 1.0,
+        }
+    }
+}
+
+/// The local correction that turns `joint` (a model matrix) so that its aiming ray
+/// passes through `p.target`, its up direction towards `p.pole` about that line,
+/// plus `twist`; and whether the ray reaches the target (it cannot when the target
+/// is closer to the joint than the ray ever comes: then the offset is ignored).
+pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
+    let finite = [p.target, p.forward, p.up, p.offset, p.pole]
+        .iter()
+        .all(|v| v.is_finite())
+        && p.twist.is_finite();
+    let Some(forward) = direction(p.forward).filter(|_| finite) else {
+        return (Quat::IDENTITY, false);
+    };
+    let q = rotation_of(joint);
+    let inv = q.inverse();
+    // The target and the pole in the joint's (unscaled) frame.
+    let target = inv * (p.target - Vec3::from(joint.translation));
+    let pole = inv * p.pole;
+    let d = target.length();
+    // The point of the ray at the target's distance from the joint.
+    let of = p.offset.dot(forward);
+    let disc = of * of - p.offset.length_squared() + d * d;
+    let (from, reached) = if disc >= 0.0 {
+        (p.offset + forward * (disc.sqrt() - of), true)
+    } else {
+        (forward, false)
+    };
+    let mut turn = arc(from, target);
+    if let Some(axis) = direction(target) {
+        if let Some(angle) = angle_about(axis, turn * p.up, pole) {
+            turn = Quat::from_axis_angle(axis, angle) * turn;
+        }
+        turn = Quat::from_axis_angle(axis, p.twist) * turn;
+    }
+    let reached = reached && d > EPSILON && p.weight >= 1.0;
+    (weighted(turn.normalize(), p.weight), reached)
+}
+
+/// Every bone of `bones` on the skeleton, and `model` a pose of it.
+fn check_bones(
+    what: &'static str,
+    skeleton: &Skeleton,
+    bones: &[usize],
+    model: &ModelPose,
+) -> Result<(), Error> {
+    let bone_count = skeleton.bone_count();
+    if let Some(&bone) = bones.iter().find(|&&b| b >= bone_count) {
+        return Err(Error::BoneIndex {
+            what,
+            bone,
+            bone_count,
+        });
+    }
+    if model.bone_count() != bone_count {
+        return Err(Error::BoneCount {
+            what,
+            expected: bone_count,
+            found: model.bone_count(),
+        });
+    }
+    Ok(())
+}
+
+/// Multiplies `correction` onto bone `bone`'s local rotation in `local`.
+fn correct(local: &mut LocalPose, bone: usize, correction: Quat) {
+    if correction == Quat::IDENTITY {
+        return;
+    }
+    if let Some(mut t) = local.get(bone) {
+        t.rotation = (t.rotation * correction).normalize();
+        local.set(bone, &t);
+    }
+}
+
+/// [`two_bone_ik`] on the bones `[start, mid, end]` of `model` (the model pose of
+/// `local`): the corrections are multiplied onto `local`'s rotations and `model` is
+/// updated below `start`. Returns whether the target was reached.
+pub fn apply_two_bone_ik(
+    skeleton: &Skeleton,
+    [start, mid, end]: [usize; 3],
+    p: &TwoBoneIk,
+    local: &mut LocalPose,
+    model: &mut ModelPose,
+) -> Result<bool, Error> {
+    check_bones("two_bone_ik", skeleton, &[start, mid, end], model)?;
+    let w = model.matrices();
+    let c = two_bone_ik(&w[start], &w[mid], &w[end], p);
+    correct(local, start, c.start);
+    correct(local, mid, c.mid);
+    local_to_model_from(skeleton, start, local, model)?;
+    Ok(c.reached)
+}
+
+/// [`aim_ik`] on bone `bone` of `model` (the model pose of `local`): the correction
+/// is multiplied onto `local`'s rotation and `model` is updated below `bone`.
+/// Returns whether the aiming ray reaches the target.
+pub fn apply_aim_ik(
+    skeleton: &Skeleton,
+    bone: usize,
+    p: &AimIk,
+    local: &mut LocalPose,
+    model: &mut ModelPose,
+) -> Result<bool, Error> {
+    check_bones("aim_ik", skeleton, &[bone], model)?;
+    let (c, reached) = aim_ik(&model.matrices()[bone], p);
+    correct(local, bone, c);
+    local_to_model_from(skeleton, bone, local, model)?;
+    Ok(reached)
+}
