@@ -189,7 +189,8 @@ fn putf(out: &mut Vec<u8>, v: &[f32]) {
 }
 
 /// The `MRPH` payload of a mesh's targets (layout in `docs/extensions.md` §4.2);
-/// the targets must pass [`check_mesh_targets`].
+/// the targets must pass the structural rules (`check_mesh_targets`, which
+/// [`crate::validate::check_structure`] runs).
 pub fn encode_targets(targets: &[MorphTarget], vertex_count: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(targets_size(targets) as usize);
     put(&mut out, targets.len() as u32);
