@@ -110,6 +110,51 @@ fn targets_and_weight_tracks_round_trip_through_gomb_and_gomt() {
 }
 
 #[test]
+fn targets_that_move_no_vertex_keep_their_delta_lists_through_gomt() {
+    // No delta shows which lists such a target has; the text says it (`carries`).
+    for (normals, tangents) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut m = model(false, false);
+        for t in &mut m.meshes[0].morph_targets {
+            t.indices.clear();
+            t.positions.clear();
+            t.normals = normals.then(Vec::new);
+            t.tangents = tangents.then(Vec::new);
+        }
+        let bytes = gomb::write(&m).unwrap();
+        let text = gom::gomt::write(&m).unwrap();
+        let from_text = gom::gomt::read(&text).unwrap();
+        assert_eq!(from_text.meshes[0].morph_targets, m.meshes[0].morph_targets);
+        assert_eq!(
+            gomb::write(&from_text).unwrap(),
+            bytes,
+            "GOMT → GOMB: same bytes"
+        );
+    }
+    // Only for a target without deltas, and only "n" and "t", once each.
+    let text = gom::gomt::write(&model(false, false)).unwrap();
+    let mut empty = model(false, false);
+    for t in &mut empty.meshes[0].morph_targets {
+        t.indices.clear();
+        t.positions.clear();
+        t.normals = Some(Vec::new());
+        t.tangents = None;
+    }
+    let empty = gom::gomt::write(&empty).unwrap();
+    assert!(empty.contains("carries = [\"n\"]"), "{empty}");
+    for bad in [
+        text.replacen(
+            "deltas = [\n",
+            "carries = [\"n\"],\n        deltas = [\n",
+            1,
+        ),
+        empty.replacen("carries = [\"n\"]", "carries = [\"x\"]", 1),
+        empty.replacen("carries = [\"n\"]", "carries = [\"n\", \"n\"]", 1),
+    ] {
+        assert!(gom::gomt::read(&bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn a_mesh_without_targets_and_a_clip_without_weights_stay_v1_bytes() {
     let mut m = model(false, false);
     m.meshes[0].morph_targets.clear();

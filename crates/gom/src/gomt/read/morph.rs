@@ -20,6 +20,7 @@ fn parse_target(p: &mut Lexer) -> Result<MorphTarget, TextError> {
     let mut name = None;
     let mut weight = None;
     let mut deltas: Option<MorphTarget> = None;
+    let mut carries: Option<(Vec<String>, usize)> = None;
     let at = table(p, "`{` starting a morph target", |p, key, kat| {
         match key {
             "name" => {
@@ -34,15 +35,53 @@ fn parse_target(p: &mut Lexer) -> Result<MorphTarget, TextError> {
                 once(p, deltas.is_some(), T, key, kat)?;
                 deltas = Some(parse_deltas(p)?);
             }
+            "carries" => {
+                once(p, carries.is_some(), T, key, kat)?;
+                let mut lists = Vec::new();
+                array(p, "`[` starting the delta lists", |p| {
+                    lists.push(p.string("\"n\" or \"t\"")?.0);
+                    Ok(())
+                })?;
+                carries = Some((lists, kat));
+            }
             _ => return Err(unknown(p, T, key, kat)),
         }
         Ok(())
     })?;
+    let mut target = required(p, deltas, T, "deltas", at)?;
+    if let Some((lists, kat)) = carries {
+        with_empty_lists(p, &mut target, &lists, kat)?;
+    }
     Ok(MorphTarget {
         name: required(p, name, T, "name", at)?,
         default_weight: weight.unwrap_or(0.0),
-        ..required(p, deltas, T, "deltas", at)?
+        ..target
     })
+}
+
+/// `carries = ["n", "t"]`: which delta lists a target without deltas has (no delta
+/// shows it); only for such a target, each list once.
+fn with_empty_lists(
+    p: &Lexer,
+    t: &mut MorphTarget,
+    lists: &[String],
+    at: usize,
+) -> Result<(), TextError> {
+    let bad = |why: &str| Err(p.error_at(at, TextErrorKind::InvalidValue(why.into())));
+    if !t.indices.is_empty() {
+        return bad("carries is only for a target without deltas (its deltas show their lists)");
+    }
+    for l in lists {
+        let list = match l.as_str() {
+            "n" => &mut t.normals,
+            "t" => &mut t.tangents,
+            _ => return bad("carries lists \"n\" and \"t\" only"),
+        };
+        if list.replace(Vec::new()).is_some() {
+            return bad("carries names a list twice");
+        }
+    }
+    Ok(())
 }
 
 /// The delta list; every delta must carry the same keys (`n`, `t`) as the first.

@@ -16,6 +16,21 @@ impl Writer {
             self.s(",\n        defaultWeight = ");
             self.f(t.default_weight);
             if t.indices.is_empty() {
+                // No delta shows which lists the target has: say it.
+                let lists: Vec<&str> = [(t.normals.is_some(), "n"), (t.tangents.is_some(), "t")]
+                    .into_iter()
+                    .filter_map(|(on, k)| on.then_some(k))
+                    .collect();
+                if !lists.is_empty() {
+                    self.s(",\n        carries = [");
+                    for (k, l) in lists.iter().enumerate() {
+                        if k > 0 {
+                            self.s(", ");
+                        }
+                        self.string(l);
+                    }
+                    self.s("]");
+                }
                 self.s(",\n        deltas = [],\n      },\n");
                 continue;
             }
