@@ -22,21 +22,22 @@ major=${version%%.*}
 rest=${version#*.}
 minor=${rest%%.*}
 
-found=0
-mkdir -p "$prefix/lib/pkgconfig" "$prefix/lib/cmake/gom" "$prefix/include"
+libs=""
 for lib in libgom.a libgom.so libgom.dylib gom.lib gom.dll.lib; do
-  if [ -f "$libdir/$lib" ]; then
-    cp "$libdir/$lib" "$prefix/lib/"
-    found=1
-  fi
+  [ -f "$libdir/$lib" ] && libs="$libs $lib"
+done
+# Checked before anything is written: a wrong LIBDIR leaves PREFIX as it was.
+if [ -z "$libs" ]; then
+  echo "error: no libgom in $libdir (run: cargo build --release -p gom-capi)" >&2
+  exit 1
+fi
+mkdir -p "$prefix/lib/pkgconfig" "$prefix/lib/cmake/gom" "$prefix/include"
+for lib in $libs; do
+  cp "$libdir/$lib" "$prefix/lib/"
 done
 if [ -f "$libdir/gom.dll" ]; then
   mkdir -p "$prefix/bin"
   cp "$libdir/gom.dll" "$prefix/bin/"
-fi
-if [ "$found" = 0 ]; then
-  echo "error: no libgom in $libdir (run: cargo build --release -p gom-capi)" >&2
-  exit 1
 fi
 cp "$crate/include/gom.h" "$prefix/include/"
 sed "s/@VERSION@/$version/" "$here/gom.pc.in" > "$prefix/lib/pkgconfig/gom.pc"

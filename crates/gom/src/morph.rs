@@ -400,11 +400,8 @@ pub(crate) fn key_rule(
     previous: Option<f32>,
     duration: f32,
 ) -> Option<(&'static str, &'static str)> {
-    if !(key.time >= 0.0 && key.time <= duration) {
-        return Some(("time", "a key's time lies outside [0, duration]"));
-    }
-    if previous.is_some_and(|p| key.time <= p) {
-        return Some(("time", "keys are not strictly ascending in time"));
+    if let Some(broken) = crate::validate::key_time_rule(key.time, previous, duration) {
+        return Some(broken);
     }
     if !weight_ok(key.weight) {
         return Some(("weight", "a weight is not finite or beyond ±1000"));

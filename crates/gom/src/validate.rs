@@ -561,6 +561,24 @@ pub(crate) fn clip_structure(
     None
 }
 
+/// The rule a key's time breaks, if any: within `[0, duration]` and after the
+/// previous key's time (bone keys and weight keys alike). Returns the field and the
+/// reason.
+#[inline]
+pub(crate) fn key_time_rule(
+    time: f32,
+    previous_time: Option<f32>,
+    duration: f32,
+) -> Option<(&'static str, &'static str)> {
+    if !(time >= 0.0 && time <= duration) {
+        return Some(("time", "a key's time lies outside [0, duration]"));
+    }
+    if previous_time.is_some_and(|p| time <= p) {
+        return Some(("time", "keys are not strictly ascending in time"));
+    }
+    None
+}
+
 /// Structural rule of a track's bone (D9): it names a bone and follows the previous
 /// track's bone strictly.
 #[inline]
@@ -587,11 +605,8 @@ pub(crate) fn key_structure(
     previous_time: Option<f32>,
     duration: f32,
 ) -> Option<(&'static str, &'static str)> {
-    if !(key.time >= 0.0 && key.time <= duration) {
-        return Some(("time", "a key's time lies outside [0, duration]"));
-    }
-    if previous_time.is_some_and(|p| key.time <= p) {
-        return Some(("time", "keys are not strictly ascending in time"));
+    if let Some(broken) = key_time_rule(key.time, previous_time, duration) {
+        return Some(broken);
     }
     if !quat_ok(key.rotation) {
         return Some(("rotation", "a rotation's length is off 1 by more than 1e-3"));

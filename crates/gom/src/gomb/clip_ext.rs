@@ -4,7 +4,7 @@
 //! The reader attaches them to their clip; the writer's helpers say which chunks,
 //! strings and flag bits a clip adds.
 
-use super::cursor::{check_known, Chunk};
+use super::cursor::{check_known, rule, Chunk};
 use super::mesh::MeshCtx;
 use super::view::ClipView;
 use crate::additive::{self, Parsed, Reference, CLIP_FLAG_ADDITIVE};
@@ -70,7 +70,7 @@ pub(super) fn read_clpa(
     check_known(ch)?;
     let place = ch.place();
     let base = ch.payload();
-    let rule = |offset, field, reason| rule(place, offset, field, reason);
+    let rule = |offset, field, reason| rule(offset, place, field, reason);
     let payload = &file[base..ch.payload_end()];
     let parsed = additive::parse(payload).map_err(|e| rule(base + e.offset, e.field, e.reason))?;
     let bones = ctx.skeleton.bone_count as usize;
@@ -122,7 +122,7 @@ pub(super) fn read_evnt(
 ) -> Result<(), ReadError> {
     check_known(ch)?;
     let place = ch.place();
-    let rule = |at, field, reason| rule(place, at, field, reason);
+    let rule = |at, field, reason| rule(at, place, field, reason);
     let mut cur = ch.cur(file);
     let track_count = cur.u32_at_most("floatTrackCount", events::MAX_FLOAT_TRACKS)?;
     let event_count = cur.u32_at_most("eventCount", events::MAX_EVENTS)?;
@@ -218,14 +218,4 @@ fn floats(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|w| f32::from_bits(super::cursor::le32(w)))
         .collect()
-}
-
-/// A broken rule of field `field` at file offset `at`.
-fn rule(place: Place, at: usize, field: &'static str, reason: String) -> ReadError {
-    ReadError {
-        offset: at as u64,
-        place,
-        field,
-        kind: ReadErrorKind::Rule { reason },
-    }
 }

@@ -309,6 +309,35 @@ impl Iterator for Chunks<'_> {
 }
 
 /// A known chunk has version 1 and header flags 0 (D4).
+/// A broken rule of field `field` at file offset `at`.
+pub(crate) fn rule(at: usize, place: Place, field: &'static str, reason: String) -> ReadError {
+    ReadError {
+        offset: at as u64,
+        place,
+        field,
+        kind: ReadErrorKind::Rule { reason },
+    }
+}
+
+/// Field `field` at file offset `at` holds `v`, outside what `expected` says.
+pub(crate) fn value(
+    at: usize,
+    place: Place,
+    field: &'static str,
+    v: u32,
+    expected: &'static str,
+) -> ReadError {
+    ReadError {
+        offset: at as u64,
+        place,
+        field,
+        kind: ReadErrorKind::Value {
+            value: u64::from(v),
+            expected,
+        },
+    }
+}
+
 pub(crate) fn check_known(c: &Chunk) -> Result<(), ReadError> {
     if c.version != 1 {
         return Err(ReadError {

@@ -1,6 +1,6 @@
 //! MSH0 and its children VB0, IB0, SUB0, IBND, BND0, GBTM (D7).
 
-use super::cursor::{check_known, le32, lef32, Chunk, Chunks, Cur};
+use super::cursor::{check_known, le32, lef32, value, Chunk, Chunks, Cur};
 use super::lanes::{Lanes, Offsets, BLOCK};
 use super::sknx;
 use super::str0::Strings;
@@ -51,24 +51,6 @@ impl MeshCtx<'_, '_> {
             });
         }
         self.budget.add(self.strings, id)
-    }
-}
-
-fn value(
-    at: usize,
-    place: Place,
-    field: &'static str,
-    v: u32,
-    expected: &'static str,
-) -> ReadError {
-    ReadError {
-        offset: at as u64,
-        place,
-        field,
-        kind: ReadErrorKind::Value {
-            value: u64::from(v),
-            expected,
-        },
     }
 }
 

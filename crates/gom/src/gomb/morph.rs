@@ -2,7 +2,7 @@
 //! inside ANIM after its CLP0): the blend-shape extension of `docs/extensions.md` §4.
 //! Every count is checked against the bytes present before anything is allocated.
 
-use super::cursor::{le32, lef32, Chunk, Cur};
+use super::cursor::{le32, lef32, rule, value, Chunk, Cur};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::{MAX_KEYS_PER_CLIP, MAX_MORPH_DELTAS, MAX_MORPH_TARGETS, MAX_WEIGHT_TRACKS};
 use crate::morph::{
@@ -85,33 +85,6 @@ impl WeightTrackView<'_> {
             interpolation: self.interpolation,
             keys: self.to_keys(),
         }
-    }
-}
-
-fn rule(at: usize, place: Place, field: &'static str, reason: String) -> ReadError {
-    ReadError {
-        offset: at as u64,
-        place,
-        field,
-        kind: ReadErrorKind::Rule { reason },
-    }
-}
-
-fn value(
-    at: usize,
-    place: Place,
-    field: &'static str,
-    v: u32,
-    expected: &'static str,
-) -> ReadError {
-    ReadError {
-        offset: at as u64,
-        place,
-        field,
-        kind: ReadErrorKind::Value {
-            value: u64::from(v),
-            expected,
-        },
     }
 }
 
