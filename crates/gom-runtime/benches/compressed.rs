@@ -3,8 +3,9 @@
 //! about 5 ms for 1 s, the median time per pose; forward playback at the clip's rate
 //! (looping) and 1,024 random times (xorshift, as the harness draws them).
 //!
-//! `cargo bench -p gom-runtime --bench compressed -- [MM CM]` (default 0.1 mm at 3 cm,
-//! ACL's default precision). See docs/performance.md ("Compressed clips").
+//! `cargo bench -p gom-runtime --bench compressed -- [MM CM] [CLIP...]` (default 0.1 mm
+//! at 3 cm, ACL's default precision; every clip, or those whose names contain a CLIP
+//! argument). See docs/performance.md ("Compressed clips").
 
 use std::borrow::Cow;
 use std::hint::black_box;
@@ -54,10 +55,12 @@ fn time(mut f: impl FnMut(usize)) -> f64 {
 }
 
 fn main() {
-    let args: Vec<f32> = std::env::args()
+    let words: Vec<String> = std::env::args()
         .skip(1)
-        .filter_map(|a| a.parse().ok())
+        .filter(|a| a != "--bench")
         .collect();
+    let args: Vec<f32> = words.iter().filter_map(|a| a.parse().ok()).collect();
+    let only: Vec<&String> = words.iter().filter(|a| a.parse::<f32>().is_err()).collect();
     let (mm, cm) = (
         args.first().copied().unwrap_or(0.1),
         args.get(1).copied().unwrap_or(3.0),
@@ -71,6 +74,13 @@ fn main() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+        .filter(|p| {
+            let name = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+            only.is_empty()
+                || only
+                    .iter()
+                    .any(|o| name.as_deref().unwrap_or("").contains(*o))
+        })
         .collect();
     files.sort();
     let options = gom_import::options::ImportOptions {

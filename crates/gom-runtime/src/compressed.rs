@@ -1,9 +1,17 @@
-//! Sampling compressed clips (`CLPZ`, `docs/extensions.md`): the decoding itself is
-//! `gom::compressed::decode`; this module keeps, per sampling context, the two frames
-//! around the last time sampled, so that forward playback decodes one new frame per
-//! frame step and a seek decodes two, without any scan.
+//! Sampling compressed clips (`CLPZ`, `docs/extensions.md`). The decoding arithmetic
+//! is `gom::compressed::decode`'s; this module keeps, per sampling context, the segment
+//! last entered made ready for decoding ([`segment::Segment`]) and the two frames
+//! around the last time sampled, as structure-of-arrays groups of four bones, so that
+//! forward playback decodes one new frame per frame step and a seek decodes two,
+//! without any scan; the pose is then blended four bones at a time.
 
 use std::borrow::Cow;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod segment;
+
+use segment::{slot, Frame, Segment, GROUP_FLOATS};
 
 use glam::Vec4;
 use gom::compressed::decode::Decoder;
@@ -11,7 +19,7 @@ use gom::compressed::{ChannelClass, Kind, Layout};
 
 use crate::pose::LocalPose;
 use crate::skeleton::Skeleton;
-use crate::transform::Transform;
+use crate::transform::{SoaTransform, Transform};
 use crate::Error;
 
 /// A compressed clip's samples: the payload (in place or owned) and what decoding
@@ -24,6 +32,12 @@ pub struct CompressedClip<'a> {
     animated: Vec<(u32, Kind)>,
     /// Per constant channel: its bone, kind and value.
     constants: Vec<(u32, Kind, [f32; 4])>,
+    /// Per animated channel: what decoding needs of it.
+    channels: Vec<segment::ChannelInfo>,
+    /// Per animated rotation: its channel index and the float of its x in a frame.
+    rotations: Vec<(u32, u32)>,
+    /// The channels' components as flat arrays.
+    lanes: segment::ComponentLanes,
     /// The skeleton's bind-local transforms, which default channels decode to, when
     /// the clip was built with its skeleton ([`CompressedClip::with_bind`]).
     bind: Vec<Transform>,
@@ -40,7 +54,7 @@ impl<'a> CompressedClip<'a> {
     /// Builds from a payload whose layout the reader already checked.
     pub(crate) fn trusted(payload: Cow<'a, [u8]>, layout: &Layout) -> Self {
         let channels = layout.channels(&payload);
-        let animated = channels
+        let animated: Vec<(u32, Kind)> = channels
             .iter()
             .filter(|c| c.class == ChannelClass::Animated)
             .map(|c| (c.bone, c.kind))
@@ -51,11 +65,17 @@ impl<'a> CompressedClip<'a> {
             .map(|c| (c.bone, c.kind, layout.constant(&payload, c.index)))
             .collect();
         let decoder = Decoder::new(layout, &payload);
+        let (channels, rotations) = channel_infos(layout, &payload, &animated);
+        let scratch = (layout.bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32;
+        let lanes = segment::ComponentLanes::new(&channels, scratch);
         CompressedClip {
             payload,
             decoder,
             animated,
             constants,
+            channels,
+            rotations,
+            lanes,
             bind: Vec::new(),
         }
     }
@@ -66,6 +86,16 @@ impl<'a> CompressedClip<'a> {
     pub(crate) fn with_bind(mut self, skeleton: &Skeleton) -> Self {
         self.bind = skeleton.bind_local().to_vec();
         self
+    }
+
+    /// Floats in a decoded [`Frame`]: the bones' groups and one scratch group.
+    fn frame_floats(&self) -> usize {
+        (self.layout().bone_count as usize).div_ceil(4) * GROUP_FLOATS + GROUP_FLOATS
+    }
+
+    /// The float of the scratch group that padding components write to.
+    pub(crate) fn scratch_slot(&self) -> u32 {
+        (self.layout().bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32
     }
 
     /// Whether bone `bone` has a stored channel.
@@ -107,9 +137,11 @@ impl<'a> CompressedClip<'a> {
     /// Default channels are the bind-local values recorded by
     /// [`CompressedClip::with_bind`], or the identity's without them.
     pub(crate) fn sample_bone(&self, bone: u32, time: f32, rate: f32) -> Transform {
-        let mut cache = Cache::default();
         let (f0, f1, a) = self.frames_at(time, rate);
-        cache.load(self, f0, f1);
+        let n = self.animated.len();
+        let (mut va, mut vb) = (vec![[0.0f32; 4]; n], vec![[0.0f32; 4]; n]);
+        self.decoder
+            .decode_pair(&self.payload, f0, f1, &mut va, &mut vb);
         let mut out = self
             .bind
             .get(bone as usize)
@@ -122,12 +154,44 @@ impl<'a> CompressedClip<'a> {
         }
         for (i, (bn, kind)) in self.animated.iter().enumerate() {
             if *bn == bone {
-                let v = blend(*kind, cache.a[i], cache.b[i], a);
+                let v = blend(*kind, va[i], vb[i], a);
                 set_channel(&mut out, *kind, v);
             }
         }
         out
     }
+}
+
+/// What decoding needs of each animated channel (`animated`: their bones and kinds),
+/// and the rotations among them.
+fn channel_infos(
+    layout: &Layout,
+    payload: &[u8],
+    animated: &[(u32, Kind)],
+) -> (Vec<segment::ChannelInfo>, Vec<(u32, u32)>) {
+    let mut rotations = Vec::new();
+    let infos = animated
+        .iter()
+        .enumerate()
+        .map(|(c, &(bone, kind))| {
+            let (min, ext) = layout.range(payload, c as u32);
+            let field = match kind {
+                Kind::Translation => 0,
+                Kind::Rotation => 3,
+                Kind::Scale => 7,
+            };
+            if kind == Kind::Rotation {
+                rotations.push((c as u32, slot(bone, 3)));
+            }
+            segment::ChannelInfo {
+                min,
+                ext,
+                dst: [0, 1, 2].map(|k| slot(bone, field + k)),
+                rotation: kind == Kind::Rotation,
+            }
+        })
+        .collect();
+    (infos, rotations)
 }
 
 fn set_channel(t: &mut Transform, kind: Kind, v: [f32; 4]) {
@@ -139,97 +203,149 @@ fn set_channel(t: &mut Transform, kind: Kind, v: [f32; 4]) {
 }
 
 /// Linear blend of translation and scale; normalised lerp along the shorter arc for
-/// rotations. `a = 0` gives `x` bit for bit.
+/// rotations. `a = 0` gives `x` bit for bit. The same operations in the same order
+/// as [`blend_group`] on one lane, so both give the same bits.
 #[inline(always)]
 fn blend(kind: Kind, x: [f32; 4], y: [f32; 4], a: f32) -> [f32; 4] {
     if a == 0.0 {
         return x;
     }
-    let (vx, mut vy) = (Vec4::from_array(x), Vec4::from_array(y));
+    let lerp = |x: f32, y: f32| x + (y - x) * a;
     if kind == Kind::Rotation {
-        if vx.dot(vy) < 0.0 {
-            vy = -vy;
-        }
-        let v = vx + (vy - vx) * a;
+        let dot = x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+        let y = if dot < 0.0 { y.map(|v| -v) } else { y };
+        let v = [0, 1, 2, 3].map(|k| lerp(x[k], y[k]));
         // Both are unit and on one side: |v| ≥ √½.
-        return (v * (1.0 / v.length())).to_array();
+        let inv = 1.0 / (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
+        return v.map(|c| c * inv);
     }
-    (vx + (vy - vx) * a).to_array()
+    [0, 1, 2, 3].map(|k| lerp(x[k], y[k]))
 }
 
-/// Translation and scale blended linearly, rotation by normalised lerp along the
-/// shorter arc.
+/// Four bones of frame `x` blended towards frame `y` by `a` (see [`blend`], which
+/// does the same per lane). `a = 0` gives `x` bit for bit.
 #[inline(always)]
-fn lerp(x: &Transform, y: &Transform, a: f32) -> Transform {
-    let (qx, mut qy) = (Vec4::from(x.rotation), Vec4::from(y.rotation));
-    if qx.dot(qy) < 0.0 {
-        qy = -qy;
+fn blend_group(x: &[f32; GROUP_FLOATS], y: &[f32; GROUP_FLOATS], a: f32) -> SoaTransform {
+    let ld = |g: &[f32; GROUP_FLOATS], f: usize| Vec4::from_slice(&g[4 * f..4 * f + 4]);
+    let fx: [Vec4; 10] = std::array::from_fn(|f| ld(x, f));
+    if a == 0.0 {
+        return soa(fx);
     }
-    let q = qx + (qy - qx) * a;
-    Transform {
-        translation: x.translation.lerp(y.translation, a),
-        rotation: glam::Quat::from_vec4(q * (1.0 / q.length())),
-        scale: x.scale.lerp(y.scale, a),
+    let fy: [Vec4; 10] = std::array::from_fn(|f| ld(y, f));
+    let av = Vec4::splat(a);
+    let dot = fx[3] * fy[3] + fx[4] * fy[4] + fx[5] * fy[5] + fx[6] * fy[6];
+    let flip = dot.cmplt(Vec4::ZERO);
+    let mut v: [Vec4; 10] = std::array::from_fn(|f| {
+        let y = if (3..7).contains(&f) {
+            Vec4::select(flip, -fy[f], fy[f])
+        } else {
+            fy[f]
+        };
+        fx[f] + (y - fx[f]) * av
+    });
+    let len2 = v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6];
+    let inv = Vec4::ONE / segment::sqrt4(len2);
+    for q in &mut v[3..7] {
+        *q *= inv;
+    }
+    soa(v)
+}
+
+/// The ten field vectors of a group as a [`SoaTransform`].
+#[inline(always)]
+fn soa(f: [Vec4; 10]) -> SoaTransform {
+    SoaTransform {
+        translation: [f[0], f[1], f[2]],
+        rotation: [f[3], f[4], f[5], f[6]],
+        scale: [f[7], f[8], f[9]],
     }
 }
 
-/// The decoded frames around the last time sampled, and the pose every sample starts
-/// from (bind-local values and the clip's constants).
+/// What a sampling context keeps of a compressed clip: the segment last entered,
+/// ready to decode, and the frames around the last time sampled, every bone of each
+/// (bind-local values, the clip's constants, then the decoded channels).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Cache {
     key: (u64, u64),
+    segment: Segment,
     fa: Option<u32>,
     fb: Option<u32>,
-    a: Vec<[f32; 4]>,
-    b: Vec<[f32; 4]>,
-    /// Every bone at frames `fa` and `fb` (bind, constants, then the decoded channels).
-    pose_a: Vec<Transform>,
-    pose_b: Vec<Transform>,
+    frame_a: Frame,
+    frame_b: Frame,
 }
 
 impl Cache {
-    /// Makes `a` hold frame `f0` and `b` frame `f1`, decoding only what it lacks.
-    fn load(&mut self, clip: &CompressedClip<'_>, f0: u32, f1: u32) {
-        let n = clip.animated.len();
-        if self.a.len() != n {
-            self.a = vec![[0.0; 4]; n];
-            self.b = vec![[0.0; 4]; n];
-            self.fa = None;
-            self.fb = None;
+    /// Sets up for clip and skeleton `key`: both frames hold the bind-local values and
+    /// the clip's constants, and nothing is decoded.
+    fn rebind(&mut self, clip: &CompressedClip<'_>, key: (u64, u64), skeleton: &Skeleton) {
+        let groups = clip.frame_floats() / GROUP_FLOATS;
+        let mut base = vec![[0.0f32; GROUP_FLOATS]; groups];
+        let flat = base.as_flattened_mut();
+        let identity = Transform::IDENTITY;
+        for bone in 0..(groups as u32 - 1) * 4 {
+            let t = skeleton
+                .bind_local()
+                .get(bone as usize)
+                .unwrap_or(&identity);
+            put(
+                flat,
+                bone,
+                Kind::Translation,
+                t.translation.extend(0.0).to_array(),
+            );
+            put(flat, bone, Kind::Rotation, t.rotation.to_array());
+            put(flat, bone, Kind::Scale, t.scale.extend(0.0).to_array());
         }
-        if self.fa != Some(f0) && self.fb != Some(f0) && f1 != f0 {
-            clip.decoder
-                .decode_pair(&clip.payload, f0, f1, &mut self.a, &mut self.b);
-            scatter(clip, &self.a, &mut self.pose_a);
-            scatter(clip, &self.b, &mut self.pose_b);
-            self.fa = Some(f0);
-            self.fb = Some(f1);
-            return;
+        for &(bone, kind, v) in &clip.constants {
+            put(flat, bone, kind, v);
         }
+        *self = Cache {
+            key,
+            frame_a: base.clone(),
+            frame_b: base,
+            ..Cache::default()
+        };
+    }
+
+    /// Decodes frame `f` into `out`, first entering its segment when it is another.
+    fn decode(segment: &mut Segment, clip: &CompressedClip<'_>, f: u32, out: &mut Frame) {
+        let sf = clip.layout().segment_frames;
+        let s = f / sf;
+        if segment.index != Some(s) {
+            segment.load(clip, s);
+        }
+        segment.decode(clip.payload(), f % sf, out.as_flattened_mut());
+    }
+
+    /// Makes `frame_a` hold frame `f0` and, when `f1` is given, `frame_b` frame `f1`,
+    /// decoding only what they lack.
+    fn load(&mut self, clip: &CompressedClip<'_>, f0: u32, f1: Option<u32>) {
         if self.fa != Some(f0) {
             if self.fb == Some(f0) {
-                std::mem::swap(&mut self.a, &mut self.b);
-                std::mem::swap(&mut self.pose_a, &mut self.pose_b);
+                std::mem::swap(&mut self.frame_a, &mut self.frame_b);
                 self.fb = None;
             } else {
-                clip.decoder.decode_frame(&clip.payload, f0, &mut self.a);
-                scatter(clip, &self.a, &mut self.pose_a);
+                Self::decode(&mut self.segment, clip, f0, &mut self.frame_a);
             }
             self.fa = Some(f0);
         }
-        if self.fb != Some(f1) {
-            clip.decoder.decode_frame(&clip.payload, f1, &mut self.b);
-            scatter(clip, &self.b, &mut self.pose_b);
+        if let Some(f1) = f1.filter(|&f| self.fb != Some(f)) {
+            Self::decode(&mut self.segment, clip, f1, &mut self.frame_b);
             self.fb = Some(f1);
         }
     }
 }
 
-/// Writes decoded channel values into a pose.
-fn scatter(clip: &CompressedClip<'_>, values: &[[f32; 4]], pose: &mut [Transform]) {
-    for (&(bone, kind), v) in clip.animated.iter().zip(values) {
-        if let Some(t) = pose.get_mut(bone as usize) {
-            set_channel(t, kind, *v);
+/// Writes channel `kind` of `bone` into a frame's floats.
+fn put(flat: &mut [f32], bone: u32, kind: Kind, v: [f32; 4]) {
+    let (field, n) = match kind {
+        Kind::Translation => (0, 3),
+        Kind::Rotation => (3, 4),
+        Kind::Scale => (7, 3),
+    };
+    for (k, x) in v.iter().take(n).enumerate() {
+        if let Some(o) = flat.get_mut(slot(bone, field + k as u32) as usize) {
+            *o = *x;
         }
     }
 }
@@ -253,36 +369,21 @@ pub(crate) fn sample(
         });
     }
     if cache.key != ids {
-        let mut base = skeleton.bind_local().to_vec();
-        for (bone, kind, v) in &clip.constants {
-            if let Some(t) = base.get_mut(*bone as usize) {
-                set_channel(t, *kind, *v);
-            }
-        }
-        *cache = Cache {
-            key: ids,
-            pose_a: base.clone(),
-            pose_b: base,
-            ..Cache::default()
-        };
+        cache.rebind(clip, ids, skeleton);
     }
     let (f0, f1, a) = clip.frames_at(time, rate);
-    cache.load(clip, f0, f1);
+    cache.load(clip, f0, (a != 0.0).then_some(f1));
     out.resize(n);
-    let (pa, pb) = (&cache.pose_a[..n], &cache.pose_b[..n]);
-    for (g, group) in out.groups_mut().iter_mut().enumerate() {
-        for l in 0..4 {
-            let i = 4 * g + l;
-            if i >= n {
-                break;
-            }
-            let t = if a == 0.0 {
-                pa[i]
-            } else {
-                lerp(&pa[i], &pb[i], a)
-            };
-            group.set(l, &t);
-        }
+    for ((g, x), y) in out
+        .groups_mut()
+        .iter_mut()
+        .zip(&cache.frame_a)
+        .zip(&cache.frame_b)
+    {
+        *g = blend_group(x, y, a);
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -23,6 +23,12 @@ const INV_QMAX: [f32; 32] = {
     t
 };
 
+/// The table of [`inv_qmax`], indexed by width (for decoders that look up several
+/// widths at once).
+pub fn inv_qmax_table() -> &'static [f32; 32] {
+    &INV_QMAX
+}
+
 /// `1 / (2^bits − 1)`, and 0 for 0 bits (the value is then the segment's low end).
 #[inline(always)]
 pub fn inv_qmax(bits: u32) -> f32 {

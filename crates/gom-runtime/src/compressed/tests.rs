@@ -1,0 +1,257 @@
+//! The runtime's decoding paths against the codec's reference decoder
+//! (`gom::compressed::decode::Decoder`), and the blended pose against the uncached
+//! single-bone path.
+
+use std::borrow::Cow;
+
+use gom::compressed::decode::Decoder;
+use gom::compressed::{encode, EncodeInput, Kind, Settings, Trs};
+
+use super::segment::{slot, Segment, GROUP_FLOATS};
+use super::*;
+use crate::{Clip, Playback, SamplingContext};
+
+const BONES: usize = 9;
+const FRAMES: usize = 70;
+
+/// A quaternion about a unit axis, by angle.
+fn quat(axis: [f64; 3], angle: f64) -> [f32; 4] {
+    let (s, c) = (angle / 2.0).sin_cos();
+    [
+        (axis[0] * s) as f32,
+        (axis[1] * s) as f32,
+        (axis[2] * s) as f32,
+        c as f32,
+    ]
+}
+
+/// A chain whose bones turn about changing axes through large angles (so that
+/// segments drop different rotation components), the root travelling, one bone
+/// scaling, one held still away from its bind pose (a constant).
+fn clip_frames() -> (Vec<i32>, Vec<Trs>, Vec<Trs>) {
+    let parents: Vec<i32> = (0..BONES as i32).map(|i| i - 1).collect();
+    let bind: Vec<Trs> = (0..BONES)
+        .map(|i| Trs {
+            t: [0.0, if i == 0 { 0.0 } else { 0.1 }, 0.0],
+            r: [0.0, 0.0, 0.0, 1.0],
+            s: [1.0; 3],
+        })
+        .collect();
+    let mut frames = Vec::new();
+    for f in 0..FRAMES {
+        let t = f as f64 / 30.0;
+        for (i, b) in bind.iter().enumerate() {
+            let mut x = *b;
+            let w = 1.0 + i as f64 * 0.37;
+            let (sa, ca) = (t * 0.7 + i as f64).sin_cos();
+            x.r = quat(
+                [sa * 0.6, 0.8, ca * 0.6],
+                (t * w).sin() * 3.0 + 0.5 * i as f64,
+            );
+            match i {
+                0 => x.t = [(t * 0.8) as f32, 0.9 + 0.05 * (t * 3.0).sin() as f32, 0.0],
+                3 => x.s = [1.0 + 0.2 * (t * 2.0).sin() as f32, 1.0, 0.9],
+                5 => x.r = quat([0.0, 1.0, 0.0], 0.4),
+                _ => {}
+            }
+            frames.push(x);
+        }
+    }
+    (parents, bind, frames)
+}
+
+/// The clip compressed at 0.1 mm at 3 cm, and its skeleton.
+fn compressed() -> (Vec<u8>, Skeleton) {
+    let (parents, bind, frames) = clip_frames();
+    let payload = encode(
+        &EncodeInput {
+            parents: &parents,
+            bind: &bind,
+            frames: &frames,
+        },
+        Settings {
+            tolerance: 0.0001,
+            distance: 0.03,
+        },
+    );
+    let matrices = bind
+        .iter()
+        .map(|b| {
+            let mut m = [0.0f32; 16];
+            (m[0], m[5], m[10], m[15]) = (1.0, 1.0, 1.0, 1.0);
+            m[12..15].copy_from_slice(&b.t);
+            m
+        })
+        .collect();
+    let names: Vec<String> = (0..BONES).map(|i| format!("b{i}")).collect();
+    let skeleton = Skeleton::new(names.clone(), names, parents, matrices).expect("chain");
+    (payload, skeleton)
+}
+
+/// Frame `f` decoded by the reference decoder, placed as the runtime places it.
+fn reference(clip: &CompressedClip<'_>, f: u32) -> Vec<(usize, f32)> {
+    let dec = Decoder::new(clip.layout(), clip.payload());
+    let mut values = vec![[0.0f32; 4]; clip.animated.len()];
+    dec.decode_frame(clip.payload(), f, &mut values);
+    let mut out = Vec::new();
+    for (&(bone, kind), v) in clip.animated.iter().zip(&values) {
+        let (field, n) = match kind {
+            Kind::Translation => (0, 3),
+            Kind::Rotation => (3, 4),
+            Kind::Scale => (7, 3),
+        };
+        for (k, x) in v.iter().take(n).enumerate() {
+            out.push((slot(bone, field + k as u32) as usize, *x));
+        }
+    }
+    out
+}
+
+#[test]
+fn both_decoding_paths_give_the_reference_decoders_bits_at_every_frame() {
+    let (payload, skeleton) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let layout = clip.layout().clone();
+    assert!(layout.segment_count > 3, "several segments");
+    assert!(clip.animated.iter().any(|c| c.1 == Kind::Scale));
+    assert!(!clip.constants.is_empty(), "a constant channel");
+    let mut drops = std::collections::BTreeSet::new();
+    let floats = clip.frame_floats();
+    let _ = skeleton;
+    let mut seg = Segment::default();
+    for f in 0..layout.frame_count {
+        let s = f / layout.segment_frames;
+        seg.load(&clip, s);
+        let rec = layout.segment(&payload, s);
+        drops.extend(clip.rotations.iter().map(|r| rec[r.0 as usize] >> 5));
+        let within = f % layout.segment_frames;
+        let mut scalar = vec![f32::NAN; floats];
+        seg.decode_scalar(&payload, within * seg.frame_bits, &mut scalar);
+        seg.restore(&mut scalar);
+        for (at, v) in reference(&clip, f) {
+            assert_eq!(scalar[at].to_bits(), v.to_bits(), "frame {f} float {at}");
+        }
+        let mut wide = vec![f32::NAN; floats];
+        seg.decode(&payload, within, &mut wide);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&wide), bits(&scalar), "frame {f}: the dispatched path");
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            assert!(seg.loads_inside);
+            let mut eight = vec![f32::NAN; floats];
+            avx2::decode(&seg, &payload, within * seg.frame_bits, &mut eight);
+            seg.restore(&mut eight);
+            assert_eq!(bits(&eight), bits(&scalar), "frame {f}: eight lanes");
+        }
+    }
+    assert!(
+        drops.len() >= 2,
+        "rotations drop different components: {drops:?}"
+    );
+    assert_eq!(floats % GROUP_FLOATS, 0);
+}
+
+#[test]
+fn a_segment_whose_loads_would_leave_the_payload_takes_the_checked_path() {
+    let (payload, _) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let mut seg = Segment::default();
+    seg.load(&clip, 0);
+    let mut want = vec![0.0f32; clip.frame_floats()];
+    seg.decode(&payload, 1, &mut want);
+    // The same segment over a payload cut short: the eight-lane path must not gather
+    // from it; the checked path reads the missing bytes as zero instead.
+    seg.loads_inside = false;
+    let short = &payload[..seg.packed_at + 2];
+    let mut got = vec![0.0f32; clip.frame_floats()];
+    seg.decode(short, 1, &mut got);
+    assert_ne!(got, want, "the cut payload decodes differently");
+    assert!(got.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn the_blended_pose_has_the_bits_of_the_single_bone_path_forward_and_seeking() {
+    let (payload, skeleton) = compressed();
+    let clip = Clip::new_compressed(
+        Cow::Borrowed("c"),
+        (FRAMES - 1) as f32 / 30.0,
+        30.0,
+        0,
+        gom::ClipFlags::empty(),
+        Cow::Borrowed(&payload),
+        &skeleton,
+    )
+    .expect("own payload");
+    let mut times: Vec<f32> = (0..4 * FRAMES).map(|i| i as f32 / 120.0).collect();
+    let forward = times.len();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    times.extend((0..200).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 40) as f32 / (1u64 << 24) as f32 * 2.4
+    }));
+    let mut ctx = SamplingContext::new();
+    let mut pose = LocalPose::default();
+    for (i, &t) in times.iter().enumerate() {
+        crate::sample(&clip, &skeleton, t, Playback::Once, &mut ctx, &mut pose).expect("sample");
+        for b in 0..BONES {
+            let want = clip.sample_bone(b as u32, clip.local_time(t, Playback::Once));
+            let got = pose.get(b).expect("bone");
+            let want = want.unwrap_or(skeleton.bind_local()[b]);
+            let what = if i < forward { "forward" } else { "seek" };
+            assert_eq!(got, want, "{what} t={t} bone {b}");
+        }
+    }
+}
+
+#[test]
+fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
+    let (payload, _) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let a = clip.channels.len();
+    for s in 0..clip.layout().segment_count {
+        let mut loaded = Segment::default();
+        loaded.load(&clip, s);
+        let mut scalar = loaded.clone();
+        scalar.pos.fill(0);
+        scalar.mask.fill(0);
+        scalar.off.fill(0.0);
+        scalar.step.fill(0.0);
+        scalar.dst.fill(clip.scratch_slot());
+        let rec = clip.layout().segment(&payload, s);
+        scalar.components(&clip, &rec[..a], &rec[a..7 * a]);
+        let fbits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(loaded.pos, scalar.pos, "segment {s}: bit positions");
+        assert_eq!(loaded.mask, scalar.mask, "segment {s}: masks");
+        assert_eq!(
+            fbits(&loaded.off),
+            fbits(&scalar.off),
+            "segment {s}: offsets"
+        );
+        assert_eq!(
+            fbits(&loaded.step),
+            fbits(&scalar.step),
+            "segment {s}: steps"
+        );
+        assert_eq!(loaded.dst, scalar.dst, "segment {s}: destinations");
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            let mut eight = scalar.clone();
+            eight.off.fill(f32::NAN);
+            assert!(
+                avx2::components(&mut eight, &clip, rec),
+                "eight lanes taken"
+            );
+            assert_eq!(
+                fbits(&eight.off),
+                fbits(&scalar.off),
+                "segment {s}: eight lanes"
+            );
+            assert_eq!(
+                eight.dst, scalar.dst,
+                "segment {s}: eight-lane destinations"
+            );
+        }
+    }
+}
