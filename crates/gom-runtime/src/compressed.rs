@@ -34,8 +34,11 @@ pub struct CompressedClip<'a> {
     constants: Vec<(u32, Kind, [f32; 4])>,
     /// Per animated channel: what decoding needs of it.
     channels: Vec<segment::ChannelInfo>,
-    /// Per animated rotation: its channel index and the float of its x in a frame.
+    /// Per animated rotation: its channel index, and its group in `rotation_groups`
+    /// times four plus its lane.
     rotations: Vec<(u32, u32)>,
+    /// The groups of four bones with an animated rotation.
+    rotation_groups: Vec<segment::RotationGroup>,
     /// The channels' components as flat arrays.
     lanes: segment::ComponentLanes,
     /// The skeleton's bind-local transforms, which default channels decode to, when
@@ -65,7 +68,18 @@ impl<'a> CompressedClip<'a> {
             .map(|c| (c.bone, c.kind, layout.constant(&payload, c.index)))
             .collect();
         let decoder = Decoder::new(layout, &payload);
-        let (channels, rotations) = channel_infos(layout, &payload, &animated);
+        let (channels, rot_slots) = channel_infos(layout, &payload, &animated);
+        let rotation_groups = segment::RotationGroup::of(rot_slots.iter().map(|r| r.1));
+        let rotations = rot_slots
+            .iter()
+            .map(|&(c, x)| {
+                let gi = rotation_groups
+                    .iter()
+                    .position(|g| g.group == x / GROUP_FLOATS as u32)
+                    .unwrap_or(0);
+                (c, 4 * gi as u32 + x % 4)
+            })
+            .collect();
         let scratch = (layout.bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32;
         let lanes = segment::ComponentLanes::new(&channels, scratch);
         CompressedClip {
@@ -75,6 +89,7 @@ impl<'a> CompressedClip<'a> {
             constants,
             channels,
             rotations,
+            rotation_groups,
             lanes,
             bind: Vec::new(),
         }

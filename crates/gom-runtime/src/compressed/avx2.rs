@@ -33,19 +33,21 @@ pub(crate) fn available() -> bool {
 /// `out`, on this path when the CPU has AVX2 and the segment's loads were checked
 /// ([`Segment::loads_inside`]), else on the scalar one.
 pub(crate) fn decode(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32]) {
-    if available() && seg.loads_inside {
+    if available() && seg.loads_inside && out.len() >= seg.dst_end as usize {
         // SAFETY: `decode_avx2` only requires the `avx2` target feature, and the CPU
         // has it (checked just above); the segment's loads lie inside `payload`
-        // (`loads_inside`, checked when it was loaded for this payload).
+        // (`loads_inside`, checked when it was loaded for this payload); its
+        // destinations are below `dst_end` (clamped when loaded), which `out` holds.
         unsafe { decode_avx2(seg, payload, base, out) }
     } else {
         seg.decode_scalar(payload, base, out);
     }
 }
 
-/// See [`decode`]. Safety: the CPU has AVX2, and for every component `j`, the four
+/// See [`decode`]. Safety: the CPU has AVX2; for every component `j`, the four
 /// bytes from `seg.packed_at + (base + seg.pos[j]) / 8` lie inside `payload`, with
-/// `base + seg.pos[j] < 2^31`.
+/// `base + seg.pos[j] < 2^31`; every `seg.dst` is below `seg.dst_end ≤ out.len()`
+/// ([`Segment::load`] clamps them there).
 #[target_feature(enable = "avx2")]
 unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32]) {
     let n = seg.pos.len() / LANES * LANES;
@@ -78,9 +80,8 @@ unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32])
         // SAFETY: `vals` holds eight floats.
         unsafe { _mm256_storeu_ps(vals.as_mut_ptr(), v) };
         for (&d, &x) in seg.dst[j..j + LANES].iter().zip(&vals) {
-            if let Some(o) = out.get_mut(d as usize) {
-                *o = x;
-            }
+            // SAFETY: `d < seg.dst_end ≤ out.len()` (this function's contract).
+            unsafe { *out.get_unchecked_mut(d as usize) = x };
         }
     }
 }
@@ -132,6 +133,7 @@ unsafe fn components_avx2(seg: &mut Segment, l: &ComponentLanes, rec: &[u8], a: 
     let byte = _mm256_set1_epi32(0xFF);
     let inv255 = _mm256_set1_ps(INV_255);
     let one = _mm256_set1_epi32(1);
+    let last = _mm256_set1_epi32(seg.dst_end.saturating_sub(1) as i32);
     for j in (0..n).step_by(LANES) {
         let ld = |v: &Vec<u32>| {
             // SAFETY: `j + 8 ≤ n ≤ v.len()` (this function's contract).
@@ -177,7 +179,7 @@ unsafe fn components_avx2(seg: &mut Segment, l: &ComponentLanes, rec: &[u8], a: 
         let pos = _mm256_add_epi32(first, _mm256_mullo_epi32(k, b));
         // A rotation's stored components at or after the dropped one go one field on.
         let shift = _mm256_andnot_si256(_mm256_cmpgt_epi32(drop, k), ld(&l.rotation));
-        let dst = _mm256_add_epi32(ld(&l.dst), shift);
+        let dst = _mm256_min_epu32(_mm256_add_epi32(ld(&l.dst), shift), last);
         // SAFETY: `j + 8 ≤ n`, and each destination array is `n` long.
         unsafe {
             _mm256_storeu_si256(seg.pos.as_mut_ptr().add(j).cast(), pos);

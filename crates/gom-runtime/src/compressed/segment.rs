@@ -88,10 +88,34 @@ impl ComponentLanes {
 pub(crate) struct RotationGroup {
     /// The group's index.
     pub group: u32,
-    /// Per rotation component, the lanes that drop it.
-    pub drop: [BVec4A; 4],
+    /// Per lane, the rotation component it drops in this segment (as a float, for a
+    /// lane-wise comparison).
+    pub drop: [f32; 4],
     /// The lanes with an animated rotation.
     pub animated: BVec4A,
+}
+
+impl RotationGroup {
+    /// The groups of the animated rotations whose x floats are `xs` (ascending).
+    pub(crate) fn of(xs: impl Iterator<Item = u32>) -> Vec<RotationGroup> {
+        let mut out: Vec<(u32, [bool; 4])> = Vec::new();
+        for x in xs {
+            let group = x / GROUP_FLOATS as u32;
+            if out.last().map(|g| g.0) != Some(group) {
+                out.push((group, [false; 4]));
+            }
+            if let Some(g) = out.last_mut() {
+                g.1[(x % 4) as usize] = true;
+            }
+        }
+        out.into_iter()
+            .map(|(group, lanes)| RotationGroup {
+                group,
+                drop: [0.0; 4],
+                animated: BVec4A::from_array(lanes),
+            })
+            .collect()
+    }
 }
 
 /// Per-lane IEEE square root (the scalar `f32::sqrt` of each lane, bit for bit).
@@ -131,8 +155,10 @@ pub(crate) struct Segment {
     pub off: Vec<f32>,
     /// Per component: the segment's step.
     pub step: Vec<f32>,
-    /// Per component: its float index in a [`Frame`].
+    /// Per component: its float index in a [`Frame`], below `dst_end`.
     pub dst: Vec<u32>,
+    /// The floats of the clip's [`Frame`]s: every `dst` is below it.
+    pub dst_end: u32,
     /// Per animated channel: its first bit in a frame.
     pub first_bit: Vec<u32>,
     /// The groups of four bones with an animated rotation, and per group which
@@ -170,6 +196,7 @@ impl Segment {
             self.step = vec![0.0; n];
             self.dst = vec![clip.scratch_slot(); n];
         }
+        self.dst_end = clip.frame_floats() as u32;
         // Where the record starts in the payload (it is a subslice of it).
         self.packed_at =
             rec.as_ptr() as usize - payload.as_ptr() as usize + a * SEGMENT_CHANNEL_BYTES;
@@ -221,7 +248,8 @@ impl Segment {
                 pos[k] = p + k as u32 * b;
                 mask[k] = m;
                 // A rotation's stored components skip the dropped one.
-                dst[k] = ch.dst[k] + if ch.rotation && k >= drop { 4 } else { 0 };
+                let d = ch.dst[k] + if ch.rotation && k >= drop { 4 } else { 0 };
+                dst[k] = d.min(self.dst_end.saturating_sub(1));
             }
         }
     }
@@ -260,21 +288,12 @@ impl Segment {
 
     /// Which lanes of which groups drop which rotation component in this segment.
     fn rotation_groups(&mut self, clip: &CompressedClip<'_>, widths: &[u8]) {
-        self.rot_groups.clear();
+        self.rot_groups.clone_from(&clip.rotation_groups);
         for &(c, x) in &clip.rotations {
-            let group = x / GROUP_FLOATS as u32;
-            if self.rot_groups.last().map(|g| g.group) != Some(group) {
-                self.rot_groups.push(RotationGroup {
-                    group,
-                    drop: [BVec4A::FALSE; 4],
-                    animated: BVec4A::FALSE,
-                });
-            }
-            let drop = widths.get(c as usize).map_or(0, |w| usize::from(w >> 5));
-            if let Some(g) = self.rot_groups.last_mut() {
-                let lane = (x % 4) as usize;
-                g.drop[drop & 3].set(lane, true);
-                g.animated.set(lane, true);
+            let drop = widths.get(c as usize).map_or(0, |w| w >> 5);
+            let (gi, lane) = ((x >> 2) as usize, (x & 3) as usize);
+            if let Some(g) = self.rot_groups.get_mut(gi) {
+                g.drop[lane] = f32::from(drop);
             }
         }
     }
@@ -290,14 +309,16 @@ impl Segment {
                 continue;
             };
             let v: [Vec4; 4] = std::array::from_fn(|m| Vec4::from_slice(&q[4 * m..4 * m + 4]));
-            let z: [Vec4; 4] = std::array::from_fn(|m| Vec4::select(g.drop[m], Vec4::ZERO, v[m]));
+            let d = Vec4::from_array(g.drop);
+            let dropped: [BVec4A; 4] = std::array::from_fn(|m| d.cmpeq(Vec4::splat(m as f32)));
+            let z: [Vec4; 4] = std::array::from_fn(|m| Vec4::select(dropped[m], Vec4::ZERO, v[m]));
             let n = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3];
             let inside = n.cmplt(Vec4::ONE);
             let c = Vec4::select(inside, sqrt4(Vec4::ONE - n), Vec4::ZERO);
             let s = Vec4::ONE / sqrt4(n);
             for (m, x) in v.iter().enumerate() {
                 let kept = Vec4::select(inside, *x, *x * s);
-                let r = Vec4::select(g.drop[m], c, kept);
+                let r = Vec4::select(dropped[m], c, kept);
                 Vec4::select(g.animated, r, *x).write_to_slice(&mut q[4 * m..4 * m + 4]);
             }
         }
