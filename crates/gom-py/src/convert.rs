@@ -73,6 +73,10 @@ fn convert_files(src: &Path, dst: &Path, options_json: &str) -> Result<Value> {
             let (notes, written) = write_tmd(&imported, src, dst, import, &options.tmd)?;
             Ok(report(&imported, &notes, written))
         }
+        Target::Model(_) if !options.tmd_given.is_empty() => Err(GomError::option(format!(
+            "{} only for a .tmd output",
+            options.tmd_given.join(", ")
+        ))),
         Target::Model(format) => {
             let bin = dst.with_extension("bin");
             let mut planned = vec![dst];

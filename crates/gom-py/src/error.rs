@@ -108,12 +108,14 @@ impl GomError {
         self
     }
 
-    fn field(mut self, field: &str) -> Self {
+    /// The field the error concerns.
+    pub fn field(mut self, field: &str) -> Self {
         self.0.field = Some(field.to_string());
         self
     }
 
-    fn offset(mut self, offset: u64) -> Self {
+    /// The byte offset the error concerns.
+    pub fn offset(mut self, offset: u64) -> Self {
         self.0.offset = Some(offset);
         self
     }

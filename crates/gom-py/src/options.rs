@@ -82,6 +82,8 @@ pub struct Options {
     pub import: ImportOptions,
     /// The `.tmd` output's.
     pub tmd: TmdOptions,
+    /// The names of the `.tmd` output's options the caller gave.
+    pub tmd_given: Vec<String>,
     /// The options the caller named that only this call (not the import) takes.
     pub rest: Map<String, Value>,
 }
@@ -118,9 +120,11 @@ pub fn parse(json: &str, extra: &[&str], tmd_allowed: bool) -> Result<Options> {
     let import: ImportOptions = serde_json::from_value(Value::Object(fields))
         .map_err(|e| GomError::option(format!("invalid option: {e}")))?;
     check_numbers(&import)?;
+    let tmd_given = tmd.keys().cloned().collect();
     Ok(Options {
         import,
         tmd: tmd_options(tmd)?,
+        tmd_given,
         rest,
     })
 }

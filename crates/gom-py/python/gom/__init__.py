@@ -78,6 +78,7 @@ class BuildReport:
     converted: int
     up_to_date: int
     failed: int
+    cached: int
     warnings: int
     files: List[Dict[str, Any]]
     """One entry per source: ``source``, ``outcome``, its ``warnings`` or ``error``."""
@@ -122,8 +123,9 @@ def build(src: PathLike, out: PathLike, **options: Any) -> BuildReport:
     data = json.loads(text)
     return BuildReport(
         converted=data.get("converted", 0),
-        up_to_date=data.get("up_to_date", 0),
+        up_to_date=data.get("upToDate", 0),
         failed=data.get("failed", 0),
+        cached=data.get("cached", 0),
         warnings=data.get("warnings", 0),
         files=list(data.get("files", [])),
         data=data,
