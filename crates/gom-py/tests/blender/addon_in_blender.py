@@ -1,7 +1,7 @@
 """The Blender add-on in real Blender, headless:
 
     blender -b --factory-startup --python-exit-code 1 \
-        --python crates/gom-py/tests/blender/test_addon.py -- ADDON.zip
+        --python crates/gom-py/tests/blender/addon_in_blender.py -- ADDON.zip
 
 It installs the add-on zip, imports the shared creature .tmd and a glTF-sourced .gom
 and checks bones, vertices, weights, textures and actions against `gom info --json`
@@ -229,7 +229,7 @@ def compare_poses(source, exported, between, tol=2e-3):
 
 def main():
     if not ARGS:
-        raise SystemExit("usage: blender -b --python test_addon.py -- ADDON.zip")
+        raise SystemExit("usage: blender -b --python addon_in_blender.py -- ADDON.zip")
     for needed in (DATA / "jpog" / "tmd_creature.tmd", CLI):
         if not needed.exists():
             raise AssertionError(f"{needed} is absent")
