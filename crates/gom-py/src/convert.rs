@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicBool;
 
 use gom_import::build::{self as batch, BuildOptions, Inputs};
 use gom_import::jpog::export::{self, ExportOptions, NameLimit};
-use gom_import::optimize::keys::KeyTolerance;
 use gom_import::source::{self, ImportOptions, Imported, OutputFormat};
 use pyo3::prelude::*;
 use serde_json::{json, Value};
@@ -172,47 +171,22 @@ fn report(imported: &Imported, export_warnings: &[String], written: Vec<PathBuf>
     Value::Object(report)
 }
 
-/// The tolerance keys are inserted to for a `.tmd`: the import's, or the default
-/// when that is 0 (as `gom convert`).
-fn key_tolerance(import: &ImportOptions) -> KeyTolerance {
-    let default = KeyTolerance::default();
-    KeyTolerance {
-        tolerance: if import.key_tolerance > 0.0 {
-            import.key_tolerance
-        } else {
-            default.tolerance
-        },
-        ..default
-    }
-}
-
 fn export_error(dst: &Path, e: impl std::fmt::Display) -> GomError {
     GomError::new(Kind::Export, format!("{}: {e}", dst.display())).file(dst)
 }
 
 /// The new keyframe library's name, as `gom convert` chooses it.
 fn library_name(dst: &Path, stem: &str, tmd: &TmdOptions) -> Result<String> {
-    let asked = match (&tmd.tkl_name, &tmd.tkl_out) {
-        (Some(n), _) => Some(n.clone()),
-        (None, Some(p)) => Some(
-            p.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        ),
-        (None, None) => None,
-    };
-    match asked {
-        Some(n) => export::fit_name(&n, NameLimit::Library, false, "library name")
-            .map_err(|e| export_error(dst, e)),
-        None => export::library_name_in(dst, stem).ok_or_else(|| {
+    export::new_library_name(dst, stem, tmd.tkl_name.as_deref(), tmd.tkl_out.as_deref())
+        .map_err(|e| export_error(dst, e))?
+        .ok_or_else(|| {
             export_error(
                 dst,
                 format!(
                     "no library name of at most 8 bytes made from {stem:?} is free in its folder"
                 ),
             )
-        }),
-    }
+        })
 }
 
 fn read_game_file<T>(path: &Path, read: impl Fn(&[u8]) -> jpog::Result<T>) -> Result<T> {
@@ -255,7 +229,7 @@ fn write_tmd(
     let options = ExportOptions {
         template,
         name: name.clone(),
-        key_tolerance: key_tolerance(import),
+        key_tolerance: import.insertion_tolerance(),
         handedness: import.jpog_handedness,
         loop_clips: tmd.loop_clips.clone(),
         rename: tmd.rename,

@@ -39,18 +39,7 @@ pub fn read_gomb(bytes: &[u8], path: Option<&Path>) -> Result<Loaded> {
         });
     }
     let read = gom::gomb::read(bytes).map_err(|e| GomError::gomb(path, &e))?;
-    let warnings = read
-        .unknown_chunks
-        .iter()
-        .map(|u| {
-            format!(
-                "unknown chunk '{}' ({} bytes) at offset {} skipped",
-                String::from_utf8_lossy(&u.fourcc),
-                u.size,
-                u.offset
-            )
-        })
-        .collect();
+    let warnings = read.unknown_chunks.iter().map(|u| u.to_string()).collect();
     Ok(Loaded {
         model: read.model,
         warnings,
