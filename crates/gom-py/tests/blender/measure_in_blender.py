@@ -13,6 +13,12 @@ import tempfile
 import time
 
 import bpy
+import numpy
+
+# Debian's Blender 3.4 glTF importer still uses `numpy.bool`, which Debian 12's
+# NumPy 1.24 no longer has; the alias it stood for lets it run.
+if not hasattr(numpy, "bool"):
+    numpy.bool = bool
 
 ADDON, GOM_FILE, GLB_FILE = sys.argv[sys.argv.index("--") + 1 :][:3]
 
