@@ -71,3 +71,4 @@ def gom_json(gom_cli):
         return json.loads(gom_cli(*args).stdout)
 
     return run
+

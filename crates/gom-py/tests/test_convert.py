@@ -8,6 +8,7 @@ import pytest
 
 import gom
 from conftest import data
+from tkl_layout import tkl_ranges_kept
 
 REPORT_ONLY_IN_PYTHON = ("written", "summary")
 
@@ -86,6 +87,7 @@ def test_a_shared_tkl_keeps_the_other_models_keys(tmp_path):
             assert (ta.translations == tb.translations).all()
             assert (ta.rotations == tb.rotations).all()
     assert shared.read_bytes() != original
+    assert tkl_ranges_kept(original, shared.read_bytes(), before, after)
 
 
 def test_no_output_replaces_an_input(tmp_path):

@@ -185,6 +185,10 @@ def test_import_and_export(tmp):
     assert after["locations"] > before["locations"] and after["name"] == before["name"]
     original = (DATA / "jpog" / "Ddev.tkl").read_bytes()
     assert shared.read_bytes() != original
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    from tkl_layout import tkl_ranges_kept
+
+    assert tkl_ranges_kept(original, shared.read_bytes(), before, after)
 
     # a glTF-sourced .gom
     reset()
