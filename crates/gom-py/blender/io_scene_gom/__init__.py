@@ -73,12 +73,14 @@ class IMPORT_OT_tmd(bpy.types.Operator, _Import, ImportHelper):
     filename_ext = ".tmd"
     filter_glob: StringProperty(default="*.tmd", options={"HIDDEN"})
     tkl: StringProperty(name="Keyframe library", description="The .tkl (found beside the model when empty)", subtype="FILE_PATH")
+    tml: StringProperty(name="Material library", description="The .tml (found beside the model when empty)", subtype="FILE_PATH")
     lod: IntProperty(name="Level of detail", default=0, min=0)
 
     def import_options(self):
         options = {"lod": self.lod} if self.lod else {}
-        if self.tkl:
-            options["tkl"] = bpy.path.abspath(self.tkl)
+        for name in ("tkl", "tml"):
+            if getattr(self, name):
+                options[name] = bpy.path.abspath(getattr(self, name))
         return options
 
 

@@ -190,6 +190,11 @@ def test_import_and_export(tmp):
 
     assert tkl_ranges_kept(original, shared.read_bytes(), before, after)
 
+    # textures decoded from a .tml: a library packed with the creature's material
+    # names, its texture the pixels of the shared library's first
+    reset()
+    check_textures(tmp)
+
     # a glTF-sourced .gom
     reset()
     figure = tmp / "figure.gom"
@@ -209,6 +214,29 @@ def test_import_and_export(tmp):
         raise AssertionError("exporting nothing succeeded")
     except RuntimeError as e:
         assert "select an armature" in str(e)
+
+
+def check_textures(tmp):
+    import gom
+
+    shared = gom.jpog.Tml(DATA / "jpog" / "tml_main.tml")
+    png = tmp / "skin.png"
+    png.write_bytes(shared.png(0))
+    library = tmp / "skin.tml"
+    gom_cli("tml", "pack", "--format", "0", "--material", f"SynthSkin_Body={png}", library)
+    result = bpy.ops.import_scene.jpog_tmd(
+        filepath=str(DATA / "jpog" / "tmd_creature.tmd"), tml=str(library)
+    )
+    assert result == {"FINISHED"}
+    mat = bpy.data.materials["SynthSkin_Body"]
+    images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert len(images) == 1, images
+    want = gom.jpog.Tml(library).rgba(0)
+    h, w, _ = want.shape
+    assert tuple(images[0].size) == (w, h)
+    got = np.array(images[0].pixels[:]).reshape(h, w, 4)[::-1]  # Blender's rows go up
+    assert np.allclose(got * 255.0, want, atol=0.51), (got * 255.0, want)
+    assert not [n for n in bpy.data.materials["SynthEye"].node_tree.nodes if n.type == "TEX_IMAGE"]
 
 
 def compare_poses(source, exported, between, tol=2e-3):
