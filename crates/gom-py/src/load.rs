@@ -30,9 +30,11 @@ pub struct Loaded {
 /// Reads GOM binary bytes with the strict reader; `path` names them in errors.
 pub fn read_gomb(bytes: &[u8], path: Option<&Path>) -> Result<Loaded> {
     if bytes.is_empty() {
-        let err = GomError::new(Kind::Read, "the file is empty")
-            .field("magic")
-            .offset(0);
+        let message = match path {
+            Some(p) => format!("{}: the file is empty", p.display()),
+            None => "the bytes are empty".to_string(),
+        };
+        let err = GomError::new(Kind::Read, message).field("magic").offset(0);
         return Err(match path {
             Some(p) => err.file(p),
             None => err,
