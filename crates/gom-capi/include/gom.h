@@ -100,8 +100,22 @@
 // The library's patch version.
 #define GOM_VERSION_PATCH 0
 
+// `gom_additive_reference.kind`: the clip is not additive.
+#define GOM_ADDITIVE_NONE 0
+
+// `gom_additive_reference.kind`: the deltas were taken from the bind pose.
+#define GOM_ADDITIVE_BIND_POSE 1
+
+// `gom_additive_reference.kind`: the deltas were taken from a moment of a clip.
+#define GOM_ADDITIVE_CLIP_FRAME 2
+
 // An opened GOM file: skeleton, meshes, materials and clips. Opaque to C.
 typedef struct gom_asset gom_asset;
+
+// A copy of one mesh of an asset carrying the last weights applied to it
+// (`gom_morph`): what `gom_morph_skin` skins and `gom_morpher_vertex_data` shows.
+// Opaque to C. Belongs to one thread at a time.
+typedef struct gom_morpher gom_morpher;
 
 // Plays one clip of one asset: keeps the key cache that makes playing forward cheap.
 // Opaque to C. Belongs to one thread at a time.
@@ -127,6 +141,64 @@ typedef struct gom_transform {
   // Scale x, y, z.
   float scale[3];
 } gom_transform;
+
+// One event of a clip, as `gom_clip_event` gives it.
+typedef struct gom_event {
+  // Seconds from the clip's start.
+  float time;
+  // Its name (UTF-8, owned by the asset).
+  const char *name;
+  // Its payload (UTF-8, owned by the asset), or NULL when it has none.
+  const char *payload;
+} gom_event;
+
+// The pose an additive clip's deltas were taken from (`gom_clip_additive_reference`).
+typedef struct gom_additive_reference {
+  // `GOM_ADDITIVE_NONE`, `GOM_ADDITIVE_BIND_POSE` or `GOM_ADDITIVE_CLIP_FRAME`.
+  uint32_t kind;
+  // For a clip frame, the moment of the reference clip, seconds; else 0.
+  float time;
+  // For a clip frame, the reference clip's name in the source (owned by the asset;
+  // that clip need not be in the file); else NULL.
+  const char *clip_name;
+} gom_additive_reference;
+
+// The parameters of `gom_two_bone_ik` (ozz-animation's `IKTwoBoneJob`), model space
+// unless said otherwise.
+typedef struct gom_two_bone_ik_params {
+  // Where the end joint should be.
+  float target[3];
+  // The direction the middle joint (knee, elbow) bends towards.
+  float pole[3];
+  // The middle joint's hinge axis, in the middle joint's frame.
+  float mid_axis[3];
+  // How much of the correction to apply, 0 to 1.
+  float weight;
+  // 0 to 1: the fraction of the chain's length beyond which the reach is softened;
+  // 1 does not soften.
+  float soften;
+  // A turn of the whole chain about the start→target line, radians.
+  float twist;
+} gom_two_bone_ik_params;
+
+// The parameters of `gom_aim_ik` (ozz-animation's `IKAimJob`): directions and the
+// offset in the joint's frame, target and pole in model space.
+typedef struct gom_aim_ik_params {
+  // The model-space point to aim at.
+  float target[3];
+  // The joint's aiming direction, in its frame.
+  float forward[3];
+  // The joint's up direction, in its frame, turned towards `pole`.
+  float up[3];
+  // Where the aiming ray starts, in the joint's frame.
+  float offset[3];
+  // The model-space direction the up direction leans towards.
+  float pole[3];
+  // A turn about the aiming line, radians.
+  float twist;
+  // How much of the correction to apply, 0 to 1.
+  float weight;
+} gom_aim_ik_params;
 
 // One submesh: a range of the index buffer drawn with one material.
 typedef struct gom_submesh {
@@ -366,6 +438,181 @@ float gom_clip_sample_rate(const struct gom_asset *a, uint32_t clip);
 // nothing when `err` is NULL. Any thread; each thread has its own last error.
 void gom_last_error(struct gom_error *err);
 
+// The number of float tracks of clip `clip` (0 when it has none, `a` is NULL or
+// `clip` is out of range). Any thread.
+uint32_t gom_clip_float_track_count(const struct gom_asset *a, uint32_t clip);
+
+// Float track `track`'s name of clip `clip` (owned by the asset), or NULL when an
+// index is out of range. Any thread.
+const char *gom_clip_float_track_name(const struct gom_asset *a, uint32_t clip, uint32_t track);
+
+// The index of clip `clip`'s float track named `name`, or -1 when there is none (or
+// `a` or `name` is NULL, or `clip` is out of range). Any thread.
+//
+// # Safety
+// `name` must be NULL or a NUL-terminated string.
+int32_t gom_clip_float_track_find(const struct gom_asset *a, uint32_t clip, const char *name);
+
+// The number of floats per key of float track `track` of clip `clip`, 1 to 4 (0
+// when an index is out of range). Any thread.
+uint32_t gom_clip_float_track_components(const struct gom_asset *a, uint32_t clip, uint32_t track);
+
+// Float track `track` of clip `clip` at `time` into `out_values`;
+// `component_count` must be `gom_clip_float_track_components`. Times wrap into
+// `[0, duration)` when `loop` is nonzero; a track holds its first and last keys
+// outside them; a non-finite time samples 0. Returns 0, or `GOM_E_NULL`,
+// `GOM_E_RANGE`, `GOM_E_COUNT`. Any thread, on a shared asset.
+//
+// # Safety
+// `out_values` must be NULL or `component_count` writable floats.
+int32_t gom_sample_float_track(const struct gom_asset *a,
+                               uint32_t clip,
+                               uint32_t track,
+                               float time,
+                               int32_t loop,
+                               float *out_values,
+                               uint32_t component_count);
+
+// The number of events of clip `clip` (0 when it has none or is out of range). Any
+// thread.
+uint32_t gom_clip_event_count(const struct gom_asset *a, uint32_t clip);
+
+// Event `event` of clip `clip` (events are in time order) into `*out`: its time,
+// name and payload (NULL when none), the strings owned by the asset. Returns 0, or
+// `GOM_E_NULL`, `GOM_E_RANGE`. Any thread.
+//
+// # Safety
+// `out` must be NULL or a writable `gom_event`.
+int32_t gom_clip_event(const struct gom_asset *a,
+                       uint32_t clip,
+                       uint32_t event,
+                       struct gom_event *out);
+
+// The events a playhead crosses going from `from` to `to` seconds of play (not
+// wrapped) in clip `clip`, in the order it crosses them, as indices for
+// `gom_clip_event`. Forwards the span is `(from, to]`, backwards `[to, from)`, so
+// that consecutive calls, each `from` the previous `to`, report every event exactly
+// once; with `loop` nonzero each event fires once a lap (at most 65,536 laps, the
+// last ones). Start a clip's first call from a negative time (`-1e-6`) to fire the
+// events at 0.
+//
+// The count-query pattern: `*out_count` always receives how many events were
+// crossed; `out_indices` receives the first `capacity` of them. With `capacity` 0
+// (`out_indices` may then be NULL) it returns 0 after counting; with a smaller
+// nonzero capacity it fills what fits and returns `GOM_E_COUNT`. Returns 0, or
+// `GOM_E_NULL` (asset, `out_count`, or `out_indices` with `capacity` > 0),
+// `GOM_E_RANGE`, `GOM_E_COUNT`, `GOM_E_ARGUMENT` (overlapping buffers). Any thread,
+// on a shared asset.
+//
+// # Safety
+// `out_indices` must be NULL or `capacity` writable `uint32_t`s; `out_count` NULL
+// or a writable `uint32_t`.
+int32_t gom_events_between(const struct gom_asset *a,
+                           uint32_t clip,
+                           float from,
+                           float to,
+                           int32_t loop,
+                           uint32_t *out_indices,
+                           uint32_t capacity,
+                           uint32_t *out_count);
+
+// 1 when clip `clip` is additive (its samples are deltas for
+// `gom_blend_additive`), 0 when it is not, `a` is NULL or `clip` is out of range.
+// Any thread.
+int32_t gom_clip_is_additive(const struct gom_asset *a, uint32_t clip);
+
+// Clip `clip`'s additive reference into `*out` (`kind` `GOM_ADDITIVE_NONE` for a
+// clip that is not additive). Returns 0, or `GOM_E_NULL`, `GOM_E_RANGE`. Any thread.
+//
+// # Safety
+// `out` must be NULL or a writable `gom_additive_reference`.
+int32_t gom_clip_additive_reference(const struct gom_asset *a,
+                                    uint32_t clip,
+                                    struct gom_additive_reference *out);
+
+// Adds the deltas `additive` (sampled from an additive clip) to `base` into `out`,
+// `bone_count` (= `gom_bone_count`) transforms each: bone `i` with weight
+// `w = weight * mask[i]` (or `weight` when `mask` is NULL) gets translation
+// `base.t + w·d.t`, rotation `base.r ⊗ nlerp(1, d.r, w)` and scale
+// `base.s ⊙ (1 + w·(d.s − 1))`; where `w` is 0 the result is `base` exactly. NaN
+// weights count as 0. `out` may not overlap the inputs. Returns 0, or `GOM_E_NULL`,
+// `GOM_E_COUNT`, `GOM_E_ARGUMENT`. Any thread, on a shared asset.
+//
+// # Safety
+// `base`, `additive` must be NULL or `bone_count` readable transforms; `mask` NULL
+// or `bone_count` readable floats; `out` NULL or `bone_count` writable transforms.
+int32_t gom_blend_additive(const struct gom_asset *a,
+                           const struct gom_transform *base,
+                           const struct gom_transform *additive,
+                           float weight,
+                           const float *mask,
+                           struct gom_transform *out,
+                           uint32_t bone_count);
+
+// Two-bone IK (ozz-animation's `IKTwoBoneJob`, same parameters and meaning) on the
+// chain `start` → `mid` → `end` of the pose `local` (`bone_count` =
+// `gom_bone_count` transforms) with its model matrices `model` (16 floats each, from
+// `gom_local_to_model`): the middle joint bends about `mid_axis` so that the end
+// reaches `target` (an unreachable target leaves the limb straight, pointing at
+// it), the chain turns so that the middle joint lies towards `pole`, plus `twist`,
+// all scaled by `weight`. The corrections are multiplied onto `local`'s rotations of
+// `start` and `mid`, and `model` is updated for `start` and the bones below it, in
+// place. `*out_reached` (when not NULL) is 1 when the end reaches the target. No
+// input gives NaN. Returns 0, or `GOM_E_NULL`, `GOM_E_RANGE` (a bone),
+// `GOM_E_COUNT`, `GOM_E_ARGUMENT` (misaligned or overlapping buffers). Any thread,
+// on a shared asset.
+//
+// # Safety
+// `params` must be NULL or a readable `gom_two_bone_ik_params`; `local` NULL or
+// `bone_count` read-write transforms; `model` NULL or `16 * bone_count` read-write
+// floats; `out_reached` NULL or a writable `int32_t`.
+int32_t gom_two_bone_ik(const struct gom_asset *a,
+                        uint32_t start,
+                        uint32_t mid,
+                        uint32_t end,
+                        const struct gom_two_bone_ik_params *params,
+                        struct gom_transform *local,
+                        float *model,
+                        uint32_t bone_count,
+                        int32_t *out_reached);
+
+// Aim IK (ozz-animation's `IKAimJob`) on joint `bone` of the pose `local` with its
+// model matrices `model`, as for `gom_two_bone_ik`: the joint turns so that the ray
+// `offset + λ·forward` (its frame) passes through `target`, its `up` towards `pole`
+// about the aiming line, plus `twist`, scaled by `weight`. The correction is
+// multiplied onto `local`'s rotation of `bone` and `model` is updated for `bone` and
+// the bones below it. `*out_reached` (when not NULL) is 1 when the ray reaches the
+// target. Returns 0, or `GOM_E_NULL`, `GOM_E_RANGE`, `GOM_E_COUNT`,
+// `GOM_E_ARGUMENT`. Any thread, on a shared asset.
+//
+// # Safety
+// As for `gom_two_bone_ik`, with `params` a readable `gom_aim_ik_params`.
+int32_t gom_aim_ik(const struct gom_asset *a,
+                   uint32_t bone,
+                   const struct gom_aim_ik_params *params,
+                   struct gom_transform *local,
+                   float *model,
+                   uint32_t bone_count,
+                   int32_t *out_reached);
+
+// Local to model for bone `from_bone` and the bones below it only, after their
+// local transforms changed (a procedural bone, an IK correction of one's own):
+// `local` holds `bone_count` (= `gom_bone_count`) transforms; `model` (16 floats a
+// bone) holds the model matrices of the pose before the change and is updated in
+// place for that subtree; the other bones' matrices are left as they are. The same
+// bits as `gom_local_to_model` when the rest of `model` is its result. Returns 0, or
+// `GOM_E_NULL`, `GOM_E_RANGE` (`from_bone`), `GOM_E_COUNT`, `GOM_E_ARGUMENT`. Any
+// thread, on a shared asset.
+//
+// # Safety
+// `local` must be NULL or `bone_count` readable transforms; `model` NULL or
+// `16 * bone_count` read-write floats.
+int32_t gom_local_to_model_from(const struct gom_asset *a,
+                                uint32_t from_bone,
+                                const struct gom_transform *local,
+                                float *model,
+                                uint32_t bone_count);
+
 // Mesh `mesh`'s vertex format: a set of `GOM_VERTEX_*` bits (0 when out of range).
 // Attributes are interleaved in bit order. Any thread.
 uint32_t gom_mesh_vertex_format(const struct gom_asset *a, uint32_t mesh);
@@ -464,6 +711,108 @@ const char *gom_material_texture(const struct gom_asset *a, uint32_t material);
 // # Safety
 // `out_rgba` must be NULL or 4 writable floats.
 int32_t gom_material_base_color(const struct gom_asset *a, uint32_t material, float *out_rgba);
+
+// The number of morph targets (blend shapes) of mesh `mesh`: 0 when it has none,
+// `a` is NULL or `mesh` is out of range. Any thread.
+uint32_t gom_mesh_morph_target_count(const struct gom_asset *a, uint32_t mesh);
+
+// Target `target`'s name of mesh `mesh` (UTF-8, owned by the asset, valid until
+// `gom_asset_free`), or NULL when `a` is NULL or an index is out of range. Any
+// thread.
+const char *gom_mesh_morph_target_name(const struct gom_asset *a, uint32_t mesh, uint32_t target);
+
+// The default weight of every target of mesh `mesh` (the weights without a clip)
+// into `out_weights`; `target_count` must be `gom_mesh_morph_target_count(a, mesh)`
+// (0 for a mesh without targets, and then `out_weights` may be NULL). Returns 0, or
+// `GOM_E_NULL`, `GOM_E_RANGE` (mesh), `GOM_E_COUNT`. Any thread.
+//
+// # Safety
+// `out_weights` must be NULL or `target_count` writable floats.
+int32_t gom_mesh_morph_default_weights(const struct gom_asset *a,
+                                       uint32_t mesh,
+                                       float *out_weights,
+                                       uint32_t target_count);
+
+// The weights of mesh `mesh`'s targets at `time` of the sampler's clip into
+// `out_weights` (`target_count` = `gom_mesh_morph_target_count`): each target's
+// default weight, overridden by the clip's weight track where it has one. Times
+// wrap into `[0, duration)` when `loop` is nonzero and are held at the first or last
+// key otherwise, as `gom_sample` does; a non-finite time samples 0. Returns 0, or
+// `GOM_E_NULL`, `GOM_E_RANGE` (mesh), `GOM_E_COUNT`. Reads the sampler without
+// changing it: the thread using the sampler calls it.
+//
+// # Safety
+// `s` must be NULL or a live sampler whose asset is live; `out_weights` NULL or
+// `target_count` writable floats.
+int32_t gom_sample_weights(const struct gom_sampler *s,
+                           uint32_t mesh,
+                           float time,
+                           int32_t loop,
+                           float *out_weights,
+                           uint32_t target_count);
+
+// Creates a morpher for mesh `mesh` of `a`: a copy of the mesh's vertices (made on
+// the first `gom_morph`) that weights are applied to. Returns NULL with `*err`
+// filled on failure (`GOM_E_NULL`, `GOM_E_RANGE`); `err` may be NULL. The morpher
+// refers to `a`, which must outlive it. Any thread; a morpher is used by one thread
+// at a time (one per drawn instance of a morphing mesh).
+//
+// # Safety
+// `a` must be NULL or a live asset; `err` NULL or a writable `gom_error`.
+struct gom_morpher *gom_morpher_create(const struct gom_asset *a,
+                                       uint32_t mesh,
+                                       struct gom_error *err);
+
+// Frees a morpher. NULL is allowed. Not concurrently with other calls on it.
+//
+// # Safety
+// `m` must be NULL or a morpher from `gom_morpher_create` not freed yet.
+void gom_morpher_free(struct gom_morpher *m);
+
+// Applies `weights` (`target_count` = `gom_mesh_morph_target_count` of the
+// morpher's mesh; from `gom_sample_weights`, or set by the game) to the morpher's
+// copy of the mesh: bind positions `p + Σ wᵢ·dpᵢ`, normals and tangents likewise,
+// renormalised. Costs only the vertices the previous and the new non-zero weights
+// move; allocates nothing after the first call. Returns 0, or `GOM_E_NULL`,
+// `GOM_E_COUNT`, `GOM_E_INVALID`. The thread using the morpher calls it.
+//
+// # Safety
+// `m` must be NULL or a live morpher whose asset is live; `weights` NULL or
+// `target_count` readable floats.
+int32_t gom_morph(struct gom_morpher *m, const float *weights, uint32_t target_count);
+
+// The morpher's interleaved vertices with the last weights applied, in the layout of
+// `gom_mesh_vertex_data` (same size, same stride and offsets): upload it in place of
+// the mesh's own for GPU skinning. The size in bytes goes to `*out_size` when not
+// NULL. Valid until the next `gom_morph`, `gom_morph_skin` or `gom_morpher_free`.
+// NULL (size 0) when `m` is NULL or the mesh has no vertices. The thread using the
+// morpher calls it.
+//
+// # Safety
+// `m` must be NULL or a live morpher whose asset is live; `out_size` NULL or a
+// writable `size_t`.
+const void *gom_morpher_vertex_data(const struct gom_morpher *m, size_t *out_size);
+
+// Morph and skin in one call: applies `weights` as `gom_morph` does, then skins the
+// morphed mesh as `gom_skin` does (`palette` from `gom_palette` of the morpher's
+// mesh, `bone_count` = `gom_mesh_palette_size`, outputs of `3 * vertex_count`
+// floats, `out_normals` may be NULL). `weights` may be NULL with `target_count` 0
+// for a mesh without targets. Returns 0, or `GOM_E_NULL`, `GOM_E_COUNT`,
+// `GOM_E_MISSING`, `GOM_E_ARGUMENT` (misaligned or overlapping buffers),
+// `GOM_E_INVALID`. The thread using the morpher calls it; the asset may be shared.
+//
+// # Safety
+// `m` must be NULL or a live morpher whose asset is live; `weights` NULL or
+// `target_count` readable floats; `palette` NULL or `16 * bone_count` readable
+// floats; each output NULL or `3 * vertex_count` writable floats.
+int32_t gom_morph_skin(struct gom_morpher *m,
+                       const float *weights,
+                       uint32_t target_count,
+                       const float *palette,
+                       uint32_t bone_count,
+                       float *out_positions,
+                       float *out_normals,
+                       uint32_t vertex_count);
 
 #ifdef __cplusplus
 }  // extern "C"

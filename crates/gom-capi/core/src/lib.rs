@@ -17,12 +17,18 @@
 mod anim;
 mod asset;
 mod boundary;
+mod events;
+mod layers;
 mod mesh;
+mod morph;
 
 pub use anim::*;
 pub use asset::*;
 pub use boundary::{gom_error, gom_last_error};
+pub use events::*;
+pub use layers::*;
 pub use mesh::*;
+pub use morph::*;
 
 /// No error.
 pub const GOM_OK: i32 = 0;
