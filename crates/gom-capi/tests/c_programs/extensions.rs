@@ -5,9 +5,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use glam::{vec3, Vec3};
 use gom::additive::{make_additive, reference_pose, Reference};
 use gom::events::{Event, FloatTrack, Interpolation};
-use gom_runtime::{Asset, Playback};
+use gom_runtime::{
+    apply_aim_ik, apply_two_bone_ik, blend_additive, local_to_model, sample, AimIk, Asset,
+    LocalPose, ModelPose, Playback, SamplingContext, TwoBoneIk,
+};
 
 use super::{build_libgom, compile, expected_pose, have_cc, run_sanitized, CRATE};
 
@@ -146,4 +150,142 @@ fn c_morph_program_matches_gom_pose_and_the_runtime_under_sanitizers() {
     }
     let _ = writeln!(t, "N {f}");
     run_program("morph_test", dir.path(), &t);
+}
+
+/// The runtime's local and model poses of clip `clip` at `time`, looped.
+fn runtime_pose(asset: &Asset, clip: usize, time: f32) -> (LocalPose, ModelPose) {
+    let (mut local, mut model) = (LocalPose::default(), ModelPose::new());
+    let mut ctx = SamplingContext::new();
+    let c = &asset.clips()[clip];
+    sample(
+        c,
+        asset.skeleton(),
+        time,
+        Playback::Loop,
+        &mut ctx,
+        &mut local,
+    )
+    .expect("sample");
+    local_to_model(asset.skeleton(), &local, &mut model).expect("local to model");
+    (local, model)
+}
+
+/// `N` then the row-major matrices of `model`.
+fn model_words(model: &ModelPose) -> String {
+    let n = model.bone_count();
+    let mut s = format!(" {n}");
+    for i in 0..n {
+        s += &floats(model.row_major(i).expect("a bone"));
+    }
+    s
+}
+
+fn v3(v: Vec3) -> String {
+    floats(v.to_array())
+}
+
+#[test]
+fn c_layers_program_matches_the_runtime_under_sanitizers() {
+    if !have_cc() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (file, model, bytes) = demo_file(dir.path());
+    let asset = Asset::parse(&bytes).expect("the runtime reads it");
+    let skeleton = asset.skeleton();
+    let f = file.display();
+    let find = |name: &str| model.clips.iter().position(|c| c.name == name).expect(name);
+    let (swish_bind, curl_swish) = (find("swish+bind"), find("curl+swish"));
+    let mut t = format!(
+        "A {f} 0 0 0 0 -\nA {f} {swish_bind} 1 1 0 -\nA {f} {curl_swish} 1 2 {:?} swish\n",
+        0.25f32
+    );
+    for (base, add, time, weight, masked) in [
+        (1, swish_bind, 0.3f32, 1.0f32, false),
+        (0, curl_swish, 0.7, 0.6, true),
+        (1, curl_swish, 1.9, 1.4, false),
+    ] {
+        let (b, _) = runtime_pose(&asset, base, time);
+        let (d, _) = runtime_pose(&asset, add, time);
+        let mask: Vec<f32> = (0..b.bone_count()).map(|i| (i % 3) as f32 / 2.0).collect();
+        let mut out = LocalPose::default();
+        blend_additive(&b, &d, weight, masked.then_some(&mask[..]), &mut out).expect("blend");
+        let n = out.bone_count();
+        let _ = write!(
+            t,
+            "D {f} {base} {add} {time:?} {weight:?} {} {n}",
+            masked as i32
+        );
+        for i in 0..n {
+            let x = out.get(i).expect("a bone");
+            t += &(v3(x.translation) + &floats(x.rotation.to_array()) + &v3(x.scale));
+        }
+        t.push('\n');
+    }
+    // Reachable and not, softened and twisted, half weight.
+    let two_bone = [
+        (vec3(0.3, 0.5, 0.1), Vec3::X, Vec3::Z, 1.0, 1.0, 0.0),
+        (vec3(0.1, 3.0, 0.0), Vec3::Z, Vec3::Z, 1.0, 1.0, 0.0),
+        (vec3(-0.2, 0.6, 0.3), Vec3::NEG_X, Vec3::X, 0.5, 0.8, 0.4),
+        (vec3(0.0, 0.8, 0.2), Vec3::X, Vec3::Z, 1.0, 0.9, 0.0),
+    ];
+    let mut outcomes = Vec::new();
+    for (clip, time) in [(0, 0.0f32), (1, 0.45)] {
+        for (target, pole, axis, weight, soften, twist) in two_bone {
+            let (mut local, mut model) = runtime_pose(&asset, clip, time);
+            let p = TwoBoneIk {
+                target,
+                pole,
+                mid_axis: axis,
+                weight,
+                soften,
+                twist,
+            };
+            let reached = apply_two_bone_ik(skeleton, [1, 2, 3], &p, &mut local, &mut model)
+                .expect("two-bone IK");
+            outcomes.push(reached);
+            let _ = writeln!(
+                t,
+                "K {f} {clip} {time:?} 1 2 3{}{}{}{} {}{}",
+                v3(target),
+                v3(pole),
+                v3(axis),
+                floats([weight, soften, twist]),
+                reached as i32,
+                model_words(&model)
+            );
+        }
+        let aim = AimIk {
+            target: vec3(0.5, 1.4, 0.5),
+            forward: Vec3::Y,
+            up: Vec3::X,
+            offset: vec3(0.05, 0.0, 0.0),
+            pole: Vec3::Z,
+            twist: 0.2,
+            weight: 0.9,
+        };
+        for (bone, p) in [(4, aim), (5, AimIk { weight: 1.0, ..aim })] {
+            let (mut local, mut model) = runtime_pose(&asset, clip, time);
+            let reached = apply_aim_ik(skeleton, bone, &p, &mut local, &mut model).expect("aim IK");
+            let _ = writeln!(
+                t,
+                "I {f} {clip} {time:?} {bone}{}{}{}{}{}{} {}{}",
+                v3(p.target),
+                v3(p.forward),
+                v3(p.up),
+                v3(p.offset),
+                v3(p.pole),
+                floats([p.twist, p.weight]),
+                reached as i32,
+                model_words(&model)
+            );
+        }
+        for bone in [0, 2, 5] {
+            let _ = writeln!(t, "L {f} {clip} {time:?} {bone}");
+        }
+    }
+    // The C program checks the end joint's position where the target is reached.
+    assert!(outcomes.contains(&true) && outcomes.contains(&false));
+    let _ = writeln!(t, "N {f}");
+    run_program("layers_test", dir.path(), &t);
 }
