@@ -3,7 +3,7 @@
 //! with what `gom pose` writes or what the Rust runtime computes for the same inputs.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use glam::{vec3, Vec3};
 use gom::additive::{make_additive, reference_pose, Reference};
@@ -83,13 +83,19 @@ fn run_program(program: &str, dir: &Path, tasks: &str) {
     assert!(log.contains(" 0 failed checks"), "{log}");
 }
 
-/// The extended demo written as GOMB in `dir`, with its model and bytes.
-fn demo_file(dir: &Path) -> (std::path::PathBuf, gom::Model, Vec<u8>) {
+/// A test's temporary folder with the extended demo written in it as GOMB: the
+/// folder, the file, the model and its bytes; `None` (after saying why) without a C
+/// compiler.
+fn setup() -> Option<(tempfile::TempDir, PathBuf, gom::Model, Vec<u8>)> {
+    if !have_cc() {
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
     let model = extended_demo();
     let bytes = gom::gomb::write(&model).expect("the extended demo writes");
-    let path = dir.join("extended.gom");
-    std::fs::write(&path, &bytes).expect("write");
-    (path, model, bytes)
+    let file = dir.path().join("extended.gom");
+    std::fs::write(&file, &bytes).expect("write");
+    Some((dir, file, model, bytes))
 }
 
 /// Floats as words that parse back to the same bits.
@@ -99,11 +105,9 @@ fn floats(v: impl IntoIterator<Item = f32>) -> String {
 
 #[test]
 fn c_morph_program_matches_gom_pose_and_the_runtime_under_sanitizers() {
-    if !have_cc() {
+    let Some((dir, file, model, bytes)) = setup() else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (file, model, bytes) = demo_file(dir.path());
+    };
     let asset = Asset::parse(&bytes).expect("the runtime reads it");
     let f = file.display();
     let mut t = String::new();
@@ -186,11 +190,9 @@ fn v3(v: Vec3) -> String {
 
 #[test]
 fn c_layers_program_matches_the_runtime_under_sanitizers() {
-    if !have_cc() {
+    let Some((dir, file, model, bytes)) = setup() else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (file, model, bytes) = demo_file(dir.path());
+    };
     let asset = Asset::parse(&bytes).expect("the runtime reads it");
     let skeleton = asset.skeleton();
     let f = file.display();
@@ -288,4 +290,77 @@ fn c_layers_program_matches_the_runtime_under_sanitizers() {
     assert!(outcomes.contains(&true) && outcomes.contains(&false));
     let _ = writeln!(t, "N {f}");
     run_program("layers_test", dir.path(), &t);
+}
+
+#[test]
+fn c_events_program_matches_the_runtime_under_sanitizers() {
+    let Some((dir, file, model, bytes)) = setup() else {
+        return;
+    };
+    let asset = Asset::parse(&bytes).expect("the runtime reads it");
+    let f = file.display();
+    let clip = &asset.clips()[0];
+    let d = clip.duration();
+    let mut t = String::new();
+    for (k, track) in model.clips[0].extras.float_tracks.iter().enumerate() {
+        for (time, looped) in [
+            (0.0, false),
+            (0.3 * d, false),
+            (0.55 * d, false),
+            (2.3 * d, true),
+        ] {
+            let playback = if looped {
+                Playback::Loop
+            } else {
+                Playback::Once
+            };
+            let v = clip.sample_float_track(k, time, playback).expect("a track");
+            let n = track.components as usize;
+            let _ = writeln!(
+                t,
+                "F {f} 0 {k} {} {n} {time:?} {}{}",
+                track.name,
+                looped as i32,
+                floats(v[..n].iter().copied())
+            );
+        }
+    }
+    let events = clip.events();
+    for (i, e) in events.iter().enumerate() {
+        let payload = e.payload.as_deref().unwrap_or("-");
+        let _ = writeln!(t, "V {f} 0 {i} {:?} {} {payload}", e.time, e.name);
+    }
+    let spans = [
+        (-1e-6, 0.3 * d, false),
+        (0.3 * d, 2.0 * d, false),
+        (0.9 * d, 0.1 * d, false),
+        (-1e-6, 2.6 * d, true),
+        (3.4 * d, 0.2 * d, true),
+        (0.25 * d, 0.25 * d + 1e-3, true),
+    ];
+    let mut crossed = Vec::new();
+    for (from, to, looped) in spans {
+        let playback = if looped {
+            Playback::Loop
+        } else {
+            Playback::Once
+        };
+        gom_runtime::events_between(clip, from, to, playback, &mut crossed);
+        let indices = crossed.iter().map(|e| {
+            events
+                .iter()
+                .position(|x| std::ptr::eq(x, *e))
+                .expect("an event")
+        });
+        let _ = write!(
+            t,
+            "E {f} 0 {from:?} {to:?} {} {}",
+            looped as i32,
+            crossed.len()
+        );
+        indices.for_each(|i| t += &format!(" {i}"));
+        t.push('\n');
+    }
+    let _ = writeln!(t, "N {f}");
+    run_program("events_test", dir.path(), &t);
 }
