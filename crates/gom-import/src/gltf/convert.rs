@@ -62,6 +62,17 @@ pub(crate) fn mirror_model(model: &mut gom::Model) {
             (b.aabb_min[2], b.aabb_max[2]) = (-b.aabb_max[2], -b.aabb_min[2]);
             b.sphere_center[2] = -b.sphere_center[2];
         }
+        // Morph deltas are directions: mirrored as positions are.
+        for t in &mut part.morph_targets {
+            let deltas = [
+                Some(&mut t.positions),
+                t.normals.as_mut(),
+                t.tangents.as_mut(),
+            ];
+            for d in deltas.into_iter().flatten() {
+                d.iter_mut().for_each(|v| *v = mirror_vec3(*v));
+            }
+        }
     }
     for key in model
         .clips

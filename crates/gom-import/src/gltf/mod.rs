@@ -51,7 +51,7 @@ mod error;
 mod export;
 mod import;
 mod meshopt_views;
-mod morph_anim;
+pub(crate) mod morph_anim;
 mod prepare;
 mod source;
 
