@@ -47,6 +47,7 @@ mod anim;
 pub(crate) mod convert;
 pub(crate) use convert::decompose;
 pub(crate) use convert::{normalize3, normalize_quat};
+mod clip_events;
 mod error;
 mod export;
 mod import;
