@@ -39,7 +39,7 @@ static void task_pose(const char* path, int clip, float time, int loop, const ch
         uint32_t vc = gom_mesh_vertex_count(a, m);
         float* p = (float*)malloc((vc ? vc : 1) * 3 * sizeof(float));
         float* nr = (float*)malloc((vc ? vc : 1) * 3 * sizeof(float));
-        CHECK_CODE(skin_mesh(a, m, model, p, nr), GOM_OK);
+        CHECK_CODE(skin_mesh_at(a, m, clip, time, loop, model, p, nr), GOM_OK);
         if (at_v + vc > want.v_count) {
             fprintf(stderr, "%s: more vertices than gom pose wrote\n", path);
             g_failures++;

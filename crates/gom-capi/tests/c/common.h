@@ -106,6 +106,36 @@ static inline int32_t skin_mesh(const gom_asset* a, uint32_t m, const float* mod
     return rc;
 }
 
+/* Like skin_mesh, with the mesh's blend shapes at the weights of clip `clip` at
+ * `time` (the default weights when clip < 0), as `gom pose` applies them. */
+static inline int32_t skin_mesh_at(const gom_asset* a, uint32_t m, int32_t clip, float time,
+                                   int loop, const float* model, float* positions,
+                                   float* normals) {
+    uint32_t tc = gom_mesh_morph_target_count(a, m);
+    if (tc == 0) return skin_mesh(a, m, model, positions, normals);
+    float* w = (float*)malloc(tc * sizeof(float));
+    int32_t rc;
+    if (clip < 0) {
+        rc = gom_mesh_morph_default_weights(a, m, w, tc);
+    } else {
+        gom_sampler* s = gom_sampler_create(a, (uint32_t)clip, NULL);
+        rc = s ? gom_sample_weights(s, m, time, loop, w, tc) : GOM_E_INVALID;
+        gom_sampler_free(s);
+    }
+    uint32_t pn = gom_mesh_palette_size(a, m);
+    float* palette = (float*)malloc((pn ? pn : 1) * 16 * sizeof(float));
+    gom_morpher* mo = gom_morpher_create(a, m, NULL);
+    int has_normals = (gom_mesh_vertex_format(a, m) & GOM_VERTEX_NORMAL) != 0;
+    if (rc == 0) rc = gom_palette(a, m, model, palette, pn);
+    if (rc == 0)
+        rc = gom_morph_skin(mo, w, tc, palette, pn, positions, has_normals ? normals : NULL,
+                            gom_mesh_vertex_count(a, m));
+    gom_morpher_free(mo);
+    free(palette);
+    free(w);
+    return rc;
+}
+
 /* ---- OBJ files written by `gom pose` ------------------------------------------ */
 
 typedef struct {
