@@ -69,9 +69,22 @@ fn same_skin(a: &gom::SkinWeights, b: &gom::SkinWeights) -> bool {
 /// by stream, about 250 instructions a corner on the shared FBX files (callgrind);
 /// hashing each attribute column as words into one open-addressing table costs about a
 /// quarter of it.
-pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
+///
+/// With `keys` (one per corner: the source vertex whose blend-shape deltas the
+/// corner takes), corners merge only when their keys are equal too. Also returns, per
+/// welded vertex, the corner it was made from.
+pub(crate) fn weld_keyed(
+    corners: &Vertices,
+    indices: &[u32],
+    keys: Option<&[u32]>,
+) -> (Vertices, Vec<u32>, Vec<usize>) {
     let n = corners.len();
     let mut hashes = vec![0u64; n];
+    if let Some(k) = keys {
+        for (h, &v) in hashes.iter_mut().zip(k) {
+            *h = mix(*h, v);
+        }
+    }
     mix_column(&mut hashes, &corners.positions);
     if let Some(c) = &corners.normals {
         mix_column(&mut hashes, c);
@@ -121,7 +134,8 @@ pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) 
                     break;
                 }
                 let t = t as usize;
-                if hashes[t] == hashes[i] && same_vertex(corners, t, i) {
+                let same_key = keys.is_none_or(|k| k.get(t) == k.get(i));
+                if hashes[t] == hashes[i] && same_key && same_vertex(corners, t, i) {
                     remap[i] = remap[t];
                     break;
                 }
@@ -130,7 +144,7 @@ pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) 
         }
         out_indices.push(remap[i]);
     }
-    (select(corners, &first), out_indices)
+    (select(corners, &first), out_indices, first)
 }
 
 /// The vertices `order[k]` of `v`, in that order.
@@ -182,6 +196,29 @@ pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
     for i in &mut part.indices {
         *i = remap[*i as usize];
     }
+    for t in &mut part.morph_targets {
+        remap_target(t, &remap);
+    }
+}
+
+/// Renumbers a morph target's vertices by `remap` (`remap[old] = new`, `u32::MAX`
+/// for a vertex no longer there), dropping the gone ones and keeping the indices
+/// ascending with their deltas.
+fn remap_target(t: &mut gom::morph::MorphTarget, remap: &[u32]) {
+    let mut order: Vec<(u32, usize)> = t
+        .indices
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &i)| Some((*remap.get(i as usize).filter(|&&r| r != u32::MAX)?, k)))
+        .collect();
+    order.sort_unstable();
+    fn pick(d: &[[f32; 3]], order: &[(u32, usize)]) -> Vec<[f32; 3]> {
+        order.iter().map(|&(_, k)| d[k]).collect()
+    }
+    t.positions = pick(&t.positions, &order);
+    t.normals = t.normals.as_deref().map(|d| pick(d, &order));
+    t.tangents = t.tangents.as_deref().map(|d| pick(d, &order));
+    t.indices = order.into_iter().map(|(i, _)| i).collect();
 }
 
 #[cfg(test)]
@@ -220,7 +257,8 @@ mod tests {
             uv0: Some(vec![[0.5, 0.5], [0.0, 0.0], [0.0, 0.0], [0.5, 0.25]]),
             ..Default::default()
         };
-        let (w, idx) = weld(&v, &[1, 0, 2, 3, 0, 1]);
+        let (w, idx, first) = weld_keyed(&v, &[1, 0, 2, 3, 0, 1], None);
+        assert_eq!(first, vec![1, 0, 3]);
         // Corners 1 and 2 are equal; corner 3 differs from 0 by its uv.
         assert_eq!(idx, vec![0, 1, 0, 2, 1, 0]);
         assert_eq!(
