@@ -151,10 +151,27 @@ fn select(v: &Vertices, order: &[usize]) -> Vertices {
     }
 }
 
-/// Orders a mesh part for the GPU with meshoptimizer: triangles of each submesh for the
-/// post-transform vertex cache (submesh ranges are kept), then vertices in order of
-/// first use for vertex fetch. Both steps are deterministic functions of the input.
+/// The steps of [`order_for_gpu`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuOrder {
+    /// meshoptimizer's vertex-cache order, then its vertex-fetch order.
+    CacheThenFetch,
+    /// The same with the clusters of the cache order ordered by dominant bone
+    /// between the two ([`super::bone_order`]): what conversion does.
+    CacheBonesThenFetch,
+}
+
+/// Orders a mesh part for the GPU with meshoptimizer, as conversion does: triangles
+/// of each submesh for the post-transform vertex cache (submesh ranges are kept), their
+/// clusters by dominant bone, then vertices in order of first use for vertex fetch.
+/// Every step is a deterministic function of the input.
 pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
+    order_for_gpu(part, GpuOrder::CacheBonesThenFetch);
+}
+
+/// Orders a mesh part for the GPU by the steps `order` names (public so that the
+/// steps can be measured apart).
+pub fn order_for_gpu(part: &mut MeshPart, order: GpuOrder) {
     let vertex_count = part.vertices.len();
     if vertex_count == 0 || part.indices.is_empty() {
         return;
@@ -168,6 +185,9 @@ pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
         let range = &mut part.indices[start..end];
         let optimized = meshopt::optimize_vertex_cache(range, vertex_count);
         range.copy_from_slice(&optimized);
+    }
+    if order == GpuOrder::CacheBonesThenFetch {
+        super::bone_order::order_by_bone(part);
     }
     let remap = meshopt::optimize_vertex_fetch_remap(&part.indices, vertex_count);
     // `remap[old] = new` for used vertices, u32::MAX for unused ones.
