@@ -6,7 +6,7 @@
 
 use glam::{Affine3A, Mat3A, Vec3A, Vec4};
 
-use super::wide4_bones::{self, Kept};
+use super::wide4_bones::{self, Kept, Splats};
 use super::{Flat, Job, SkinTargets};
 use crate::mesh::{skin_of, vec3a_at};
 use crate::skin_blocks::SKIN_BLOCK;
@@ -19,6 +19,7 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     }
     let packed = &job.packed[..=job.last.min(job.packed.len() - 1)];
     let mut o = Flat::from(out);
+    let mut splats = Splats::default();
     // The first vertex not yet skinned.
     let mut done = 0;
     for (q, v) in words.chunks_exact(SKIN_BLOCK * job.stride).enumerate() {
@@ -40,9 +41,9 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
             weights,
         };
         if job.rigid {
-            wide4_bones::block::<true>(&k, v, first, &mut o);
+            wide4_bones::block::<true>(&k, &mut splats, v, first, &mut o);
         } else {
-            wide4_bones::block::<false>(&k, v, first, &mut o);
+            wide4_bones::block::<false>(&k, &mut splats, v, first, &mut o);
         }
         done = first + SKIN_BLOCK;
     }
