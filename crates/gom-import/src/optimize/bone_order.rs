@@ -50,6 +50,25 @@ pub fn order_by_bone(part: &mut MeshPart) {
     }
 }
 
+/// The distinct weighted bones of each whole block of 16 vertices of `part`, summed
+/// over the blocks: what the runtime's by-bone skinning blends (fewer is faster).
+pub fn block_bones(part: &MeshPart) -> usize {
+    let skin = part.vertices.skin.as_deref().unwrap_or(&[]);
+    let mut bones = Vec::with_capacity(64);
+    skin.chunks_exact(16)
+        .map(|block| {
+            bones.clear();
+            for s in block {
+                let weighted = s.bones.iter().zip(&s.weights).filter(|(_, &w)| w > 0.0);
+                bones.extend(weighted.map(|(&b, _)| b));
+            }
+            bones.sort_unstable();
+            bones.dedup();
+            bones.len()
+        })
+        .sum()
+}
+
 /// Cuts `indices` (whole triangles) into runs of at most [`CLUSTER_TRIANGLES`]
 /// triangles naming at most [`CLUSTER_VERTICES`] distinct vertices. `seen[v]` holds
 /// the stamp of the last cluster that named vertex `v` (advanced per cluster).
@@ -187,6 +206,22 @@ mod tests {
         // Bone 1's clusters (1 and 3) first, then bone 4's (0 and 2), each unchanged.
         let c = |k: usize| before[63 * k..63 * (k + 1)].to_vec();
         assert_eq!(p.indices, [c(1), c(3), c(0), c(2)].concat());
+    }
+
+    #[test]
+    fn block_bones_counts_each_whole_blocks_distinct_weighted_bones() {
+        // Block 0: triangles on bones 0..5 (three vertices each, 16 vertices: bones
+        // 0 to 5); block 1: bones 5 to 10; the 4 vertices after are no whole block.
+        let mut p = part(12, |t| t as u16);
+        assert_eq!(p.vertices.len(), 36);
+        assert_eq!(block_bones(&p), 6 + 6);
+        // A zero weight names no bone.
+        if let Some(s) = p.vertices.skin.as_mut() {
+            s[0].bones[1] = 40;
+        }
+        assert_eq!(block_bones(&p), 12);
+        p.vertices.skin = None;
+        assert_eq!(block_bones(&p), 0);
     }
 
     #[test]
