@@ -199,7 +199,7 @@ mod tests {
     fn clusters_of_one_bone_come_together_in_their_first_order() {
         // 22 triangles a cluster (63 + 3 > 64 cuts at 21): clusters alternate between
         // bones 4 and 1 by their triangles' bone.
-        let bone = |t: usize| if (t / 21) % 2 == 0 { 4 } else { 1 };
+        let bone = |t: usize| if (t / 21).is_multiple_of(2) { 4 } else { 1 };
         let mut p = part(21 * 4, bone);
         let before = p.indices.clone();
         order_by_bone(&mut p);
