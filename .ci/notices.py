@@ -5,7 +5,8 @@
     python3 .ci/notices.py --check  # fail when THIRD-PARTY.md is not what it would write
 
 The crates are those `cargo metadata` resolves as normal or build dependencies of the
-published workspace crates (dev-dependencies are not shipped), on every target. Each
+published workspace crates and of those shipped as Python wheels (dev-dependencies
+are not shipped), on every target. Each
 crate's licence files are copied from its package as Cargo downloaded it, one copy per
 distinct text. The C libraries are named by the crates that compile them in.
 """
@@ -20,6 +21,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "THIRD-PARTY.md"
 LICENSE_PREFIXES = ("license", "licence", "copying", "notice", "unlicense")
+# Workspace crates shipped as Python wheels rather than published as crates.
+WHEELS = {"gom-py"}
 # C and C++ sources that crates compile into gom: (crate, library, where its licence is).
 C_LIBRARIES = [
     ("ufbx", "ufbx (FBX reader, C)", "ufbx/ufbx.h"),
@@ -39,7 +42,8 @@ def shipped_packages(meta):
     """Ids of every package reachable from a published workspace crate without dev edges."""
     by_id = {p["id"]: p for p in meta["packages"]}
     nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}
-    roots = [i for i in meta["workspace_members"] if by_id[i].get("publish") != []]
+    roots = [i for i in meta["workspace_members"]
+             if by_id[i].get("publish") != [] or by_id[i]["name"] in WHEELS]
     seen, stack = set(), list(roots)
     while stack:
         pid = stack.pop()

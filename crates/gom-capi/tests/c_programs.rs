@@ -426,29 +426,57 @@ fn have_tool(tool: &str) -> bool {
     ok
 }
 
-/// `package/install.sh` into a temporary prefix, as a release archive lays libgom out.
+/// `package/install.sh` from the checkout into a temporary prefix, with the libraries
+/// cargo built in `lib`.
 fn install_package(lib: &Path, prefix: &Path) {
+    run_install(
+        &Path::new(CRATE).join("package/install.sh"),
+        prefix,
+        Some(lib),
+    );
+}
+
+/// Runs an `install.sh` into `prefix`, with `lib` as its LIBDIR argument if given.
+fn run_install(script: &Path, prefix: &Path, lib: Option<&Path>) {
     let o = Command::new("sh")
-        .arg(Path::new(CRATE).join("package/install.sh"))
+        .arg(script)
         .arg(prefix)
-        .arg(lib)
+        .args(lib)
         .output()
         .expect("run install.sh");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// Lays libgom out in `dir` as the release archive `gom-capi-<target>.tar.xz` holds it
+/// (`[package.metadata.dist]` in Cargo.toml, docs/shipping.md): the libraries and
+/// `gom.h` at the top, the `package` folder beside them. Returns its `install.sh`.
+fn unpacked_archive(lib: &Path, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir.join("package")).expect("archive folder");
+    for name in ["libgom.a", "libgom.so"] {
+        std::fs::copy(lib.join(name), dir.join(name)).expect("copy a library");
+    }
+    std::fs::copy(Path::new(CRATE).join("include/gom.h"), dir.join("gom.h")).expect("copy gom.h");
+    for entry in std::fs::read_dir(Path::new(CRATE).join("package")).expect("package folder") {
+        let path = entry.expect("package entry").path();
+        let name = path.file_name().expect("file name");
+        std::fs::copy(&path, dir.join("package").join(name)).expect("copy a package file");
+    }
+    dir.join("package/install.sh")
+}
+
 #[cfg(unix)]
 #[test]
-fn installed_package_is_found_by_cmake_find_package_and_the_example_poses_like_gom() {
+fn package_installed_from_a_release_archive_is_found_by_cmake_find_package_and_poses_like_gom() {
     if !have_cc() || !have_tool("cmake") {
         return;
     }
     let lib = build_libgom();
     let dir = tempfile::tempdir().expect("temp dir");
-    // Installed, then moved: the package must find itself where it is, not where it
-    // was installed.
+    // Installed from an unpacked release archive (no checkout, no LIBDIR), then moved:
+    // the package must find itself where it is, not where it was installed.
+    let archive = unpacked_archive(&lib, &dir.path().join("archive"));
     let first = dir.path().join("first");
-    install_package(&lib, &first);
+    run_install(&archive, &first, None);
     let prefix = dir.path().join("moved");
     std::fs::rename(&first, &prefix).expect("move the prefix");
     let build = dir.path().join("build");

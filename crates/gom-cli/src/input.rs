@@ -63,18 +63,7 @@ pub fn load(path: &Path, options: &gom_import::source::ImportOptions) -> Result<
                     source,
                 }
             })?;
-            let warnings = read
-                .unknown_chunks
-                .iter()
-                .map(|u| {
-                    format!(
-                        "unknown chunk '{}' ({} bytes) at offset {} skipped",
-                        String::from_utf8_lossy(&u.fourcc),
-                        u.size,
-                        u.offset
-                    )
-                })
-                .collect();
+            let warnings = read.unknown_chunks.iter().map(|u| u.to_string()).collect();
             Ok(Loaded {
                 model: read.model,
                 warnings,

@@ -160,6 +160,21 @@ impl ImportOptions {
         }
     }
 
+    /// The tolerance keys are inserted to when a model is written for the game
+    /// (`.tmd`): the key tolerance, or its default when that is 0 (which keeps every
+    /// key when reducing, but cannot be met by inserting).
+    pub fn insertion_tolerance(&self) -> crate::optimize::keys::KeyTolerance {
+        let default = crate::optimize::keys::KeyTolerance::default();
+        crate::optimize::keys::KeyTolerance {
+            tolerance: if self.key_tolerance > 0.0 {
+                self.key_tolerance
+            } else {
+                default.tolerance
+            },
+            ..default
+        }
+    }
+
     /// The compression bound these options select.
     pub fn compress_settings(&self) -> gom::compressed::Settings {
         gom::compressed::Settings {

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use gom_import::jpog::export::{self, ExportOptions, NameLimit};
-use gom_import::optimize::keys::KeyTolerance;
 use gom_import::source::Imported;
 
 use crate::input::CliError;
@@ -58,40 +57,20 @@ pub struct Written {
 /// The name of a new keyframe library: `--tkl-name`, else the stem of `--tkl-out`, else
 /// a name of at most 8 bytes made from the output's stem, unique in its folder.
 fn library_name(output: &Path, stem: &str, args: &TmdArgs) -> Result<String, CliError> {
-    let asked = match (&args.tkl_name, &args.tkl_out) {
-        (Some(n), _) => Some(n.clone()),
-        (None, Some(p)) => Some(
-            p.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        ),
-        (None, None) => None,
-    };
-    match asked {
-        Some(n) => export::fit_name(&n, NameLimit::Library, false, "library name")
-            .map_err(|e| format!("{}: {e}", output.display()).into()),
-        None => export::library_name_in(output, stem).ok_or_else(|| {
-            format!(
-                "{}: no library name of at most 8 bytes made from {stem:?} is free in its folder",
-                output.display()
-            )
-            .into()
-        }),
-    }
-}
-
-/// The tolerance keys are inserted to: the import's key tolerance, or its default when
-/// that is 0 (which keeps every key when reducing, but cannot be met by inserting).
-fn key_tolerance(import: &gom_import::source::ImportOptions) -> KeyTolerance {
-    let default = KeyTolerance::default();
-    KeyTolerance {
-        tolerance: if import.key_tolerance > 0.0 {
-            import.key_tolerance
-        } else {
-            default.tolerance
-        },
-        ..default
-    }
+    export::new_library_name(
+        output,
+        stem,
+        args.tkl_name.as_deref(),
+        args.tkl_out.as_deref(),
+    )
+    .map_err(|e| format!("{}: {e}", output.display()))?
+    .ok_or_else(|| {
+        format!(
+            "{}: no library name of at most 8 bytes made from {stem:?} is free in its folder",
+            output.display()
+        )
+        .into()
+    })
 }
 
 /// Exports `imported` (read from `input`) as `output` (a `.tmd`) with its libraries.
@@ -133,7 +112,7 @@ pub fn run(
     let options = ExportOptions {
         template,
         name: name.clone(),
-        key_tolerance: key_tolerance(import),
+        key_tolerance: import.insertion_tolerance(),
         handedness,
         loop_clips: args.loop_clips.clone(),
         rename: args.rename,

@@ -44,6 +44,20 @@ pub struct UnknownChunk {
     pub parent: Option<[u8; 4]>,
 }
 
+impl std::fmt::Display for UnknownChunk {
+    /// The warning a tool gives for it: `unknown chunk 'XXXX' (N bytes) at offset O
+    /// skipped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown chunk '{}' ({} bytes) at offset {} skipped",
+            String::from_utf8_lossy(&self.fourcc),
+            self.size,
+            self.offset
+        )
+    }
+}
+
 /// What [`read`] returns: the model, the chunks it skipped and the validation
 /// findings of the checks whose flags are clear.
 #[derive(Debug, Clone, PartialEq)]

@@ -144,6 +144,30 @@ fn write_all(files: &[(&Path, &[u8])], created: &mut Vec<PathBuf>) -> Result<(),
     Ok(())
 }
 
+/// The keyframe-library name `gom convert … OUT.tmd` gives a new library: `tkl_name`
+/// fitted to the game's limit, else the stem of `tkl_out` fitted, else
+/// [`library_name_in`] (`Ok(None)` when no name is free).
+pub fn new_library_name(
+    output: &Path,
+    stem: &str,
+    tkl_name: Option<&str>,
+    tkl_out: Option<&Path>,
+) -> Result<Option<String>, super::ExportError> {
+    let asked = match (tkl_name, tkl_out) {
+        (Some(n), _) => Some(n.to_string()),
+        (None, Some(p)) => Some(
+            p.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+        (None, None) => None,
+    };
+    match asked {
+        Some(n) => super::fit_name(&n, super::NameLimit::Library, false, "library name").map(Some),
+        None => Ok(library_name_in(output, stem)),
+    }
+}
+
 /// The keyframe-library name a new model written to `output` gets: a name of at most
 /// 8 bytes made from `stem` ([`super::short_library_name`]) that no `.tkl` file in
 /// `output`'s folder has (compared ignoring ASCII case, as the game's file system does),

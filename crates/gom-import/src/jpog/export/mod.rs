@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use super::axes::{Basis, Handedness};
 
-pub use files::library_name_in;
+pub use files::{library_name_in, new_library_name};
 pub use files::{write_all_or_nothing, WriteError};
 pub use lods::MAX_LOWER_LODS;
 pub use names::{fit_name, short_library_name, NameLimit, TOOL_LIBRARY_NAME};
