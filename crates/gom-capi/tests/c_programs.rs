@@ -17,6 +17,9 @@ use std::process::Command;
 use gom_import::pose::{pose_model, write_obj, PoseAt};
 use gom_import::source::{convert_path, ImportOptions, OutputFormat};
 
+#[path = "c_programs/extensions.rs"]
+mod extensions;
+
 const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Whether the C compiler `cc` runs.

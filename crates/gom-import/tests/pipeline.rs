@@ -532,3 +532,58 @@ fn up_and_forward_overrides_turn_the_model_as_hand_computed() {
     let plain = import_path(&path, &ImportOptions::default()).unwrap().model;
     assert_eq!(import_path(&path, &same).unwrap().model, plain);
 }
+
+/// An animation file's weight tracks land on the model's mesh and target of the same
+/// names, whatever their indices in the animation file; tracks of targets the model
+/// lacks are dropped.
+#[test]
+fn merged_weight_tracks_follow_mesh_and_target_names() {
+    let model = gom_demo::with_morphs(gom_demo::build());
+    // The animation file: the same rig with its meshes in the other order and the
+    // targets of the tentacle swapped, plus a track of a target the model lacks.
+    let mut anim = model.clone();
+    anim.meshes.reverse();
+    let tentacle = anim.meshes.len() - 1;
+    anim.meshes[tentacle].morph_targets.reverse();
+    let mut extra = anim.meshes[tentacle].morph_targets[0].clone();
+    extra.name = "only in the animation".into();
+    anim.meshes[tentacle].morph_targets.push(extra);
+    let curl = &mut anim.clips[1];
+    let keys = curl.weight_tracks[0].keys.clone();
+    curl.weight_tracks = vec![
+        gom::morph::WeightTrack {
+            mesh: tentacle as u32,
+            target: 0, // "flatten" in the animation file
+            interpolation: gom::morph::WeightInterpolation::Linear,
+            keys: keys.clone(),
+        },
+        gom::morph::WeightTrack {
+            mesh: tentacle as u32,
+            target: 2, // a target the model lacks
+            interpolation: gom::morph::WeightInterpolation::Linear,
+            keys,
+        },
+    ];
+    let mut merged = model.clone();
+    gom_import::pipeline::anim::add_clips(
+        &mut merged,
+        &anim,
+        "anim.gom",
+        "anim",
+        &Default::default(),
+        false,
+    )
+    .expect("add clips");
+    let added = merged.clips.last().expect("a clip");
+    // "flatten" is target 1 of the model's mesh 0.
+    assert_eq!(added.weight_tracks.len(), 1);
+    assert_eq!(
+        (added.weight_tracks[0].mesh, added.weight_tracks[0].target),
+        (0, 1)
+    );
+    assert_eq!(
+        added.weight_tracks[0].keys,
+        model.clips[1].weight_tracks[0].keys
+    );
+    assert!(gom::validate::validate(&merged).is_empty());
+}

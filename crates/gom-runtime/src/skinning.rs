@@ -33,6 +33,7 @@ mod avx512;
 mod ext;
 mod scalar;
 mod wide4;
+mod wide4_bones;
 
 use glam::{Affine3A, Mat3A};
 use gom::layout::Attribute;

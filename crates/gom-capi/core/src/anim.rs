@@ -22,9 +22,12 @@ pub struct gom_sampler {
 
 /// Per-thread buffers, so that the calls below allocate nothing once warm.
 #[derive(Default)]
-struct Scratch {
-    local: LocalPose,
-    model: ModelPose,
+pub(crate) struct Scratch {
+    pub local: LocalPose,
+    pub model: ModelPose,
+    /// The base and delta poses of `gom_blend_additive`.
+    pub base: LocalPose,
+    pub delta: LocalPose,
     palette: Palette,
 }
 
@@ -52,7 +55,7 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's scratch buffers (fresh ones if they are in use).
-fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
     SCRATCH.with(|s| match s.try_borrow_mut() {
         Ok(mut s) => f(&mut s),
         Err(_) => f(&mut Scratch::default()),
@@ -60,27 +63,34 @@ fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
 }
 
 /// `16 * n` floats as `n` matrices.
-fn matrices(floats: &[f32]) -> &[[f32; 16]] {
+pub(crate) fn matrices(floats: &[f32]) -> &[[f32; 16]] {
     bytemuck::cast_slice(floats)
 }
 
 /// `16 * n` floats as `n` matrices, mutable.
-fn matrices_mut(floats: &mut [f32]) -> &mut [[f32; 16]] {
+pub(crate) fn matrices_mut(floats: &mut [f32]) -> &mut [[f32; 16]] {
     bytemuck::cast_slice_mut(floats)
 }
 
 /// `n * k` without overflow, or an error naming `what`.
-fn times(n: usize, k: usize, what: &str) -> Result<usize, Fail> {
+pub(crate) fn times(n: usize, k: usize, what: &str) -> Result<usize, Fail> {
     n.checked_mul(k)
         .ok_or_else(|| Fail::new(crate::GOM_E_ARGUMENT, format!("`{what}` is too large")))
 }
 
 /// The byte range of the asset's own bytes, as a region no output may overlap.
-fn asset_region(a: &gom_asset) -> Region<'static> {
+pub(crate) fn asset_region(a: &gom_asset) -> Region<'static> {
     Region {
         name: "the asset's bytes",
         start: a.span.0,
         end: a.span.1,
+    }
+}
+
+impl gom_sampler {
+    /// The asset and the clip the sampler plays.
+    pub(crate) fn asset_and_clip(&self) -> (*const gom_asset, u32) {
+        (self.asset, self.clip)
     }
 }
 
@@ -231,7 +241,7 @@ pub extern "C" fn gom_mesh_palette_size(a: *const gom_asset, mesh: u32) -> u32 {
     crate::boundary::value(0, || Some(palette_size(mesh_ref(a, mesh).ok()?) as u32))
 }
 
-fn palette_size(m: &gom_runtime::Mesh) -> usize {
+pub(crate) fn palette_size(m: &gom_runtime::Mesh) -> usize {
     if m.is_skinned() {
         m.bone_count()
     } else {
@@ -310,40 +320,69 @@ pub unsafe extern "C" fn gom_skin(
     status(|| {
         let asset = deref(a, "asset")?;
         let m = mesh_ref(a, mesh)?;
-        let n = expect_count("bone_count", palette_size(m), bone_count)?;
-        let v = expect_count("vertex_count", m.vertex_count(), vertex_count)?;
-        let (pf, vf) = (times(n, 16, "bone_count")?, times(v, 3, "vertex_count")?);
-        disjoint(
-            &[
-                Region::of("out_positions", out_positions, vf),
-                Region::of("out_normals", out_normals, vf),
-            ],
-            &[Region::of("palette", palette, pf), asset_region(asset)],
-        )?;
-        let input = slice(palette, pf, "palette")?;
-        let positions = slice_mut(out_positions, vf, "out_positions")?;
-        let normals = if out_normals.is_null() {
-            None
-        } else {
-            Some(slice_mut(out_normals, vf, "out_normals")?)
+        let out = SkinOutputs {
+            positions: out_positions,
+            normals: out_normals,
+            vertex_count,
         };
-        with_scratch(|sc| {
-            // Normal matrices (one inverse per bone) only when normals are asked for,
-            // and nothing derived again for the palette `gom_palette` just wrote.
-            if !sc.palette_is(input, normals.is_some()) {
-                if normals.is_some() {
-                    sc.palette.set_row_major(matrices(input));
-                } else {
-                    sc.palette.set_row_major_without_normals(matrices(input));
-                }
+        skin_checked(asset, m, palette, bone_count, out, &[])
+    })
+}
+
+/// Where `gom_skin` and `gom_morph_skin` write: positions, optional normals (NULL
+/// to skip), and the vertex count the caller gave.
+pub(crate) struct SkinOutputs {
+    pub positions: *mut f32,
+    pub normals: *mut f32,
+    pub vertex_count: u32,
+}
+
+/// The checks and the skinning of `gom_skin`, for mesh `m` of `asset` (the asset's
+/// own or a morphed copy): counts, alignment, no output overlapping `palette`, the
+/// asset's bytes or the regions of `inputs`.
+pub(crate) fn skin_checked(
+    asset: &gom_asset,
+    m: &gom_runtime::Mesh<'_>,
+    palette: *const f32,
+    bone_count: u32,
+    out: SkinOutputs,
+    inputs: &[Region],
+) -> Result<(), Fail> {
+    let n = expect_count("bone_count", palette_size(m), bone_count)?;
+    let v = expect_count("vertex_count", m.vertex_count(), out.vertex_count)?;
+    let (pf, vf) = (times(n, 16, "bone_count")?, times(v, 3, "vertex_count")?);
+    let mut all_inputs = vec![Region::of("palette", palette, pf), asset_region(asset)];
+    all_inputs.extend(inputs.iter().copied());
+    disjoint(
+        &[
+            Region::of("out_positions", out.positions, vf),
+            Region::of("out_normals", out.normals, vf),
+        ],
+        &all_inputs,
+    )?;
+    let input = slice(palette, pf, "palette")?;
+    let positions = slice_mut(out.positions, vf, "out_positions")?;
+    let normals = if out.normals.is_null() {
+        None
+    } else {
+        Some(slice_mut(out.normals, vf, "out_normals")?)
+    };
+    with_scratch(|sc| {
+        // Normal matrices (one inverse per bone) only when normals are asked for,
+        // and nothing derived again for the palette `gom_palette` just wrote.
+        if !sc.palette_is(input, normals.is_some()) {
+            if normals.is_some() {
+                sc.palette.set_row_major(matrices(input));
+            } else {
+                sc.palette.set_row_major_without_normals(matrices(input));
             }
-            let targets = SkinTargets {
-                positions: Some(bytemuck::cast_slice_mut(positions)),
-                normals: normals.map(bytemuck::cast_slice_mut),
-                tangents: None,
-            };
-            skin(m, &sc.palette, targets)?;
-            Ok(())
-        })
+        }
+        let targets = SkinTargets {
+            positions: Some(bytemuck::cast_slice_mut(positions)),
+            normals: normals.map(bytemuck::cast_slice_mut),
+            tangents: None,
+        };
+        skin(m, &sc.palette, targets)?;
+        Ok(())
     })
 }

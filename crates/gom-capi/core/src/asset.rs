@@ -80,11 +80,15 @@ pub struct gom_asset {
     pub(crate) clip_names: Vec<CString>,
     pub(crate) material_names: Vec<CString>,
     pub(crate) material_textures: Vec<Option<CString>>,
+    /// Per mesh, its morph targets' names.
+    pub(crate) morph_names: Vec<Vec<CString>>,
+    /// Per clip, the names of its float tracks, events and additive reference clip.
+    pub(crate) clip_extras: Vec<crate::events::ClipNames>,
 }
 
 /// `s` as a C string, cut at its first NUL (GOM strings hold none, but C cannot
 /// show one).
-fn c_string(s: &str) -> CString {
+pub(crate) fn c_string(s: &str) -> CString {
     let s = s.split('\0').next().unwrap_or("");
     CString::new(s).unwrap_or_default()
 }
@@ -105,6 +109,12 @@ impl gom_asset {
             material_textures: m
                 .iter()
                 .map(|x| x.base_color_texture.as_deref().map(c_string))
+                .collect(),
+            morph_names: crate::morph::target_names(&asset),
+            clip_extras: asset
+                .clips()
+                .iter()
+                .map(crate::events::ClipNames::of)
                 .collect(),
             asset,
             _bytes: bytes,
@@ -298,7 +308,7 @@ pub unsafe extern "C" fn gom_bone_find(a: *const gom_asset, name: *const c_char)
 ///
 /// # Safety
 /// `p` must be NULL or a NUL-terminated string.
-unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
     if p.is_null() {
         return None;
     }

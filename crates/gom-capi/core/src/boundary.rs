@@ -236,6 +236,7 @@ pub(crate) fn slice_mut<'a, T>(p: *mut T, len: usize, what: &str) -> Result<&'a 
 }
 
 /// A named buffer of a call: where it is and how many bytes.
+#[derive(Clone, Copy)]
 pub(crate) struct Region<'n> {
     pub name: &'n str,
     pub start: usize,

@@ -17,20 +17,28 @@
 mod anim;
 mod asset;
 mod boundary;
+mod events;
+mod layers;
 mod mesh;
+mod morph;
 
 pub use anim::*;
 pub use asset::*;
 pub use boundary::{gom_error, gom_last_error};
+pub use events::*;
+pub use layers::*;
 pub use mesh::*;
+pub use morph::*;
 
 /// No error.
 pub const GOM_OK: i32 = 0;
 /// A pointer that may not be NULL was NULL.
 pub const GOM_E_NULL: i32 = 1;
-/// A bone, mesh, clip, submesh or material index is out of range.
+/// A bone, mesh, clip, submesh, material, morph target, float track or event index
+/// is out of range.
 pub const GOM_E_RANGE: i32 = 2;
-/// A `bone_count` or `vertex_count` differs from what the asset or mesh has.
+/// A count (`bone_count`, `vertex_count`, `target_count`, ...) differs from what the
+/// asset, mesh or track has, or a buffer's capacity is too small for the result.
 pub const GOM_E_COUNT: i32 = 3;
 /// The bytes are not a valid GOMB file (the strict reader refused them; `offset`
 /// says where).

@@ -143,7 +143,7 @@ pub unsafe extern "C" fn gom_mesh_index_data(
 ///
 /// # Safety
 /// `out_size` must be NULL or point to a writable `usize`.
-unsafe fn bytes_out(bytes: Option<&[u8]>, out_size: *mut usize) -> *const c_void {
+pub(crate) unsafe fn bytes_out(bytes: Option<&[u8]>, out_size: *mut usize) -> *const c_void {
     let bytes = bytes.filter(|b| !b.is_empty());
     if !out_size.is_null() && out_size.align_offset(std::mem::align_of::<usize>()) == 0 {
         // SAFETY: not NULL and aligned; the caller promises a writable `size_t`.

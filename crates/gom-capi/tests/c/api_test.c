@@ -15,56 +15,6 @@
 
 /* ---- P: poses against gom pose ------------------------------------------------ */
 
-typedef struct {
-    float* v;
-    size_t v_count;
-    float* vn;
-    size_t vn_count;
-} obj_data;
-
-static void obj_free(obj_data* o) {
-    free(o->v);
-    free(o->vn);
-}
-
-/* The "v" and "vn" lines of an OBJ, in order. */
-static int obj_read(const char* path, obj_data* o) {
-    FILE* f = fopen(path, "r");
-    if (!f) return 0;
-    size_t cap_v = 1024, cap_n = 1024;
-    o->v = (float*)malloc(cap_v * 3 * sizeof(float));
-    o->vn = (float*)malloc(cap_n * 3 * sizeof(float));
-    o->v_count = o->vn_count = 0;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        float x, y, z;
-        if (strncmp(line, "v ", 2) == 0 && sscanf(line + 2, "%f %f %f", &x, &y, &z) == 3) {
-            if (o->v_count == cap_v) o->v = (float*)realloc(o->v, (cap_v *= 2) * 3 * sizeof(float));
-            float* d = o->v + 3 * o->v_count++;
-            d[0] = x, d[1] = y, d[2] = z;
-        } else if (strncmp(line, "vn ", 3) == 0 &&
-                   sscanf(line + 3, "%f %f %f", &x, &y, &z) == 3) {
-            if (o->vn_count == cap_n) o->vn = (float*)realloc(o->vn, (cap_n *= 2) * 3 * sizeof(float));
-            float* d = o->vn + 3 * o->vn_count++;
-            d[0] = x, d[1] = y, d[2] = z;
-        }
-    }
-    fclose(f);
-    return 1;
-}
-
-static int close_enough(const float* got, const float* want, size_t n, const char* what,
-                        const char* file) {
-    for (size_t i = 0; i < n; i++) {
-        if (!(fabsf(got[i] - want[i]) <= 1e-5f)) {
-            fprintf(stderr, "%s: %s component %zu is %.9g, gom pose says %.9g\n", file, what, i,
-                    got[i], want[i]);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 static void task_pose(const char* path, int clip, float time, int loop, const char* expected) {
     gom_error err;
     gom_asset* a = gom_asset_open_file(path, &err);
@@ -89,7 +39,7 @@ static void task_pose(const char* path, int clip, float time, int loop, const ch
         uint32_t vc = gom_mesh_vertex_count(a, m);
         float* p = (float*)malloc((vc ? vc : 1) * 3 * sizeof(float));
         float* nr = (float*)malloc((vc ? vc : 1) * 3 * sizeof(float));
-        CHECK_CODE(skin_mesh(a, m, model, p, nr), GOM_OK);
+        CHECK_CODE(skin_mesh_at(a, m, clip, time, loop, model, p, nr), GOM_OK);
         if (at_v + vc > want.v_count) {
             fprintf(stderr, "%s: more vertices than gom pose wrote\n", path);
             g_failures++;

@@ -191,9 +191,13 @@ fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
             if matches!(p, "Lcl Translation" | "Lcl Rotation" | "Lcl Scaling") {
                 continue;
             }
+            // A blend channel's weight becomes weight tracks (`super::shape_anim`).
+            if p == "DeformPercent" && prop.element.type_ == ufbx::ElementType::BlendChannel {
+                continue;
+            }
             let element: &str = &prop.element.name;
             let msg = format!(
-                "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM v1 animates bone transforms only)",
+                "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM animates bone transforms and blend-shape weights only)",
                 &*stack.element.name
             );
             if !report.warnings.contains(&msg) {

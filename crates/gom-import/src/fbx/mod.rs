@@ -26,10 +26,11 @@
 //! * a skin that binds a joint at another pose than an earlier skin is skinned through
 //!   extra bones that sit on their joints (`rebind`).
 //!
-//! Anything GOM v1 cannot hold (blend shapes, cameras, lights, animated non-transform
-//! properties, extra UV or colour sets, a second skin deformer) is listed in the
-//! [`Report`]'s warnings; a static blend shape is baked into the base geometry at its
-//! stored weight. Dual-quaternion and blended skinning and up to eight influences are
+//! Blend shapes become morph targets (the `MRPH` extension, one target per keyframe
+//! shape, in-betweens by FBX's rule) and their animated `DeformPercent` weight tracks
+//! (`MWGT`), docs/extensions.md §4.4. Anything else GOM cannot hold (cameras, lights,
+//! animated non-transform properties, extra UV or colour sets, a second skin deformer)
+//! is listed in the [`Report`]'s warnings. Dual-quaternion and blended skinning and up to eight influences are
 //! kept with the `SKNX` extension (docs/extensions.md §3).
 //!
 //! Determinism (D11): the output depends only on the bytes and the options, at any
@@ -44,6 +45,7 @@ mod follow;
 mod mat;
 mod mesh;
 mod rebind;
+mod shape_anim;
 mod skeleton;
 mod textures;
 mod times;
@@ -382,7 +384,7 @@ fn convert_unhashed(
         mesh::build(&scene, p, optimize)
     });
     let mut embedded = textures::Embedded::new(name_for_errors);
-    mesh::finish(&scene, built, &mut model, &mut report, &mut embedded);
+    let morph_sources = mesh::finish(&scene, built, &mut model, &mut report, &mut embedded);
     match plan {
         Some(plan) => {
             let tracks = plan.tracks(&stacks, &skel, options, parallel_work);
@@ -399,6 +401,7 @@ fn convert_unhashed(
             &mut report,
         ),
     }
+    shape_anim::add_weight_tracks(&scene, &morph_sources, options, &mut model, &mut report);
     default_axes_when_undeclared(&scene.settings, &mut model, &mut report);
     report.bones = model.skeleton.bones.len();
     report.warn_if_empty(&model);

@@ -345,6 +345,8 @@ pub(crate) fn clip(
     }
     tracks.sort_by_key(|t| t.bone);
     let weight_tracks = morphs.tracks(&weights, step, duration);
+    let (float_tracks, events) =
+        super::clip_events::read(animation, duration, &mut report.report.warnings);
     Ok(gom::Clip {
         weight_tracks,
         name,
@@ -354,6 +356,10 @@ pub(crate) fn clip(
         flags: gom::ClipFlags::empty(),
         tracks,
         compressed: None,
-        extras: Default::default(),
+        extras: gom::ClipExtras {
+            float_tracks,
+            events,
+            ..Default::default()
+        },
     })
 }

@@ -62,6 +62,17 @@ pub(crate) fn mirror_model(model: &mut gom::Model) {
             (b.aabb_min[2], b.aabb_max[2]) = (-b.aabb_max[2], -b.aabb_min[2]);
             b.sphere_center[2] = -b.sphere_center[2];
         }
+        // Morph deltas are directions: mirrored as positions are.
+        for t in &mut part.morph_targets {
+            let deltas = [
+                Some(&mut t.positions),
+                t.normals.as_mut(),
+                t.tangents.as_mut(),
+            ];
+            for d in deltas.into_iter().flatten() {
+                d.iter_mut().for_each(|v| *v = mirror_vec3(*v));
+            }
+        }
     }
     for key in model
         .clips
@@ -221,4 +232,32 @@ pub(crate) fn normal_matrix(m: &Mat4) -> Option<Mat4> {
         }
     }
     Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mirrored model's morph deltas are mirrored with its vertices: z negated.
+    #[test]
+    fn mirroring_a_model_mirrors_its_morph_deltas() {
+        let target = gom::morph::MorphTarget {
+            name: "t".into(),
+            indices: vec![0],
+            positions: vec![[1.0, 2.0, 3.0]],
+            normals: Some(vec![[0.0, 0.5, -0.5]]),
+            tangents: Some(vec![[0.25, 0.0, 1.0]]),
+            ..Default::default()
+        };
+        let mut model = gom::Model::default();
+        model.meshes.push(gom::MeshPart {
+            morph_targets: vec![target],
+            ..Default::default()
+        });
+        mirror_model(&mut model);
+        let t = &model.meshes[0].morph_targets[0];
+        assert_eq!(t.positions, [[1.0, 2.0, -3.0]]);
+        assert_eq!(t.normals.as_deref(), Some(&[[0.0, 0.5, 0.5]][..]));
+        assert_eq!(t.tangents.as_deref(), Some(&[[0.25, 0.0, -1.0]][..]));
+    }
 }

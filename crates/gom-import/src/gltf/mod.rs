@@ -47,11 +47,12 @@ mod anim;
 pub(crate) mod convert;
 pub(crate) use convert::decompose;
 pub(crate) use convert::{normalize3, normalize_quat};
+mod clip_events;
 mod error;
 mod export;
 mod import;
 mod meshopt_views;
-mod morph_anim;
+pub(crate) mod morph_anim;
 mod prepare;
 mod source;
 

@@ -112,7 +112,7 @@ fn keys_of(
 
 /// Drops the keys the straight line between their kept neighbours reproduces within
 /// [`WEIGHT_TOLERANCE`] (greedy, from the first key; first and last kept).
-fn reduce(keys: Vec<WeightKey>) -> Vec<WeightKey> {
+pub(crate) fn reduce(keys: Vec<WeightKey>) -> Vec<WeightKey> {
     if keys.len() <= 2 {
         return keys;
     }

@@ -69,9 +69,22 @@ fn same_skin(a: &gom::SkinWeights, b: &gom::SkinWeights) -> bool {
 /// by stream, about 250 instructions a corner on the shared FBX files (callgrind);
 /// hashing each attribute column as words into one open-addressing table costs about a
 /// quarter of it.
-pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) {
+///
+/// With `keys` (one per corner: the source vertex whose blend-shape deltas the
+/// corner takes), corners merge only when their keys are equal too. Also returns, per
+/// welded vertex, the corner it was made from.
+pub(crate) fn weld_keyed(
+    corners: &Vertices,
+    indices: &[u32],
+    keys: Option<&[u32]>,
+) -> (Vertices, Vec<u32>, Vec<usize>) {
     let n = corners.len();
     let mut hashes = vec![0u64; n];
+    if let Some(k) = keys {
+        for (h, &v) in hashes.iter_mut().zip(k) {
+            *h = mix(*h, v);
+        }
+    }
     mix_column(&mut hashes, &corners.positions);
     if let Some(c) = &corners.normals {
         mix_column(&mut hashes, c);
@@ -121,7 +134,8 @@ pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) 
                     break;
                 }
                 let t = t as usize;
-                if hashes[t] == hashes[i] && same_vertex(corners, t, i) {
+                let same_key = keys.is_none_or(|k| k.get(t) == k.get(i));
+                if hashes[t] == hashes[i] && same_key && same_vertex(corners, t, i) {
                     remap[i] = remap[t];
                     break;
                 }
@@ -130,7 +144,7 @@ pub(crate) fn weld(corners: &Vertices, indices: &[u32]) -> (Vertices, Vec<u32>) 
         }
         out_indices.push(remap[i]);
     }
-    (select(corners, &first), out_indices)
+    (select(corners, &first), out_indices, first)
 }
 
 /// The vertices `order[k]` of `v`, in that order.
@@ -151,10 +165,30 @@ fn select(v: &Vertices, order: &[usize]) -> Vertices {
     }
 }
 
-/// Orders a mesh part for the GPU with meshoptimizer: triangles of each submesh for the
-/// post-transform vertex cache (submesh ranges are kept), then vertices in order of
-/// first use for vertex fetch. Both steps are deterministic functions of the input.
+/// The steps of [`order_for_gpu`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuOrder {
+    /// meshoptimizer's vertex-cache order, then its vertex-fetch order.
+    CacheThenFetch,
+    /// The same with the clusters of the cache order ordered by dominant bone
+    /// between the two ([`super::bone_order`]) when that makes the blocks of 16
+    /// vertices name fewer bones in all ([`super::bone_order::block_bones`]): what
+    /// conversion does.
+    CacheBonesThenFetch,
+}
+
+/// Orders a mesh part for the GPU with meshoptimizer, as conversion does: triangles
+/// of each submesh for the post-transform vertex cache (submesh ranges are kept), their
+/// clusters by dominant bone where that makes blocks of 16 vertices name fewer bones,
+/// then vertices in order of first use for vertex fetch.
+/// Every step is a deterministic function of the input.
 pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
+    order_for_gpu(part, GpuOrder::CacheBonesThenFetch);
+}
+
+/// Orders a mesh part for the GPU by the steps `order` names (public so that the
+/// steps can be measured apart).
+pub fn order_for_gpu(part: &mut MeshPart, order: GpuOrder) {
     let vertex_count = part.vertices.len();
     if vertex_count == 0 || part.indices.is_empty() {
         return;
@@ -169,6 +203,27 @@ pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
         let optimized = meshopt::optimize_vertex_cache(range, vertex_count);
         range.copy_from_slice(&optimized);
     }
+    if order == GpuOrder::CacheBonesThenFetch && part.vertices.skin.is_some() {
+        // The bone order only where it makes the blocks of 16 vertices name fewer
+        // bones than the cache order alone (it costs the vertex cache a little at
+        // each cluster's cut).
+        let mut by_bone = part.clone();
+        super::bone_order::order_by_bone(&mut by_bone);
+        fetch_order(&mut by_bone);
+        fetch_order(part);
+        let bones = super::bone_order::block_bones;
+        if bones(&by_bone) < bones(part) {
+            *part = by_bone;
+        }
+        return;
+    }
+    fetch_order(part);
+}
+
+/// meshoptimizer's vertex-fetch order: vertices in order of first use (unused ones
+/// dropped).
+fn fetch_order(part: &mut MeshPart) {
+    let vertex_count = part.vertices.len();
     let remap = meshopt::optimize_vertex_fetch_remap(&part.indices, vertex_count);
     // `remap[old] = new` for used vertices, u32::MAX for unused ones.
     let used = remap.iter().filter(|&&r| r != u32::MAX).count();
@@ -182,6 +237,29 @@ pub(crate) fn optimize_for_gpu(part: &mut MeshPart) {
     for i in &mut part.indices {
         *i = remap[*i as usize];
     }
+    for t in &mut part.morph_targets {
+        remap_target(t, &remap);
+    }
+}
+
+/// Renumbers a morph target's vertices by `remap` (`remap[old] = new`, `u32::MAX`
+/// for a vertex no longer there), dropping the gone ones and keeping the indices
+/// ascending with their deltas.
+fn remap_target(t: &mut gom::morph::MorphTarget, remap: &[u32]) {
+    let mut order: Vec<(u32, usize)> = t
+        .indices
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &i)| Some((*remap.get(i as usize).filter(|&&r| r != u32::MAX)?, k)))
+        .collect();
+    order.sort_unstable();
+    fn pick(d: &[[f32; 3]], order: &[(u32, usize)]) -> Vec<[f32; 3]> {
+        order.iter().map(|&(_, k)| d[k]).collect()
+    }
+    t.positions = pick(&t.positions, &order);
+    t.normals = t.normals.as_deref().map(|d| pick(d, &order));
+    t.tangents = t.tangents.as_deref().map(|d| pick(d, &order));
+    t.indices = order.into_iter().map(|(i, _)| i).collect();
 }
 
 #[cfg(test)]
@@ -220,7 +298,8 @@ mod tests {
             uv0: Some(vec![[0.5, 0.5], [0.0, 0.0], [0.0, 0.0], [0.5, 0.25]]),
             ..Default::default()
         };
-        let (w, idx) = weld(&v, &[1, 0, 2, 3, 0, 1]);
+        let (w, idx, first) = weld_keyed(&v, &[1, 0, 2, 3, 0, 1], None);
+        assert_eq!(first, vec![1, 0, 3]);
         // Corners 1 and 2 are equal; corner 3 differs from 0 by its uv.
         assert_eq!(idx, vec![0, 1, 0, 2, 1, 0]);
         assert_eq!(

@@ -125,11 +125,39 @@ pub fn add_clips(
     for clip in &anim.clips {
         let base = if single { stem } else { clip.name.as_str() };
         let name = unique_name(&model.clips, base);
-        let mapped = map_clip(clip, &name, &matches, &carries);
+        let mut mapped = map_clip(clip, &name, &matches, &carries);
+        mapped.weight_tracks = map_weight_tracks(&clip.weight_tracks, &anim.meshes, &model.meshes);
         report.clips.push(name);
         model.clips.push(mapped);
     }
     Ok(report)
+}
+
+/// `tracks` (of the meshes `from`) moved onto the meshes `to`: each onto the mesh of
+/// the same name and its target of the same name; a track with no such target is
+/// dropped. Sorted by (mesh, target), as a clip keeps them.
+fn map_weight_tracks(
+    tracks: &[gom::morph::WeightTrack],
+    from: &[gom::MeshPart],
+    to: &[gom::MeshPart],
+) -> Vec<gom::morph::WeightTrack> {
+    let mut out: Vec<gom::morph::WeightTrack> = tracks
+        .iter()
+        .filter_map(|t| {
+            let mesh = from.get(t.mesh as usize)?;
+            let target = &mesh.morph_targets.get(t.target as usize)?.name;
+            let m = to.iter().position(|x| x.name == mesh.name)?;
+            let k = to[m].morph_targets.iter().position(|x| &x.name == target)?;
+            Some(gom::morph::WeightTrack {
+                mesh: m as u32,
+                target: k as u32,
+                ..t.clone()
+            })
+        })
+        .collect();
+    out.sort_by_key(|t| (t.mesh, t.target));
+    out.dedup_by_key(|t| (t.mesh, t.target));
+    out
 }
 
 /// Whether model bone `i` is a top bone: moved, with no moved ancestor.

@@ -1,14 +1,88 @@
-//! The four-lane path: glam's `Vec3A` (SSE2 on x86-64, NEON on aarch64), one vertex
-//! at a time with a vertex's x, y, z in one register; four normals renormalised
-//! together on the positions-and-normals path.
+//! The four-lane path (SSE2 on x86-64, NEON on aarch64, through glam). A block of
+//! sixteen vertices kept by bone (see [`crate::skin_blocks`]) is skinned four
+//! vertices a step as a structure of arrays ([`super::wide4_bones`]); the other
+//! vertices one at a time with a vertex's x, y, z in one `Vec3A`, four normals
+//! renormalised together on the positions-and-normals path.
 
 use glam::{Affine3A, Mat3A, Vec3A, Vec4};
 
-use super::{Job, SkinTargets};
+use super::wide4_bones::{self, Kept, Splats};
+use super::{Flat, Job, SkinTargets};
 use crate::mesh::{skin_of, vec3a_at};
+use crate::skin_blocks::SKIN_BLOCK;
 
-/// Skins `words` into `out`.
+/// Skins `words` into `out`: the blocks kept by bone by bone, the runs of other
+/// vertices between them one vertex at a time.
 pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
+    if job.packed.is_empty() || !job.finite || job.stride == 0 {
+        return each_vertex(job, words, out);
+    }
+    let packed = &job.packed[..=job.last.min(job.packed.len() - 1)];
+    let mut o = Flat::from(out);
+    let mut splats = Splats::default();
+    // The first vertex not yet skinned.
+    let mut done = 0;
+    for (q, v) in words.chunks_exact(SKIN_BLOCK * job.stride).enumerate() {
+        let Some((bones, weights)) = job.blocks.get(q).and_then(|&b| job.by_bone_of(b)) else {
+            continue;
+        };
+        let first = q * SKIN_BLOCK;
+        each_vertex(
+            job,
+            vertices(job, words, done, first),
+            range(&mut o, done, first),
+        );
+        let k = Kept {
+            stride: job.stride,
+            no: job.no,
+            to: job.to,
+            packed,
+            bones,
+            weights,
+        };
+        if job.rigid {
+            wide4_bones::block::<true>(&k, &mut splats, v, first, &mut o);
+        } else {
+            wide4_bones::block::<false>(&k, &mut splats, v, first, &mut o);
+        }
+        done = first + SKIN_BLOCK;
+    }
+    let end = words.len() / job.stride;
+    each_vertex(
+        job,
+        vertices(job, words, done, end),
+        range(&mut o, done, end),
+    );
+}
+
+/// The words of vertices `start..end`.
+fn vertices<'w>(job: &Job<'_>, words: &'w [f32], start: usize, end: usize) -> &'w [f32] {
+    words
+        .get(start * job.stride..end * job.stride)
+        .unwrap_or(&[])
+}
+
+/// Vertices `start..end` of every output of `o`.
+fn range<'a>(o: &'a mut Flat<'_>, start: usize, end: usize) -> SkinTargets<'a> {
+    fn cut<'a, T: bytemuck::Pod>(
+        b: &'a mut Option<&mut [f32]>,
+        s: usize,
+        e: usize,
+    ) -> Option<&'a mut [T]> {
+        let n = std::mem::size_of::<T>() / 4;
+        b.as_deref_mut()?
+            .get_mut(n * s..n * e)
+            .map(bytemuck::cast_slice_mut)
+    }
+    SkinTargets {
+        positions: cut(&mut o.p, start, end),
+        normals: cut(&mut o.n, start, end),
+        tangents: cut(&mut o.t, start, end),
+    }
+}
+
+/// Skins `words` into `out` one vertex at a time.
+fn each_vertex(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
     let (so, no, last) = (job.so, job.no, job.last);
     let (pal, nrm) = (job.pal, job.nrm);
     match out {

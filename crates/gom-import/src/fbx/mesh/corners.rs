@@ -6,7 +6,7 @@ use glam::DVec3;
 use gom::{MeshPart, SkinWeights, Submesh, Vertices};
 
 use super::{f3, mat, v3, Built, Prepared, M64};
-use crate::optimize::mesh::{canon, optimize_for_gpu, weld};
+use crate::optimize::mesh::{canon, optimize_for_gpu, weld_keyed};
 
 /// Normals and tangents per corner.
 struct Shading {
@@ -46,6 +46,7 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             part: None,
             slots: Vec::new(),
             warnings,
+            channels: Vec::new(),
         };
     };
     let shading = shading(mesh, &p.g, &p.normal_m, &p.name, &mut warnings);
@@ -68,9 +69,20 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
             skin_extra: corners.skin_extra,
             dq_weights: corners.dq_weights,
         };
-        let (vertices, indices) = weld(&corners, &indices);
+        // With blend shapes, corners of different FBX vertices stay apart: their
+        // deltas may differ.
+        let vertex_of = |c: usize| mesh.vertex_indices.get(c).copied().unwrap_or(0);
+        let source: Option<Vec<u32>> = (!p.shapes.targets.is_empty())
+            .then(|| (0..corners.positions.len()).map(vertex_of).collect());
+        let (vertices, indices, first) = weld_keyed(&corners, &indices, source.as_deref());
+        let morph_targets = super::morph::part_targets(
+            &p.shapes.targets,
+            &first,
+            vertex_of,
+            vertices.normals.is_some(),
+        );
         let mut part = MeshPart {
-            morph_targets: Vec::new(),
+            morph_targets,
             name: p.name.clone(),
             vertices,
             indices,
@@ -91,6 +103,7 @@ pub(crate) fn build(root: &ufbx::SceneRoot, p: Prepared, optimize: bool) -> Buil
         part,
         slots,
         warnings,
+        channels: p.shapes.channels,
     }
 }
 

@@ -7,6 +7,7 @@
 //! ignored, as ufbx's own evaluation does.
 
 mod corners;
+pub(crate) mod morph;
 
 use std::collections::HashMap;
 
@@ -123,6 +124,8 @@ pub(crate) struct Prepared {
     skinning: SkinningMethod,
     vertex_dq: Option<Vec<f32>>,
     inverse_bind: Vec<gom::Mat4>,
+    /// The mesh's blend shapes, in model space.
+    shapes: morph::MeshShapes,
 }
 
 /// A part built from a [`Prepared`] one: its submeshes' material indices are still
@@ -134,6 +137,18 @@ pub(crate) struct Built {
     part: Option<MeshPart>,
     slots: Vec<u32>,
     warnings: Vec<String>,
+    /// The blend channels behind the part's morph targets.
+    channels: Vec<morph::ChannelTargets>,
+}
+
+/// A part of the model with morph targets from blend channels: where their weight
+/// animation comes from.
+pub(crate) struct MorphSource {
+    /// The part's index in the model.
+    pub mesh: u32,
+    /// The mesh node's typed id.
+    pub node: usize,
+    pub channels: Vec<morph::ChannelTargets>,
 }
 
 /// Prepares every mesh node (depth-first source order) for [`build`].
@@ -177,14 +192,15 @@ pub(crate) fn prepare_meshes(
 }
 
 /// Adds the built parts to `model` in order, with their materials (indexed on first
-/// use) and reports.
+/// use) and reports; returns the parts whose morph targets come from blend channels.
 pub(crate) fn finish(
     scene: &ufbx::Scene,
     built: Vec<Built>,
     model: &mut Model,
     report: &mut Report,
     embedded: &mut Embedded,
-) {
+) -> Vec<MorphSource> {
+    let mut sources = Vec::new();
     let mut material_list = std::mem::take(&mut model.materials);
     let mut materials = MaterialTable {
         index: HashMap::new(),
@@ -207,9 +223,17 @@ pub(crate) fn finish(
                 .get(slot as usize)
                 .map_or(-1, |m| materials.get(m));
         }
+        if !b.channels.is_empty() && !part.morph_targets.is_empty() {
+            sources.push(MorphSource {
+                mesh: model.meshes.len() as u32,
+                node: b.node,
+                channels: b.channels,
+            });
+        }
         push(model, report, part);
     }
     model.materials = material_list;
+    sources
 }
 
 fn push(model: &mut Model, report: &mut Report, part: MeshPart) {
@@ -281,7 +305,8 @@ fn prepare(
     let (g, binding) = bind_geometry(cx, &m, &geo_to_node, report)?;
     let normal_m = mat::normal_matrix(&g);
     let flip = (cx.mirrored != mesh.reversed_winding) != (mat::det3(&g) < 0.0);
-    let base = baked_positions(&m, report);
+    let base: Vec<[f64; 3]> = m.mesh.vertices.iter().map(v3).collect();
+    let shapes = morph::shapes(m.mesh, &g, &normal_m, &m.name, report);
     let influences = vertex_skin(cx, &m, &binding, report)?;
     let (vertex_skin, vertex_skin_extra) = match influences.as_deref().map(split_influences) {
         Some((first, extra)) => (Some(first), extra),
@@ -315,6 +340,7 @@ fn prepare(
         skinning,
         vertex_dq,
         inverse_bind,
+        shapes,
     })
 }
 
@@ -419,42 +445,6 @@ fn bind_geometry(
             Binding::Static,
         )
     })
-}
-
-/// The vertex positions with blend shapes baked in at their stored weights (GOM v1
-/// has no morph targets).
-fn baked_positions(m: &MeshNode<'_>, report: &mut Report) -> Vec<[f64; 3]> {
-    let name = &m.name;
-    let mut base: Vec<[f64; 3]> = m.mesh.vertices.iter().map(v3).collect();
-    for blend in m.mesh.blend_deformers.iter() {
-        let active: Vec<String> = blend
-            .channels
-            .iter()
-            .filter(|c| c.weight != 0.0)
-            .map(|c| format!("{} = {}", &*c.element.name, c.weight))
-            .collect();
-        if active.is_empty() {
-            report.warn(format!(
-                "mesh \"{name}\": blend deformer \"{}\" with {} channel(s) dropped (GOM v1 has no morph targets; all stored weights are 0)",
-                &*blend.element.name,
-                blend.channels.count
-            ));
-        } else {
-            for (v, p) in base.iter_mut().enumerate() {
-                let o = ufbx::get_blend_vertex_offset(blend, v);
-                p[0] += o.x;
-                p[1] += o.y;
-                p[2] += o.z;
-            }
-            report.warn(format!(
-                "mesh \"{name}\": blend deformer \"{}\" ({} channel(s)) baked into the base geometry at its stored weights [{}] (GOM v1 has no morph targets; normals are not re-derived)",
-                &*blend.element.name,
-                blend.channels.count,
-                active.join(", ")
-            ));
-        }
-    }
-    base
 }
 
 /// Up to eight skin influences per vertex (`Some(None)`: a static part; `None`: a
