@@ -1,6 +1,6 @@
 //! Sampling compressed clips (`CLPZ`, `docs/extensions.md`). The decoding arithmetic
 //! is `gom::compressed::decode`'s; this module keeps, per sampling context, the segment
-//! last entered made ready for decoding ([`segment::Segment`]) and the two frames
+//! last entered made ready for decoding (`segment::Segment`) and the two frames
 //! around the last time sampled, as structure-of-arrays groups of four bones, so that
 //! forward playback decodes one new frame per frame step and a seek decodes two,
 //! without any scan; the pose is then blended four bones at a time.
