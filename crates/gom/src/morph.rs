@@ -17,6 +17,7 @@ use crate::error::{Item, WriteError};
 use crate::limits::{MAX_KEYS_PER_CLIP, MAX_WEIGHT_TRACKS};
 use crate::limits::{MAX_MORPH_DELTA, MAX_MORPH_DELTAS, MAX_MORPH_TARGETS, MAX_MORPH_WEIGHT};
 use crate::model::{ClipFlags, Model};
+use crate::validate::limit;
 
 /// MSH0 `flags` bit 3: the mesh has an `MRPH` child with a non-zero default weight,
 /// which changes its bind pose (a v1 reader refuses the reserved bit).
@@ -245,16 +246,6 @@ fn invalid(item: Item, name: &str, field: &'static str, reason: String) -> Write
         name: name.to_owned(),
         field,
         reason,
-    }
-}
-
-fn limit(item: Item, name: &str, field: &'static str, value: usize, limit: u32) -> WriteError {
-    WriteError::Limit {
-        item,
-        name: name.to_owned(),
-        field,
-        value: value as u64,
-        limit: u64::from(limit),
     }
 }
 

@@ -626,7 +626,14 @@ fn invalid(item: Item, name: &str, field: &'static str, reason: impl Into<String
     }
 }
 
-fn limit(item: Item, name: &str, field: &'static str, value: usize, limit: u32) -> WriteError {
+/// The error for `field` of `item` holding `value` things, over `limit`.
+pub(crate) fn limit(
+    item: Item,
+    name: &str,
+    field: &'static str,
+    value: usize,
+    limit: u32,
+) -> WriteError {
     WriteError::Limit {
         item,
         name: name.to_owned(),

@@ -33,23 +33,27 @@ pub(crate) fn available() -> bool {
 /// `out`, on this path when the CPU has AVX2 and the segment's loads were checked
 /// ([`Segment::loads_inside`]), else on the scalar one.
 pub(crate) fn decode(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32]) {
-    if available() && seg.loads_inside && out.len() >= seg.dst_end as usize {
+    // The last byte offset a four-byte load from the packed frames may start at; every
+    // gather index is clamped to it, so the loads stay inside `payload` whatever the
+    // segment's arrays hold (`loads_inside` only says that no clamp will bite).
+    let last = payload
+        .len()
+        .checked_sub(seg.packed_at)
+        .and_then(|n| n.checked_sub(4))
+        .and_then(|n| i32::try_from(n).ok());
+    if let (true, true, Some(last)) = (available(), seg.loads_inside, last) {
         // SAFETY: `decode_avx2` only requires the `avx2` target feature, and the CPU
-        // has it (checked just above); the segment's loads lie inside `payload`
-        // (`loads_inside`, checked when it was loaded for this payload); its
-        // destinations are below `dst_end` (clamped when loaded), which `out` holds.
-        unsafe { decode_avx2(seg, payload, base, out) }
+        // has it (checked just above); `last` is as its contract asks (computed above).
+        unsafe { decode_avx2(seg, payload, base, last, out) }
     } else {
         seg.decode_scalar(payload, base, out);
     }
 }
 
-/// See [`decode`]. Safety: the CPU has AVX2; for every component `j`, the four
-/// bytes from `seg.packed_at + (base + seg.pos[j]) / 8` lie inside `payload`, with
-/// `base + seg.pos[j] < 2^31`; every `seg.dst` is below `seg.dst_end ≤ out.len()`
-/// ([`Segment::load`] clamps them there).
+/// See [`decode`]. Safety: the CPU has AVX2, and `seg.packed_at + last + 4 ≤
+/// payload.len()` with `0 ≤ last`.
 #[target_feature(enable = "avx2")]
-unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32]) {
+unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, last: i32, out: &mut [f32]) {
     let n = seg.pos.len() / LANES * LANES;
     let n = n
         .min(seg.mask.len())
@@ -59,6 +63,7 @@ unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32])
     let packed = payload.as_ptr().wrapping_add(seg.packed_at).cast::<i32>();
     let basev = _mm256_set1_epi32(base as i32);
     let seven = _mm256_set1_epi32(7);
+    let lastv = _mm256_set1_epi32(last);
     let mut vals = [0.0f32; LANES];
     for j in (0..n).step_by(LANES) {
         // SAFETY: `j + 8 ≤ n`, and `n` is at most each array's length (above), so the
@@ -72,16 +77,22 @@ unsafe fn decode_avx2(seg: &Segment, payload: &[u8], base: u32, out: &mut [f32])
             )
         };
         let p = _mm256_add_epi32(basev, pos);
-        // SAFETY: each lane reads the four bytes at `packed + p / 8`, inside `payload`
-        // by this function's contract (`p < 2^31`, so the signed offsets are exact).
-        let word = unsafe { _mm256_i32gather_epi32::<1>(packed, _mm256_srli_epi32::<3>(p)) };
+        // The byte offsets, as unsigned, clamped to `last` (a no-op for a segment whose
+        // loads were checked inside, so the bits are the scalar path's).
+        let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(p), lastv);
+        // SAFETY: each lane reads the four bytes at `packed + at`, with `0 ≤ at ≤ last`,
+        // inside `payload` by this function's contract.
+        let word = unsafe { _mm256_i32gather_epi32::<1>(packed, at) };
         let q = _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_and_si256(p, seven)), mask);
         let v = _mm256_add_ps(off, _mm256_mul_ps(step, _mm256_cvtepi32_ps(q)));
         // SAFETY: `vals` holds eight floats.
         unsafe { _mm256_storeu_ps(vals.as_mut_ptr(), v) };
         for (&d, &x) in seg.dst[j..j + LANES].iter().zip(&vals) {
-            // SAFETY: `d < seg.dst_end ≤ out.len()` (this function's contract).
-            unsafe { *out.get_unchecked_mut(d as usize) = x };
+            // `d < seg.dst_end` ([`Segment::load`] clamps it); checked here all the
+            // same, so that nothing outside this function can make the store unsound.
+            if let Some(o) = out.get_mut(d as usize) {
+                *o = x;
+            }
         }
     }
 }

@@ -154,29 +154,20 @@ pub(crate) fn parse(text: &str) -> Result<(Model, Spans), TextError> {
             }
             "Materials" => {
                 spans.materials_name = at;
-                let mut v = Vec::new();
-                array(&mut p, "`[` starting the material list", |p| {
-                    v.push(parse_material(p, &mut spans.materials)?);
-                    Ok(())
-                })?;
-                materials = Some(v);
+                materials = Some(list(&mut p, "`[` starting the material list", |p| {
+                    parse_material(p, &mut spans.materials)
+                })?);
             }
             "Meshes" => {
-                let mut v = Vec::new();
-                array(&mut p, "`[` starting the mesh list", |p| {
-                    v.push(parse_mesh(p, &mut spans.meshes)?);
-                    Ok(())
-                })?;
-                meshes = Some(v);
+                meshes = Some(list(&mut p, "`[` starting the mesh list", |p| {
+                    parse_mesh(p, &mut spans.meshes)
+                })?);
             }
             "Animations" => {
                 spans.animations = at;
-                let mut v = Vec::new();
-                array(&mut p, "`[` starting the clip list", |p| {
-                    v.push(parse_clip(p, &mut spans.clips)?);
-                    Ok(())
-                })?;
-                clips = Some(v);
+                clips = Some(list(&mut p, "`[` starting the clip list", |p| {
+                    parse_clip(p, &mut spans.clips)
+                })?);
             }
             _ => p.skip_value(0)?,
         }
@@ -220,6 +211,20 @@ fn array<'a>(
             return Ok(at);
         }
     }
+}
+
+/// Parses `[ elem, elem, … ]` as [`array`] does and collects what `elem` returns.
+fn list<'a, T>(
+    p: &mut Lexer<'a>,
+    open: &'static str,
+    mut elem: impl FnMut(&mut Lexer<'a>) -> Result<T, TextError>,
+) -> Result<Vec<T>, TextError> {
+    let mut v = Vec::new();
+    array(p, open, |p| {
+        v.push(elem(p)?);
+        Ok(())
+    })?;
+    Ok(v)
 }
 
 /// Parses `{ key = value, … }` (trailing comma allowed), calling `entry` with each key
@@ -470,12 +475,9 @@ fn parse_skeleton(p: &mut Lexer, bone_spans: &mut Vec<usize>) -> Result<Skeleton
             }
             "bones" => {
                 once(p, bones.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the bone list", |p| {
-                    v.push(parse_bone(p, bone_spans)?);
-                    Ok(())
-                })?;
-                bones = Some(v);
+                bones = Some(list(p, "`[` starting the bone list", |p| {
+                    parse_bone(p, bone_spans)
+                })?);
             }
             _ => return Err(unknown(p, T, key, kat)),
         }

@@ -74,12 +74,7 @@ pub(super) fn parse_clip(
             }
             "tracks" => {
                 once(p, tracks.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the track list", |p| {
-                    v.push(parse_track(p)?);
-                    Ok(())
-                })?;
-                tracks = Some(v);
+                tracks = Some(list(p, "`[` starting the track list", |p| parse_track(p))?);
             }
             "additive" => {
                 once(p, extras.additive.is_some(), T, key, kat)?;
@@ -175,12 +170,7 @@ fn parse_track(p: &mut Lexer) -> Result<Track, TextError> {
             }
             "keys" => {
                 once(p, keys.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the key list", |p| {
-                    v.push(parse_key(p)?);
-                    Ok(())
-                })?;
-                keys = Some(v);
+                keys = Some(list(p, "`[` starting the key list", |p| parse_key(p))?);
             }
             _ => return Err(unknown(p, T, key, kat)),
         }

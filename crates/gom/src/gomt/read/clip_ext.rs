@@ -50,12 +50,7 @@ pub(super) fn parse_additive(p: &mut Lexer) -> Result<Reference, TextError> {
 
 /// `[f, f, …]` of any length.
 fn float_list(p: &mut Lexer, what: &'static str) -> Result<Vec<f32>, TextError> {
-    let mut v = Vec::new();
-    array(p, "`[` starting a list of numbers", |p| {
-        v.push(p.f32(what)?);
-        Ok(())
-    })?;
-    Ok(v)
+    list(p, "`[` starting a list of numbers", |p| p.f32(what))
 }
 
 /// A clip's `floatTracks = [ { name, components, interpolation, times, values } ]`

@@ -308,21 +308,15 @@ pub(super) fn parse_mesh(
             }
             "submeshes" => {
                 once(p, submeshes.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the submesh list", |p| {
-                    v.push(parse_submesh(p)?);
-                    Ok(())
-                })?;
-                submeshes = Some(v);
+                submeshes = Some(list(p, "`[` starting the submesh list", |p| {
+                    parse_submesh(p)
+                })?);
             }
             "inverseBind" => {
                 once(p, inverse_bind.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the inverse bind list", |p| {
-                    v.push(matrix(p, "an inverseBind element")?);
-                    Ok(())
-                })?;
-                inverse_bind = Some(v);
+                inverse_bind = Some(list(p, "`[` starting the inverse bind list", |p| {
+                    matrix(p, "an inverseBind element")
+                })?);
             }
             "bounds" => {
                 once(p, bounds.is_some(), T, key, kat)?;

@@ -7,12 +7,7 @@ use crate::morph::{MorphTarget, WeightInterpolation, WeightKey, WeightTrack};
 
 /// `morphTargets = [ { name, defaultWeight, deltas = [ { i, p, n?, t? } ] } ]`.
 pub(super) fn parse_targets(p: &mut Lexer) -> Result<Vec<MorphTarget>, TextError> {
-    let mut v = Vec::new();
-    array(p, "`[` starting the morph target list", |p| {
-        v.push(parse_target(p)?);
-        Ok(())
-    })?;
-    Ok(v)
+    list(p, "`[` starting the morph target list", |p| parse_target(p))
 }
 
 fn parse_target(p: &mut Lexer) -> Result<MorphTarget, TextError> {
@@ -144,12 +139,9 @@ fn parse_deltas(p: &mut Lexer) -> Result<MorphTarget, TextError> {
 
 /// `weightTracks = [ { mesh, target, interpolation, keys = [ { time, w } ] } ]`.
 pub(super) fn parse_weight_tracks(p: &mut Lexer) -> Result<Vec<WeightTrack>, TextError> {
-    let mut v = Vec::new();
-    array(p, "`[` starting the weight track list", |p| {
-        v.push(parse_weight_track(p)?);
-        Ok(())
-    })?;
-    Ok(v)
+    list(p, "`[` starting the weight track list", |p| {
+        parse_weight_track(p)
+    })
 }
 
 fn parse_weight_track(p: &mut Lexer) -> Result<WeightTrack, TextError> {
@@ -183,12 +175,9 @@ fn parse_weight_track(p: &mut Lexer) -> Result<WeightTrack, TextError> {
             }
             "keys" => {
                 once(p, keys.is_some(), T, key, kat)?;
-                let mut v = Vec::new();
-                array(p, "`[` starting the key list", |p| {
-                    v.push(parse_weight_key(p)?);
-                    Ok(())
-                })?;
-                keys = Some(v);
+                keys = Some(list(p, "`[` starting the key list", |p| {
+                    parse_weight_key(p)
+                })?);
             }
             _ => return Err(unknown(p, T, key, kat)),
         }
