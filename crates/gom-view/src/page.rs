@@ -9,6 +9,8 @@
 
 /// The page's template (see the module documentation).
 pub const INDEX_TEMPLATE: &str = include_str!("../page/index.html");
+/// The blend-shape part of the viewer's script, loaded before [`VIEWER_JS`].
+pub const MORPH_JS: &str = include_str!("../page/morph.js");
 /// The viewer's script.
 pub const VIEWER_JS: &str = include_str!("../page/viewer.js");
 /// The page's style sheet.
@@ -48,7 +50,10 @@ pub fn served() -> Result<String, TemplateError> {
         INDEX_TEMPLATE,
         &[
             (STYLE_MARKER, r#"<link rel="stylesheet" href="style.css">"#),
-            (SCRIPT_MARKER, r#"<script src="viewer.js"></script>"#),
+            (
+                SCRIPT_MARKER,
+                r#"<script src="morph.js"></script><script src="viewer.js"></script>"#,
+            ),
         ],
     )
 }
@@ -63,8 +68,10 @@ mod tests {
         assert!(!page.contains("<!-- gom:"), "{page}");
         let style = page.find(r#"href="style.css""#).unwrap();
         let script = page.find(r#"src="viewer.js""#).unwrap();
+        let morph = page.find(r#"src="morph.js""#).unwrap();
         assert!(style < page.find("</head>").unwrap());
         assert!(script > page.find("<canvas").unwrap());
+        assert!(morph < script, "viewer.js uses what morph.js defines");
     }
 
     #[test]
