@@ -127,6 +127,32 @@ mod tests {
     }
 
     #[test]
+    fn an_uploaded_morphing_gltf_keeps_its_targets_without_a_warning_that_they_are_ignored() {
+        use gom_import::gltf::{export, Exported, GltfExportOptions};
+        let model = gom_demo::with_morphs(gom_demo::build());
+        let Ok(Exported::Glb(bytes)) = export(&model, &GltfExportOptions::default()) else {
+            panic!("a .glb by default")
+        };
+        let viewed = crate::load_upload("morphs.glb", &bytes, &Default::default()).unwrap();
+        let manifest = viewed.manifest();
+        let names: Vec<&str> = manifest["meshes"][0]["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["bulge", "flatten"]);
+        assert_eq!(manifest["morph_weights"], 2);
+        let warnings = manifest["info"]["warnings"].as_array().unwrap();
+        assert!(
+            !warnings
+                .iter()
+                .any(|w| w.as_str().unwrap().contains("morph")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
     fn the_weights_are_the_clips_at_its_time_and_the_defaults_without_one() {
         let model = gom_demo::with_morphs(gom_demo::build());
         let asset = Asset::from_model(&model).unwrap();
