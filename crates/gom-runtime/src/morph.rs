@@ -7,10 +7,9 @@
 //! Mesh + MorphTargets + weights ──Morpher::apply──► morphed Mesh ──skin──► vertices
 //! ```
 //!
-//! Only targets with a non-zero weight cost anything: [`Morpher::apply`] adds each
-//! active target's sparse deltas (`p += w·dp`, `n += w·dn`, `t.xyz += w·dt`), restoring
-//! a vertex's bind words the first time a call touches it, then restores the vertices
-//! the previous call moved and this one did not, and renormalises the normals and
+//! Only targets with a non-zero weight cost anything: [`Morpher::apply`] restores the
+//! vertices the previous call moved, then adds each active target's sparse deltas
+//! (`p += w·dp`, `n += w·dn`, `t.xyz += w·dt`) and renormalises the normals and
 //! tangents it touched. The skinning kernels are the ones of [`crate::skinning`],
 //! unchanged: they read the morphed mesh's words instead of the file's.
 //!
@@ -50,8 +49,7 @@ impl Target {
         let width = 3 * (1 + usize::from(normals) + usize::from(tangents));
         let mut rows = Vec::with_capacity(t.indices.len() * width);
         let zero = [0.0f32; 3];
-        // In vertex order (as `gom` checked them, or sorted here: the morpher walks
-        // the vertices block by block).
+        // In vertex order (as `gom` checked them, or sorted here).
         let mut order: Vec<usize> = (0..t.indices.len()).collect();
         order.sort_by_key(|&j| t.indices[j]);
         for &j in &order {
@@ -241,22 +239,14 @@ impl MorphPath {
 #[derive(Debug, Clone)]
 pub struct Morpher<'a> {
     mesh: Mesh<'a>,
-    /// Vertices moved by the last call, in the order it first touched them.
+    /// Vertices moved by the last call, to restore first on the next.
     touched: Vec<u32>,
-    /// The same for the call before (kept to reuse its allocation).
+    /// The same during a call: the vertices the call before moved.
     previous: Vec<u32>,
     /// Per vertex, the call that last touched it (`epoch` is the current one).
     stamp: Vec<u32>,
     epoch: u32,
-    /// The targets with a non-zero weight in this call, each with how many of its
-    /// moved vertices lie in the blocks done.
-    active: Vec<(usize, usize)>,
 }
-
-/// Vertices a block of [`Morpher::apply_with`]: their words (56 bytes each with
-/// normals and four influences) stay in the first-level cache while every active
-/// target adds its rows and the normals are renormalised.
-const BLOCK: usize = 512;
 
 /// What one [`Morpher::apply`] call works on: the bind words, the morphed words, and
 /// where a vertex's attributes lie.
@@ -288,7 +278,6 @@ impl<'a> Morpher<'a> {
             previous: Vec::new(),
             stamp: vec![0; mesh.vertex_count()],
             epoch: 0,
-            active: Vec::new(),
         }
     }
 
@@ -333,51 +322,38 @@ impl<'a> Morpher<'a> {
             restore: [Some(0), no, to],
         };
         let avx = path != MorphPath::Scalar && path.available();
-        self.active.clear();
-        let nonzero = weights.iter().enumerate().filter(|(_, &w)| w != 0.0);
-        self.active.extend(nonzero.map(|(k, _)| (k, 0)));
-        let mut previous = 0;
-        let n = base.vertex_count();
-        for hi in (0..n).step_by(BLOCK).map(|lo| (lo + BLOCK).min(n)) {
-            let first = self.touched.len();
-            for (k, done) in &mut self.active {
-                let t = &targets.targets[*k];
-                let end = *done + t.indices[*done..].partition_point(|&i| (i as usize) < hi);
-                let rows = Rows::of(t, *done..end);
-                *done = end;
-                // First touches: the bind words, so that the sum starts from them.
-                for &i in rows.indices {
-                    let s = &mut self.stamp[i as usize];
-                    if *s != self.epoch {
-                        *s = self.epoch;
-                        self.touched.push(i);
-                        frame.restore(i as usize);
-                    }
-                }
-                let parts = t.parts(no, to);
-                let w = weights[*k];
-                match parts.run(t.width()) {
-                    #[cfg(target_arch = "x86_64")]
-                    Some(run) if avx => avx::add_rows(&mut frame, &rows, parts, run, w),
-                    _ => add_parts(&mut frame, &rows, parts, w),
+        // Restore the attributes the previous weights moved (the other words of a
+        // vertex never change).
+        for &v in &self.previous {
+            frame.restore(v as usize);
+        }
+        for (t, &w) in targets.targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            // The vertices moved, listed once.
+            for &i in &t.indices {
+                let s = &mut self.stamp[i as usize];
+                if *s != self.epoch {
+                    *s = self.epoch;
+                    self.touched.push(i);
                 }
             }
-            // The block's vertices only the previous call moved (its list runs block
-            // by block too).
-            while let Some(&v) = self.previous.get(previous).filter(|&&v| (v as usize) < hi) {
-                if self.stamp[v as usize] != self.epoch {
-                    frame.restore(v as usize);
-                }
-                previous += 1;
+            let rows = Rows::of(t, 0..t.indices.len());
+            let parts = t.parts(no, to);
+            match parts.run(t.width()) {
+                #[cfg(target_arch = "x86_64")]
+                Some(run) if avx => avx::add_rows(&mut frame, &rows, parts, run, w),
+                _ => add_parts(&mut frame, &rows, parts, w),
             }
-            for &v in &self.touched[first..] {
-                let at = v as usize * frame.stride;
-                for o in [no, to].into_iter().flatten() {
-                    renormalise(
-                        &mut frame.dst[at + o..at + o + 3],
-                        &frame.src[at + o..at + o + 3],
-                    );
-                }
+        }
+        for &v in &self.touched {
+            let at = v as usize * frame.stride;
+            for o in [no, to].into_iter().flatten() {
+                renormalise(
+                    &mut frame.dst[at + o..at + o + 3],
+                    &frame.src[at + o..at + o + 3],
+                );
             }
         }
         Ok(&self.mesh)

@@ -9,7 +9,6 @@ use gom::{Model, Vertices};
 use gom_runtime::{Asset, MorphPath, Morpher};
 use gom_test_support::rng::Rng;
 
-/// Three blocks of the morpher and part of a fourth.
 const VERTICES: usize = 1_700;
 
 /// A static mesh of `VERTICES` vertices with the given attributes and five targets of
