@@ -11,6 +11,11 @@
 pub const INDEX_TEMPLATE: &str = include_str!("../page/index.html");
 /// The viewer's script.
 pub const VIEWER_JS: &str = include_str!("../page/viewer.js");
+/// Skinning beyond four linear influences (dual quaternions, blended, eight
+/// influences): GLSL and hooks the viewer's script uses, loaded before it.
+pub const DQ_JS: &str = include_str!("../page/dq.js");
+/// The page's scripts, in the order they load.
+pub const SCRIPTS: [(&str, &str); 2] = [("dq.js", DQ_JS), ("viewer.js", VIEWER_JS)];
 /// The page's style sheet.
 pub const STYLE_CSS: &str = include_str!("../page/style.css");
 /// Where the style sheet goes, in the page's `<head>`.
@@ -48,7 +53,10 @@ pub fn served() -> Result<String, TemplateError> {
         INDEX_TEMPLATE,
         &[
             (STYLE_MARKER, r#"<link rel="stylesheet" href="style.css">"#),
-            (SCRIPT_MARKER, r#"<script src="viewer.js"></script>"#),
+            (
+                SCRIPT_MARKER,
+                r#"<script src="dq.js"></script><script src="viewer.js"></script>"#,
+            ),
         ],
     )
 }
@@ -62,9 +70,11 @@ mod tests {
         let page = served().unwrap();
         assert!(!page.contains("<!-- gom:"), "{page}");
         let style = page.find(r#"href="style.css""#).unwrap();
+        let dq = page.find(r#"src="dq.js""#).unwrap();
         let script = page.find(r#"src="viewer.js""#).unwrap();
         assert!(style < page.find("</head>").unwrap());
         assert!(script > page.find("<canvas").unwrap());
+        assert!(dq > page.find("<canvas").unwrap() && dq < script);
     }
 
     #[test]
