@@ -8,7 +8,7 @@ use gom::layout::Attribute;
 use crate::clip::{Clip, Playback};
 use crate::mesh::Mesh;
 use crate::palette::Palette;
-use crate::pose::{local_to_model, LocalPose, ModelPose};
+use crate::pose::{local_to_model_reference, LocalPose, ModelPose};
 use crate::sampling::{sample, SamplingContext};
 use crate::skeleton::Skeleton;
 use crate::skinning::{skin_with, SkinPath, SkinTargets};
@@ -25,7 +25,8 @@ pub struct SkinnedMesh {
 }
 
 /// The model-space pose of `skeleton` at `time` of `clip` under `playback`, or its bind
-/// pose when `clip` is `None`. Allocates a sampling context for the call.
+/// pose when `clip` is `None`, on the reference path ([`local_to_model_reference`]:
+/// the same bits on every CPU). Allocates a sampling context for the call.
 pub fn pose_at(
     skeleton: &Skeleton,
     clip: Option<&Clip<'_>>,
@@ -45,7 +46,7 @@ pub fn pose_at(
         &mut local,
     )?;
     let mut pose = ModelPose::new();
-    local_to_model(skeleton, &local, &mut pose)?;
+    local_to_model_reference(skeleton, &local, &mut pose)?;
     Ok(pose)
 }
 
