@@ -217,3 +217,44 @@ fn in_betweens_and_animated_deform_percent_pose_as_fbx_defines() {
         assert!(track.keys.len() <= 3, "{:?}", track.keys);
     }
 }
+
+/// [`smile_fbx`] with the weight animated as the model's property "smile", which a
+/// property-to-property connection feeds into the channel's `DeformPercent` (how FBX
+/// 5 files from 3ds Max animate a morph channel, as a property of the model named
+/// after the shape).
+fn smile_through_model_fbx() -> String {
+    smile_fbx()
+        .replace(
+            "\"Model::Quad\", \"Mesh\" {\n\t\tVersion: 232\n",
+            "\"Model::Quad\", \"Mesh\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: \"smile\", \"Number\", \"\", \"A+U\",25\n\t\t}\n",
+        )
+        .replace(
+            "C: \"OP\",7002,6001, \"DeformPercent\"",
+            "C: \"OP\",7002,3001, \"smile\"\n\tC: \"PP\",3001,\"smile\",6001,\"DeformPercent\"",
+        )
+}
+
+#[test]
+fn a_model_property_feeding_deform_percent_animates_the_weights_without_a_warning() {
+    let text = smile_through_model_fbx();
+    assert!(text.contains("\"PP\"") && text.contains("P: \"smile\""));
+    let (model, report) =
+        convert(text.as_bytes(), "smile.fbx", &FbxOptions::default()).expect("convert");
+    assert!(
+        !report.warnings.iter().any(|w| w.contains("talk")),
+        "{:?}",
+        report.warnings
+    );
+    for t in [0.2f32, 0.8] {
+        let at = PoseAt {
+            clip: Some("talk".into()),
+            time: t,
+            looped: false,
+        };
+        assert!(same_points(
+            &posed(&model, &at),
+            &quad_at(f64::from(t)),
+            1e-5
+        ));
+    }
+}

@@ -379,3 +379,190 @@ fn ufbx_dual_quaternion_frames_match() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// ufbx's blend-shape files and their reference frames: the file, the `.obj`, the
+/// moment on the scene's timeline (ufbx's tests use frame / fps) and ufbx's tolerance
+/// in the file's units (0.001, or the obj's `ufbx:tolerance=` line).
+const UFBX_BLEND_SHAPE_FRAMES: [(&str, &str, f64, f64); 21] = [
+    (
+        "blender440_shape_weight_anim_7400_binary.fbx",
+        "blender440_shape_weight_anim_5.obj",
+        5.0 / 24.0,
+        0.001,
+    ),
+    (
+        "blender440_shape_weight_anim_7400_binary.fbx",
+        "blender440_shape_weight_anim_15.obj",
+        15.0 / 24.0,
+        0.001,
+    ),
+    (
+        "blender440_shape_weight_anim_7400_binary.fbx",
+        "blender440_shape_weight_anim_25.obj",
+        25.0 / 24.0,
+        0.001,
+    ),
+    (
+        "max7_blend_cube_5000_binary.fbx",
+        "max7_blend_cube_8.obj",
+        8.0 / 30.0,
+        0.001,
+    ),
+    (
+        "max7_blend_cube_5000_binary.fbx",
+        "max7_blend_cube_24.obj",
+        24.0 / 30.0,
+        0.02,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_1.obj",
+        1.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_30.obj",
+        30.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_60.obj",
+        60.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_65.obj",
+        65.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_71.obj",
+        71.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_80.obj",
+        80.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_89.obj",
+        89.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_ascii.fbx",
+        "maya_blend_inbetween_120.obj",
+        120.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_1.obj",
+        1.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_30.obj",
+        30.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_60.obj",
+        60.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_65.obj",
+        65.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_71.obj",
+        71.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_80.obj",
+        80.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_89.obj",
+        89.0 / 24.0,
+        0.001,
+    ),
+    (
+        "maya_blend_inbetween_7500_binary.fbx",
+        "maya_blend_inbetween_120.obj",
+        120.0 / 24.0,
+        0.001,
+    ),
+];
+
+/// (unit in metres, Z-up) of the blend-shape files' objs: Blender 4.4 writes metres,
+/// Maya centimetres, both Y-up; the 3ds Max 7 file (FBX 5000) has no axis or unit
+/// settings, so it is read as FBX's default Y-up centimetres, the axes its obj is in.
+fn ufbx_blend_space(fbx: &str) -> (f64, bool) {
+    if fbx.starts_with("blender") {
+        (1.0, false)
+    } else {
+        (0.01, false)
+    }
+}
+
+/// Every reference frame of ufbx's blend-shape files (Blender's animated shape weight,
+/// 3ds Max 7's two morph channels, Maya's in-between shapes), converted with the
+/// channels' weight tracks sampled at the file's frame rate and posed by the runtime,
+/// within ufbx's own tolerance. Run as `ufbx_dual_quaternion_frames_match` is.
+#[test]
+#[ignore]
+fn ufbx_blend_shape_frames_match() {
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("UFBX_DATA").expect("UFBX_DATA names ufbx's data/ folder"),
+    );
+    let mut failures = Vec::new();
+    for (fbx, obj, time, tol) in UFBX_BLEND_SHAPE_FRAMES {
+        let bytes = std::fs::read(dir.join(fbx)).unwrap();
+        let scene = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+        let s = &scene.settings;
+        eprintln!(
+            "{fbx}: unit {} m, up {:?}, fps {}",
+            s.unit_meters, s.axes.up, s.frames_per_second
+        );
+        let options = FbxOptions {
+            sample_rate: s.frames_per_second as f32,
+            reduce_keys: false,
+            ..Default::default()
+        };
+        let (model, report) = convert(&bytes, fbx, &options).unwrap();
+        for w in &report.warnings {
+            eprintln!("  warning: {w}");
+        }
+        let stack = &scene.anim_stacks[0];
+        let at = PoseAt {
+            clip: Some(stack.element.name.to_string()),
+            time: (time - stack.time_begin) as f32,
+            looped: false,
+        };
+        let (unit, z_up) = ufbx_blend_space(fbx);
+        let want = parse_obj(&std::fs::read_to_string(dir.join(obj)).unwrap(), unit, z_up);
+        let what = format!("{obj} ({fbx} t={:.4})", at.time);
+        if let Err(e) = compare_frame(&model, &at, &want, tol * unit, &["position"], &what) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

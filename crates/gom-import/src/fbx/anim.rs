@@ -183,6 +183,18 @@ impl StackSamples<'_> {
     }
 }
 
+/// Whether property `prop` of `element` feeds a blend channel's `DeformPercent`
+/// (older files animate a channel's weight as a property of the model or geometry
+/// named after the shape, which ufbx connects to the channel): its curve becomes
+/// weight tracks through the channel.
+fn drives_blend_weight(element: &ufbx::Element, prop: &str) -> bool {
+    element.connections_src.iter().any(|c| {
+        &*c.src_prop == prop
+            && &*c.dst_prop == "DeformPercent"
+            && c.dst.type_ == ufbx::ElementType::BlendChannel
+    })
+}
+
 /// Warnings for what a stack animates that GOM v1 cannot hold.
 fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
     for layer in stack.layers.iter() {
@@ -193,6 +205,9 @@ fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
             }
             // A blend channel's weight becomes weight tracks (`super::shape_anim`).
             if p == "DeformPercent" && prop.element.type_ == ufbx::ElementType::BlendChannel {
+                continue;
+            }
+            if drives_blend_weight(&prop.element, p) {
                 continue;
             }
             let element: &str = &prop.element.name;
