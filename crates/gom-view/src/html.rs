@@ -3,7 +3,9 @@
 //! base64, for opening in any browser without gom.
 
 use crate::data::ViewModel;
-use crate::page::{fill, INDEX_TEMPLATE, SCRIPT_MARKER, STYLE_CSS, STYLE_MARKER, VIEWER_JS};
+use crate::page::{
+    fill, EVENTS_JS, INDEX_TEMPLATE, SCRIPT_MARKER, STYLE_CSS, STYLE_MARKER, VIEWER_JS,
+};
 use crate::ViewError;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -34,10 +36,15 @@ pub fn self_contained(model: &ViewModel) -> Result<String, ViewError> {
     });
     // Inside a script element only `</script` ends it: no `<` survives in JSON text.
     let data = embed.to_string().replace('<', "\\u003c");
-    let script = VIEWER_JS.replace("</script", "<\\/script");
+    let script = |js: &str| {
+        format!(
+            "<script>\n{}</script>",
+            js.replace("</script", "<\\/script")
+        )
+    };
     let head =
         format!("<style>\n{STYLE_CSS}</style>\n<script>window.GOM_EMBED = {data};</script>\n");
-    let body = format!("<script>\n{script}</script>");
+    let body = script(EVENTS_JS) + &script(VIEWER_JS);
     Ok(fill(
         INDEX_TEMPLATE,
         &[(STYLE_MARKER, &head), (SCRIPT_MARKER, &body)],

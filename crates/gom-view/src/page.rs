@@ -11,6 +11,9 @@
 pub const INDEX_TEMPLATE: &str = include_str!("../page/index.html");
 /// The viewer's script.
 pub const VIEWER_JS: &str = include_str!("../page/viewer.js");
+/// A clip's events (ticks on the time slider), float tracks and additive flag; loaded
+/// before [`VIEWER_JS`], which calls it.
+pub const EVENTS_JS: &str = include_str!("../page/events.js");
 /// The page's style sheet.
 pub const STYLE_CSS: &str = include_str!("../page/style.css");
 /// Where the style sheet goes, in the page's `<head>`.
@@ -48,7 +51,10 @@ pub fn served() -> Result<String, TemplateError> {
         INDEX_TEMPLATE,
         &[
             (STYLE_MARKER, r#"<link rel="stylesheet" href="style.css">"#),
-            (SCRIPT_MARKER, r#"<script src="viewer.js"></script>"#),
+            (
+                SCRIPT_MARKER,
+                r#"<script src="events.js"></script><script src="viewer.js"></script>"#,
+            ),
         ],
     )
 }
@@ -63,8 +69,10 @@ mod tests {
         assert!(!page.contains("<!-- gom:"), "{page}");
         let style = page.find(r#"href="style.css""#).unwrap();
         let script = page.find(r#"src="viewer.js""#).unwrap();
+        let events = page.find(r#"src="events.js""#).unwrap();
         assert!(style < page.find("</head>").unwrap());
         assert!(script > page.find("<canvas").unwrap());
+        assert!(events > page.find("<canvas").unwrap() && events < script);
     }
 
     #[test]
