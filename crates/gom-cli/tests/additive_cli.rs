@@ -286,3 +286,33 @@ fn info_shows_float_tracks_with_their_components_interpolation_and_keys() {
     assert_eq!(tracks[1]["interpolation"], "step");
     assert!(json["clips"][1].get("floatTracks").is_none());
 }
+
+#[test]
+fn a_build_config_adds_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let src_dir = dir.path().join("src");
+    std::fs::create_dir(&src_dir).unwrap();
+    demo(&src_dir);
+    for f in ["demo.gomt", "demo.glb", "demo.png"] {
+        std::fs::remove_file(src_dir.join(f)).unwrap();
+    }
+    let config = "event = [\"swish@1.25=land\", \"swish@0.5=footstep:left\"]\n";
+    std::fs::write(src_dir.join("gom.toml"), config).unwrap();
+    let out = dir.path().join("out");
+    let r = gom(&["build", s(&src_dir), s(&out), "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let model = gom::gomb::read(&std::fs::read(out.join("demo.gom")).unwrap())
+        .unwrap()
+        .model;
+    let swish = model.clips.iter().find(|c| c.name == "swish").unwrap();
+    let events: Vec<(f32, &str, Option<&str>)> = swish
+        .extras
+        .events
+        .iter()
+        .map(|e| (e.time, e.name.as_str(), e.payload.as_deref()))
+        .collect();
+    assert_eq!(
+        events,
+        [(0.5, "footstep", Some("left")), (1.25, "land", None)]
+    );
+}
