@@ -45,10 +45,11 @@ fn curve(
 /// number: 0 at 0 s, 1 at 0.5 s, 0.25 at 1 s, linear), `visible` (a bool: 1, 0 at
 /// 0.4 s, 1 at 0.8 s, constant) and `offset` (a vector whose X goes linearly from 0
 /// to 4 over the second, Y and Z at 2 and 3) — animated by a stack "idle" of 1 s that
-/// moves no node; and a property that is not a custom one, animated too.
+/// moves no node; a custom property `held` keyed at its stored value (as Maya keys
+/// its own attributes), and a property that is not a custom one, animated too.
 fn props_fbx() -> String {
     let mut objects = String::from(
-        "\tModel: 3001, \"Model::Head\", \"Null\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: \"blink\", \"Number\", \"\", \"A+U\",0\n\t\t\tP: \"visible\", \"bool\", \"\", \"A+U\",1\n\t\t\tP: \"offset\", \"Vector3D\", \"Vector\", \"A+U\",0,2,3\n\t\t}\n\t}\n",
+        "\tModel: 3001, \"Model::Head\", \"Null\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: \"blink\", \"Number\", \"\", \"A+U\",0\n\t\t\tP: \"visible\", \"bool\", \"\", \"A+U\",1\n\t\t\tP: \"offset\", \"Vector3D\", \"Vector\", \"A+U\",0,2,3\n\t\t\tP: \"held\", \"Number\", \"\", \"A+U\",0.5\n\t\t}\n\t}\n",
     );
     objects += &format!(
         "\tAnimationStack: 7000, \"AnimStack::idle\", \"\" {{\n\t\tProperties70:  {{\n\t\t\tP: \"LocalStart\", \"KTime\", \"Time\", \"\",0\n\t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",{SEC}\n\t\t}}\n\t}}\n\tAnimationLayer: 7001, \"AnimLayer::Base\", \"\" {{\n\t}}\n"
@@ -83,6 +84,7 @@ fn props_fbx() -> String {
             &[(0.0, 1.0), (1.0, 0.0)],
             4,
         ),
+        curve(7050, "held", &[("held", 0.5)], &[(0.0, 0.5), (1.0, 0.5)], 4),
     ] {
         objects += &o;
         conns += &c;
@@ -115,8 +117,24 @@ fn animated_custom_properties_become_float_tracks_with_the_curves_values() {
     let tracks = &clip.extras.float_tracks;
     let mut names: Vec<&str> = tracks.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();
-    // Visibility is the node's own property, not a custom one.
+    // Visibility is the node's own property, not a custom one; `held` never leaves
+    // its stored value.
     assert_eq!(names, ["blink", "offset", "visible"]);
+    // The converted properties are not reported as dropped; Visibility is.
+    let dropped: Vec<&String> = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("not converted"))
+        .collect();
+    assert_eq!(dropped.len(), 2, "{:?}", report.warnings);
+    assert!(
+        dropped.iter().any(|w| w.contains("\"Visibility\"")),
+        "{dropped:?}"
+    );
+    assert!(
+        dropped.iter().any(|w| w.contains("\"held\"")),
+        "{dropped:?}"
+    );
     let blink = find(tracks, "blink");
     let visible = find(tracks, "visible");
     let offset = find(tracks, "offset");

@@ -40,13 +40,21 @@ pub(crate) fn add_float_tracks(
         }
         let name: &str = &stack.element.name;
         let duration = super::shape_anim::duration(stack);
-        let tracks = stack_tracks(stack, &found, duration, options);
+        let kept = stack_tracks(stack, &found, duration, options);
+        if kept.is_empty() {
+            continue;
+        }
+        let tracks: Vec<FloatTrack> = kept.iter().map(|(_, t)| t.clone()).collect();
         if let Err((field, problem)) = gom::events::check(&tracks, &[], duration as f32) {
             report.warnings.push(format!(
                 "animation stack \"{name}\": custom properties not kept as float tracks: \
                  {field}: {problem}"
             ));
             continue;
+        }
+        for (a, _) in &kept {
+            let note = super::anim::not_converted(stack, &a.prop, &a.node.name);
+            report.warnings.retain(|w| *w != note);
         }
         let clip = super::shape_anim::clip_for_stack(stack, options, model, report);
         clip.extras.float_tracks = tracks;
@@ -60,17 +68,8 @@ fn animated_props(stack: &ufbx::AnimStack) -> Vec<Animated<'_>> {
     for layer in stack.anim.layers.iter() {
         for p in layer.anim_props.iter() {
             let node: &ufbx::Element = &p.element;
-            if node.type_ != ufbx::ElementType::Node {
-                continue;
-            }
             let name: &str = &p.prop_name;
-            let Some(prop) = ufbx::find_prop(&node.props, name) else {
-                continue;
-            };
-            if !prop.flags.has_any(ufbx::PropFlags::USER_DEFINED) {
-                continue;
-            }
-            let Some((components, interpolation)) = shape_of(prop.type_) else {
+            let Some((components, interpolation)) = float_shape(node, name) else {
                 continue;
             };
             let seen = out
@@ -89,6 +88,19 @@ fn animated_props(stack: &ufbx::AnimStack) -> Vec<Animated<'_>> {
     out
 }
 
+/// Components and interpolation of the float track property `name` of `element`
+/// becomes, when it is a custom property of a node whose type a float track can hold.
+fn float_shape(element: &ufbx::Element, name: &str) -> Option<(u32, Interpolation)> {
+    if element.type_ != ufbx::ElementType::Node {
+        return None;
+    }
+    let prop = ufbx::find_prop(&element.props, name)?;
+    if !prop.flags.has_any(ufbx::PropFlags::USER_DEFINED) {
+        return None;
+    }
+    shape_of(prop.type_)
+}
+
 /// Components and interpolation of a property type a float track can hold.
 fn shape_of(t: ufbx::PropType) -> Option<(u32, Interpolation)> {
     use ufbx::PropType as P;
@@ -103,46 +115,52 @@ fn shape_of(t: ufbx::PropType) -> Option<(u32, Interpolation)> {
     }
 }
 
-/// One float track per animated property, named as the module says.
-fn stack_tracks(
+/// One float track per animated property whose value the stack changes from the
+/// stored one, with the property it comes from, named as the module says.
+fn stack_tracks<'a>(
     stack: &ufbx::AnimStack,
-    found: &[Animated<'_>],
+    found: &'a [Animated<'a>],
     duration: f64,
     options: &FbxOptions,
-) -> Vec<FloatTrack> {
+) -> Vec<(&'a Animated<'a>, FloatTrack)> {
     let max = gom::limits::MAX_KEYS_PER_CLIP as usize;
     let grid = sample_times(duration, f64::from(options.sample_rate), max);
-    found
+    let mut kept: Vec<(&Animated<'_>, FloatTrack)> = found
         .iter()
-        .map(|a| {
-            let shared = found.iter().filter(|b| b.prop == a.prop).count() > 1;
-            let name = if shared {
-                format!("{}/{}", a.node.name, a.prop)
-            } else {
-                a.prop.clone()
-            };
+        .filter_map(|a| {
             let times = with_prop_keys(&grid, stack, a.node.element_id, &a.prop, duration);
-            track(stack, a, name, &times)
+            track(stack, a, &times).map(|t| (a, t))
         })
-        .collect()
+        .collect();
+    let props: Vec<String> = kept.iter().map(|(a, _)| a.prop.clone()).collect();
+    for (a, t) in &mut kept {
+        if props.iter().filter(|p| **p == a.prop).count() > 1 {
+            t.name = format!("{}/{}", a.node.name, a.prop);
+        }
+    }
+    kept
 }
 
 /// The property's values at `times` (seconds from the stack's start), without the
 /// keys that change nothing: in a step track a key repeating the one before, in a
-/// linear track a key both neighbours repeat.
-fn track(stack: &ufbx::AnimStack, a: &Animated<'_>, name: String, times: &[f64]) -> FloatTrack {
+/// linear track a key both neighbours repeat. `None` when every value is the stored
+/// one (Maya keys its own custom attributes, such as `lockInfluenceWeights`, so).
+fn track(stack: &ufbx::AnimStack, a: &Animated<'_>, times: &[f64]) -> Option<FloatTrack> {
     let n = a.components as usize;
+    let values = |v: ufbx::Vec4| [v.x, v.y, v.z, v.w].map(|x| x as f32)[..n].to_vec();
     let rows: Vec<(f32, Vec<f32>)> = times
         .iter()
         .map(|&t| {
             let p = ufbx::evaluate_prop(&stack.anim, a.node, &a.prop, stack.time_begin + t);
-            let v = p.value_vec4;
-            let all = [v.x, v.y, v.z, v.w].map(|x| x as f32);
-            (t as f32, all[..n].to_vec())
+            (t as f32, values(p.value_vec4))
         })
         .collect();
+    let stored = ufbx::find_prop(&a.node.props, &a.prop).map(|p| values(p.value_vec4));
+    if rows.iter().all(|r| Some(&r.1) == stored.as_ref()) {
+        return None;
+    }
     let mut out = FloatTrack {
-        name,
+        name: a.prop.clone(),
         components: a.components,
         interpolation: a.interpolation,
         times: Vec::new(),
@@ -161,5 +179,5 @@ fn track(stack: &ufbx::AnimStack, a: &Animated<'_>, name: String, times: &[f64])
         out.times.push(*t);
         out.values.extend_from_slice(v);
     }
-    out
+    Some(out)
 }
