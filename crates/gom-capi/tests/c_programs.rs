@@ -153,30 +153,16 @@ fn gom_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The demo model with every skinned mesh skinned with dual quaternions, or, when
-/// `blended`, blended (shares 0, ¼, ½, ¾, 1 in turn) with eight influence slots per
-/// vertex (the four scaled by 0.8, a fifth of 0.2 on the bone after the first).
+/// `blended`, blended with eight influence slots per vertex
+/// ([`gom_test_support::model::skinned_with`]).
 fn skinning_demo(blended: bool) -> gom::Model {
     let mut model = gom_demo::build();
-    let bones = model.skeleton.bones.len() as u16;
-    for m in model.meshes.iter_mut().filter(|m| m.is_skinned()) {
-        let n = m.vertices.len();
-        if blended {
-            m.skinning = gom::SkinningMethod::Blended;
-            m.vertices.dq_weights = Some((0..n).map(|i| (i % 5) as f32 / 4.0).collect());
-            let extra = m.vertices.skin.iter_mut().flatten().map(|s| {
-                // A fifth influence of 0.2 on the bone after the first (the weight
-                // rules may flag the order; the pose does not depend on it).
-                s.weights = s.weights.map(|w| 0.8 * w);
-                gom::SkinWeights {
-                    bones: [(s.bones[0] + 1) % bones, 0, 0, 0],
-                    weights: [0.2, 0.0, 0.0, 0.0],
-                }
-            });
-            m.vertices.skin_extra = Some(extra.collect());
-        } else {
-            m.skinning = gom::SkinningMethod::DualQuaternion;
-        }
-    }
+    let method = if blended {
+        gom::SkinningMethod::Blended
+    } else {
+        gom::SkinningMethod::DualQuaternion
+    };
+    gom_test_support::model::skinned_with(&mut model, method, blended);
     model
 }
 

@@ -142,7 +142,7 @@ impl Report {
         let d = &self.dropped_influences;
         if d.vertices > 0 {
             lines.push(format!(
-                "  influences: {} dropped on {} with more than four (largest dropped weight {:.4}, mean per vertex {:.4})",
+                "  influences: {} dropped on {} with more than eight (largest dropped weight {:.4}, mean per vertex {:.4})",
                 d.influences,
                 plural(d.vertices as usize, "vertex", "vertices"),
                 d.max_weight,
@@ -187,7 +187,7 @@ pub struct ReportJson {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DroppedInfluencesJson {
-    /// Vertices that had more than four non-zero influences.
+    /// Vertices that had more than eight non-zero influences.
     pub vertices: u64,
     /// Influences dropped in total.
     pub influences: u64,
@@ -336,7 +336,7 @@ mod tests {
                 "  mesh \"body\": 12 vertices, 1 triangle, 2 submeshes, skinned",
                 "  clip \"walk\": 1.5 s, 3 tracks, 90 keys sampled, 20 kept",
                 "  keys: 90 sampled, 20 kept after reduction",
-                "  influences: 3 dropped on 2 vertices with more than four (largest dropped weight 0.1250, mean per vertex 0.1250)",
+                "  influences: 3 dropped on 2 vertices with more than eight (largest dropped weight 0.1250, mean per vertex 0.1250)",
             ]
         );
         // Keys kept as sampled (no tolerance, or clips compressed) are not "reduced".

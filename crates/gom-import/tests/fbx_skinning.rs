@@ -35,28 +35,40 @@ fn list(v: impl IntoIterator<Item = f64>) -> String {
         .join(",")
 }
 
+/// A limb node with its node attribute (id + 100), stored at translation `t` and
+/// rotation `r` (degrees).
+fn joint(id: i64, name: &str, t: [f64; 3], r: [f64; 3]) -> String {
+    format!(
+        "\tNodeAttribute: {}, \"NodeAttribute::{name}\", \"LimbNode\" {{\n\t\tTypeFlags: \"Skeleton\"\n\t}}\n\tModel: {id}, \"Model::{name}\", \"LimbNode\" {{\n\t\tVersion: 232\n\t\tProperties70:  {{\n\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",{},{},{}\n\t\t\tP: \"Lcl Rotation\", \"Lcl Rotation\", \"\", \"A\",{},{},{}\n\t\t}}\n\t}}\n",
+        id + 100, t[0], t[1], t[2], r[0], r[1], r[2]
+    )
+}
+
+/// A cluster weighting vertex `i` by `weights[i]`, its bone bound unturned at `link`.
+fn cluster(id: i64, weights: &[f64], link: [f64; 3]) -> String {
+    let idx: Vec<f64> = (0..weights.len()).map(|i| i as f64).collect();
+    format!(
+        "\tDeformer: {id}, \"SubDeformer::C{id}\", \"Cluster\" {{\n\t\tVersion: 100\n\t\tIndexes: *{n} {{\n\t\t\ta: {}\n\t\t}}\n\t\tWeights: *{n} {{\n\t\t\ta: {}\n\t\t}}\n\t\tTransform: *16 {{\n\t\t\ta: 1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,{:?},{:?},{:?},1.0\n\t\t}}\n\t\tTransformLink: *16 {{\n\t\t\ta: 1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,{:?},{:?},{:?},1.0\n\t\t}}\n\t}}\n",
+        list(idx),
+        list(weights.iter().copied()),
+        -link[0], -link[1], -link[2],
+        link[0], link[1], link[2],
+        n = weights.len()
+    )
+}
+
+/// An ASCII FBX 7.4 file (Y up, centimetres) of `objects` and `conns`.
+fn fbx_file(objects: &str, conns: &str) -> String {
+    format!(
+        "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}}\nGlobalSettings:  {{\n\tVersion: 1000\n\tProperties70:  {{\n\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",1\n\t\tP: \"UpAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"FrontAxis\", \"int\", \"Integer\", \"\",2\n\t\tP: \"FrontAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"CoordAxis\", \"int\", \"Integer\", \"\",0\n\t\tP: \"CoordAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",1\n\t}}\n}}\nObjects:  {{\n{objects}}}\nConnections:  {{\n{conns}}}\n"
+    )
+}
+
 /// An ASCII FBX 7.4 file (each cluster's `Transform` the mesh to the bone at bind,
 /// its `TransformLink` the bone's bind in the world): a root joint, a child joint at [`CHILD_AT`] stored turned
 /// [`TWIST`]° about +X (bound unturned), a bar mesh skinned to both with
 /// `skinning_type` (`DualQuaternion` or `Blend`, with [`BLEND`] as BlendWeights).
 fn rig_fbx(skinning_type: &str) -> String {
-    let joint = |id: i64, name: &str, t: [f64; 3], r: [f64; 3]| {
-        format!(
-            "\tNodeAttribute: {}, \"NodeAttribute::{name}\", \"LimbNode\" {{\n\t\tTypeFlags: \"Skeleton\"\n\t}}\n\tModel: {id}, \"Model::{name}\", \"LimbNode\" {{\n\t\tVersion: 232\n\t\tProperties70:  {{\n\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",{},{},{}\n\t\t\tP: \"Lcl Rotation\", \"Lcl Rotation\", \"\", \"A\",{},{},{}\n\t\t}}\n\t}}\n",
-            id + 100, t[0], t[1], t[2], r[0], r[1], r[2]
-        )
-    };
-    let cluster = |id: i64, weights: Vec<f64>, link: [f64; 3]| {
-        let idx: Vec<f64> = (0..weights.len()).map(|i| i as f64).collect();
-        format!(
-            "\tDeformer: {id}, \"SubDeformer::C{id}\", \"Cluster\" {{\n\t\tVersion: 100\n\t\tIndexes: *{n} {{\n\t\t\ta: {}\n\t\t}}\n\t\tWeights: *{n} {{\n\t\t\ta: {}\n\t\t}}\n\t\tTransform: *16 {{\n\t\t\ta: 1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,{:?},{:?},{:?},1.0\n\t\t}}\n\t\tTransformLink: *16 {{\n\t\t\ta: 1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,{:?},{:?},{:?},1.0\n\t\t}}\n\t}}\n",
-            list(idx),
-            list(weights),
-            -link[0], -link[1], -link[2],
-            link[0], link[1], link[2],
-            n = 6
-        )
-    };
     let blend = if skinning_type == "Blend" {
         format!(
             "\t\tIndexes: *6 {{\n\t\t\ta: 0,1,2,3,4,5\n\t\t}}\n\t\tBlendWeights: *6 {{\n\t\t\ta: {}\n\t\t}}\n",
@@ -74,16 +86,11 @@ fn rig_fbx(skinning_type: &str) -> String {
     objects += &format!(
         "\tDeformer: 4000, \"Deformer::Skin\", \"Skin\" {{\n\t\tVersion: 101\n\t\tLink_DeformAcuracy: 50\n\t\tSkinningType: \"{skinning_type}\"\n{blend}\t}}\n"
     );
-    objects += &cluster(4001, ROOT_WEIGHT.to_vec(), [0.0; 3]);
-    objects += &cluster(
-        4002,
-        ROOT_WEIGHT.iter().map(|w| 1.0 - w).collect(),
-        CHILD_AT,
-    );
+    objects += &cluster(4001, &ROOT_WEIGHT, [0.0; 3]);
+    let child: Vec<f64> = ROOT_WEIGHT.iter().map(|w| 1.0 - w).collect();
+    objects += &cluster(4002, &child, CHILD_AT);
     let conns = "\tC: \"OO\",1101,1001\n\tC: \"OO\",1102,1002\n\tC: \"OO\",1001,0\n\tC: \"OO\",1002,1001\n\tC: \"OO\",3000,3001\n\tC: \"OO\",3001,0\n\tC: \"OO\",4000,3000\n\tC: \"OO\",4001,4000\n\tC: \"OO\",4002,4000\n\tC: \"OO\",1001,4001\n\tC: \"OO\",1002,4002\n";
-    format!(
-        "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}}\nGlobalSettings:  {{\n\tVersion: 1000\n\tProperties70:  {{\n\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",1\n\t\tP: \"UpAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"FrontAxis\", \"int\", \"Integer\", \"\",2\n\t\tP: \"FrontAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"CoordAxis\", \"int\", \"Integer\", \"\",0\n\t\tP: \"CoordAxisSign\", \"int\", \"Integer\", \"\",1\n\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",1\n\t}}\n}}\nObjects:  {{\n{objects}}}\nConnections:  {{\n{conns}}}\n"
-    )
+    fbx_file(&objects, conns)
 }
 
 /// Vertex `v` posed by the rig, independently: linear blend and dual-quaternion
@@ -218,4 +225,90 @@ fn a_blended_skin_keeps_each_vertex_share_and_poses_as_the_rig_and_ufbx_say() {
         .model;
     assert_eq!(back.meshes[0].vertices.dq_weights, mesh.vertices.dq_weights);
     assert_eq!(back.meshes[0].skinning, SkinningMethod::Blended);
+}
+
+/// Bones of [`many_clusters_fbx`], each a cluster on every vertex.
+const CLUSTERS: usize = 10;
+/// The triangle of [`many_clusters_fbx`], in cm.
+const TRIANGLE: [[f64; 3]; 3] = [[0.0, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 10.0, 0.0]];
+
+/// Cluster `k`'s weight on vertex `v`: 10, 9, …, 1 (÷ 55) over the clusters, turned
+/// by `v`, so each vertex drops two other clusters.
+fn cluster_weight(k: usize, v: usize) -> f64 {
+    (CLUSTERS - (k + v) % CLUSTERS) as f64 / 55.0
+}
+
+/// Bone `k`'s stored translation; every bone is bound at the origin.
+fn cluster_offset(k: usize) -> DVec3 {
+    DVec3::new(k as f64, 2.0 * (k % 3) as f64, -(k as f64) / 2.0)
+}
+
+/// A linearly skinned triangle on [`CLUSTERS`] sibling bones, every vertex weighted
+/// by every cluster ([`cluster_weight`]).
+fn many_clusters_fbx() -> String {
+    let mut objects = String::new();
+    let mut conns = String::new();
+    for k in 0..CLUSTERS {
+        let id = 1001 + k as i64;
+        objects += &joint(id, &format!("J{k}"), cluster_offset(k).to_array(), [0.0; 3]);
+        conns += &format!("\tC: \"OO\",{},{id}\n\tC: \"OO\",{id},0\n", id + 100);
+    }
+    objects += &format!(
+        "\tGeometry: 3000, \"Geometry::Tri\", \"Mesh\" {{\n\t\tVertices: *9 {{\n\t\t\ta: {}\n\t\t}}\n\t\tPolygonVertexIndex: *3 {{\n\t\t\ta: 0,1,-3\n\t\t}}\n\t}}\n\tModel: 3001, \"Model::Tri\", \"Mesh\" {{\n\t\tVersion: 232\n\t}}\n",
+        list(TRIANGLE.iter().flatten().copied())
+    );
+    objects += "\tDeformer: 4000, \"Deformer::Skin\", \"Skin\" {\n\t\tVersion: 101\n\t\tLink_DeformAcuracy: 50\n\t\tSkinningType: \"Linear\"\n\t}\n";
+    conns += "\tC: \"OO\",3000,3001\n\tC: \"OO\",3001,0\n\tC: \"OO\",4000,3000\n";
+    for k in 0..CLUSTERS {
+        let weights: Vec<f64> = (0..TRIANGLE.len()).map(|v| cluster_weight(k, v)).collect();
+        let id = 4001 + k as i64;
+        objects += &cluster(id, &weights, [0.0; 3]);
+        conns += &format!("\tC: \"OO\",{id},4000\n\tC: \"OO\",{},{id}\n", 1001 + k);
+    }
+    fbx_file(&objects, &conns)
+}
+
+#[test]
+fn fbx_clusters_past_four_are_kept_up_to_eight_and_the_lightest_dropped_with_the_report_line() {
+    let (model, report) = convert(
+        many_clusters_fbx().as_bytes(),
+        "clusters.fbx",
+        &FbxOptions::default(),
+    )
+    .expect("convert");
+    let mesh = &model.meshes[0];
+    assert_eq!(mesh.influence_count(), 8);
+    let d = &report.dropped_influences;
+    assert_eq!((d.vertices, d.influences), (3, 6));
+    let line = "influences: 6 dropped on 3 vertices with more than eight";
+    assert!(
+        report.summary().iter().any(|l| l.contains(line)),
+        "{:?}",
+        report.summary()
+    );
+    let at = PoseAt {
+        clip: Some(STORED_POSE_CLIP.into()),
+        time: 0.0,
+        looped: false,
+    };
+    let posed = pose_model(&model, &at).expect("pose");
+    for (v, p) in TRIANGLE.iter().enumerate() {
+        // Independently: the eight heaviest clusters, renormalised, move the vertex by
+        // their bones' offsets (every bone bound at the origin, unturned).
+        let kept: Vec<usize> = (0..CLUSTERS).filter(|&k| (k + v) % CLUSTERS < 8).collect();
+        let sum: f64 = kept.iter().map(|&k| cluster_weight(k, v)).sum();
+        let moved: DVec3 = kept
+            .iter()
+            .map(|&k| cluster_offset(k) * (cluster_weight(k, v) / sum))
+            .sum();
+        let want = to_gom(DVec3::from(*p));
+        let i = mesh
+            .vertices
+            .positions
+            .iter()
+            .position(|b| (0..3).all(|k| (f64::from(b[k]) - want[k]).abs() < 1e-6))
+            .expect("every FBX vertex is in the mesh");
+        let got = posed[0].positions[i].map(f64::from);
+        assert_near(got, to_gom(DVec3::from(*p) + moved), &format!("vertex {v}"));
+    }
 }

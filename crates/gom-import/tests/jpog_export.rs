@@ -886,3 +886,21 @@ fn blend_shapes_are_baked_at_their_default_weights_with_a_warning() {
         "the bulge shows"
     );
 }
+
+#[test]
+fn a_dual_quaternion_mesh_goes_to_tmd_as_linear_with_a_warning_naming_it() {
+    let mut model = gom_demo::build();
+    gom_test_support::model::skinned_with(&mut model, gom::SkinningMethod::DualQuaternion, false);
+    let e = export(&model, &options("dq", Handedness::Right)).expect("exported");
+    let warned: Vec<&String> = e
+        .notes
+        .iter()
+        .filter(|n| n.contains("\"tentacle\"") && n.contains("linear blend skinning"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", e.notes);
+    // The files are those of the same model skinned linearly, and only that warning
+    // is new.
+    let plain = export(&gom_demo::build(), &options("dq", Handedness::Right)).unwrap();
+    assert_eq!(e.write().unwrap(), plain.write().unwrap());
+    assert_eq!(e.notes.len(), plain.notes.len() + 1, "{:?}", e.notes);
+}

@@ -62,6 +62,31 @@ pub fn one_material_mesh(
     });
 }
 
+/// Gives every skinned mesh of `model` the skinning `method` (blended: shares 0, ¼,
+/// ½, ¾, 1 in turn) and, when `eight`, eight influence slots per vertex: the four
+/// scaled by 0.8, a fifth of 0.2 on the bone after the first (the weight rules may
+/// flag the order; a pose does not depend on it).
+pub fn skinned_with(model: &mut gom::Model, method: gom::SkinningMethod, eight: bool) {
+    let bones = model.skeleton.bones.len() as u16;
+    for m in model.meshes.iter_mut().filter(|m| m.is_skinned()) {
+        let n = m.vertices.len();
+        m.skinning = method;
+        if method == gom::SkinningMethod::Blended {
+            m.vertices.dq_weights = Some((0..n).map(|i| (i % 5) as f32 / 4.0).collect());
+        }
+        if eight {
+            let extra = m.vertices.skin.iter_mut().flatten().map(|s| {
+                s.weights = s.weights.map(|w| 0.8 * w);
+                gom::SkinWeights {
+                    bones: [(s.bones[0] + 1) % bones.max(1), 0, 0, 0],
+                    weights: [0.2, 0.0, 0.0, 0.0],
+                }
+            });
+            m.vertices.skin_extra = Some(extra.collect());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,18 +91,11 @@ uniform mat4 u_viewProj;
 uniform int u_bone;
 out vec3 v_model; out vec3 v_normal; out vec2 v_uv; out float v_weight;
 vec4 col(int e, int j) { return texelFetch(u_palette, ivec2(j, e), 0); }
+${GomSkin.GLSL}
 void main() {
   vec4 p = vec4(a_pos, 1.0);
-  vec3 pos = vec3(0.0); vec3 nrm = vec3(0.0); float w = 0.0;
-  for (int k = 0; k < 4; k++) {
-    float wk = a_weights[k];
-    if (wk == 0.0) continue;
-    int e = u_base + int(a_joints[k]);
-    vec4 c0 = col(e, 0), c1 = col(e, 1), c2 = col(e, 2);
-    pos += wk * vec3(dot(c0, p), dot(c1, p), dot(c2, p));
-    nrm += wk * vec3(dot(c0.xyz, a_nrm), dot(c1.xyz, a_nrm), dot(c2.xyz, a_nrm));
-    if (int(a_joints[k]) == u_bone) w += wk;
-  }
+  vec3 pos, nrm; float w;
+  gomSkin(p, a_nrm, u_bone, pos, nrm, w);
   v_model = pos; v_normal = nrm; v_uv = a_uv; v_weight = w;
   gl_Position = u_viewProj * vec4(pos.xy, -pos.z, 1.0);
 }`;
@@ -222,6 +215,7 @@ function meshVao(m, geometry, indices, buffers) {
   gl.enableVertexAttribArray(3);
   gl.vertexAttribIPointer(3, 4, gl.UNSIGNED_SHORT, 0, 0);
   attr(4, 4, m.weights);
+  GomSkin.attributes(gl, m, geometry, buffers);
   buffers.push(makeBuffer(gl.ELEMENT_ARRAY_BUFFER, indices));
   gl.bindVertexArray(null);
   return vao;
@@ -482,6 +476,7 @@ function drawMeshes(vp) {
   gl.polygonOffset(1, 1);
   for (const mesh of state.meshes) {
     gl.uniform1i(p.u.u_base, mesh.m.palette_base);
+    GomSkin.uniforms(gl, p, mesh.m);
     gl.bindVertexArray(mesh.vao);
     const subs = mesh.m.submeshes.length ? mesh.m.submeshes : [{ material: -1, start: 0, count: mesh.m.indices }];
     for (const s of subs) {
@@ -500,6 +495,7 @@ function drawMeshes(vp) {
     gl.uniform1i(p.u.u_mode, 2);
     for (const mesh of state.meshes) {
       gl.uniform1i(p.u.u_base, mesh.m.palette_base);
+      GomSkin.uniforms(gl, p, mesh.m);
       gl.bindVertexArray(mesh.wireVao);
       gl.drawElements(gl.LINES, mesh.edgeCount, gl.UNSIGNED_INT, 0);
     }

@@ -63,6 +63,16 @@ struct MeshJson {
     uv: usize,
     joints: usize,
     weights: usize,
+    /// How the bones carry the vertices: `linear`, `dualQuaternion` or `blended`
+    /// (`gom::SkinningMethod::name`).
+    skinning: &'static str,
+    /// Byte offsets of influences five to eight (`u16` × 4 and `f32` × 4 a vertex),
+    /// `null` for a mesh with four.
+    joints2: Option<usize>,
+    weights2: Option<usize>,
+    /// Byte offset of each vertex's dual-quaternion share (`f32`), `null` unless the
+    /// mesh is blended.
+    dq_weights: Option<usize>,
     index: usize,
     submeshes: Vec<SubmeshJson>,
 }
@@ -195,7 +205,7 @@ impl ViewModel {
             "palette_entries": meshes.iter().map(|m| m.palette_len).sum::<usize>(),
             "clips": clips,
             "bounds": bounds,
-            "info": info(model, with_skinning_notes(model, notes.warnings)),
+            "info": info(model, notes.warnings),
         });
         let baked = model.clips.iter().map(|_| OnceLock::new()).collect();
         Ok(ViewModel {
@@ -218,7 +228,9 @@ impl ViewModel {
     }
 
     /// Every mesh's positions, normals, UVs (`f32`), joints (`u16` × 4), weights
-    /// (`f32` × 4) and indices (`u32`), little-endian, at the manifest's offsets.
+    /// (`f32` × 4), where the mesh has them joints and weights five to eight and
+    /// dual-quaternion shares (`f32`), and indices (`u32`), little-endian, at the
+    /// manifest's offsets.
     pub fn geometry(&self) -> &[u8] {
         &self.geometry
     }
@@ -363,13 +375,19 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
             Some(s) if part.is_skinned() => s.clone(),
             _ => vec![rigid; n],
         };
-        let joints = buf.len();
-        for s in &skin {
-            for b in s.bones {
-                buf.extend(b.to_le_bytes());
+        let (joints, weights) = put_skin(&mut buf, &skin);
+        let skinned = part.is_skinned();
+        let (joints2, weights2) = match &v.skin_extra {
+            Some(extra) if skinned => {
+                let (j, w) = put_skin(&mut buf, extra);
+                (Some(j), Some(w))
             }
-        }
-        let weights = put_f32(&mut buf, skin.iter().flat_map(|s| s.weights.iter()));
+            _ => (None, None),
+        };
+        let dq_weights = match &v.dq_weights {
+            Some(a) if skinned => Some(put_f32(&mut buf, a.iter())),
+            _ => None,
+        };
         let index = buf.len();
         for i in &part.indices {
             buf.extend(i.to_le_bytes());
@@ -388,6 +406,14 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
             uv,
             joints,
             weights,
+            skinning: if skinned {
+                part.skinning.name()
+            } else {
+                gom::SkinningMethod::Linear.name()
+            },
+            joints2,
+            weights2,
+            dq_weights,
             index,
             submeshes: part
                 .submeshes
@@ -402,6 +428,19 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
         palette_base += len;
     }
     (buf, meshes)
+}
+
+/// Appends every vertex's four bones (`u16`), then their four weights (`f32`), and
+/// returns where each starts.
+fn put_skin(buf: &mut Vec<u8>, skin: &[gom::model::SkinWeights]) -> (usize, usize) {
+    let joints = buf.len();
+    for s in skin {
+        for b in s.bones {
+            buf.extend(b.to_le_bytes());
+        }
+    }
+    let weights = put_f32(buf, skin.iter().flat_map(|s| s.weights.iter()));
+    (joints, weights)
 }
 
 /// Appends floats and returns where they start.
@@ -488,24 +527,6 @@ fn box_or_unit(b: Aabb) -> [[f32; 3]; 2] {
     [b.min.to_array(), b.max.to_array()]
 }
 
-/// `warnings` and one more for each mesh the page's shader cannot skin as the file
-/// says: it skins linearly with four influences, while the `SKNX` extension
-/// (`docs/extensions.md`) may ask for dual quaternions, a blend, or eight influences.
-/// `gom pose` and `gom render` skin such meshes as the file says.
-fn with_skinning_notes(model: &gom::Model, mut warnings: Vec<String>) -> Vec<String> {
-    for m in model.meshes.iter().filter(|m| m.uses_skin_extension()) {
-        warnings.push(format!(
-            "mesh \"{}\": skinned {:?} with {} influences in the file; the viewer shows \
-             it skinned linearly with its four heaviest influences (gom pose and gom \
-             render follow the file)",
-            m.name,
-            m.skinning,
-            m.influence_count()
-        ));
-    }
-    warnings
-}
-
 fn info(model: &gom::Model, warnings: Vec<String>) -> InfoJson {
     use gom::model::ValidationFlags as F;
     let flags = model.header.validation_flags;
@@ -582,20 +603,61 @@ mod tests {
         }
     }
 
+    /// `n` little-endian values of `W` bytes from `geometry` at `at`.
+    fn read<const W: usize>(geometry: &[u8], at: usize, n: usize) -> Vec<[u8; W]> {
+        geometry[at..at + n * W]
+            .chunks_exact(W)
+            .map(|c| c.try_into().unwrap())
+            .collect()
+    }
+
     #[test]
-    fn a_mesh_the_shader_cannot_skin_as_the_file_says_is_named_in_the_warnings() {
+    fn the_manifest_gives_each_mesh_its_skinning_method_and_extra_influences() {
         let mut model = gom_demo::build();
-        assert!(with_skinning_notes(&model, vec!["kept".into()]) == ["kept"]);
         let skinned = model
             .meshes
             .iter()
-            .position(|m| m.vertices.skin.is_some())
+            .position(|m| m.is_skinned())
             .expect("the demo has a skinned mesh");
-        model.meshes[skinned].skinning = gom::SkinningMethod::DualQuaternion;
-        let notes = with_skinning_notes(&model, vec!["kept".into()]);
-        assert_eq!(notes.len(), 2);
-        assert_eq!(notes[0], "kept");
-        let name = &model.meshes[skinned].name;
-        assert!(notes[1].starts_with(&format!("mesh \"{name}\": skinned DualQuaternion")));
+        let m = &mut model.meshes[skinned];
+        let n = m.vertices.len();
+        m.skinning = gom::SkinningMethod::Blended;
+        m.vertices.dq_weights = Some((0..n).map(|i| (i % 5) as f32 / 4.0).collect());
+        let extra = (0..n).map(|i| gom::SkinWeights {
+            bones: [i as u16 % 3, 1, 2, 0],
+            weights: [0.0; 4],
+        });
+        m.vertices.skin_extra = Some(extra.collect());
+        let notes = Notes {
+            warnings: vec![],
+            textures: Default::default(),
+        };
+        let view = ViewModel::new("demo".into(), &model, notes).unwrap();
+        let meshes = view.manifest()["meshes"].as_array().unwrap();
+        let json = &meshes[skinned];
+        assert_eq!(json["skinning"], "blended");
+        let at = |k: &str| json[k].as_u64().unwrap() as usize;
+        let part = &model.meshes[skinned].vertices;
+        let joints2: Vec<u16> = read::<2>(view.geometry(), at("joints2"), 4 * n)
+            .into_iter()
+            .map(u16::from_le_bytes)
+            .collect();
+        let want: Vec<u16> = part
+            .skin_extra
+            .iter()
+            .flatten()
+            .flat_map(|s| s.bones)
+            .collect();
+        assert_eq!(joints2, want);
+        let dq: Vec<f32> = read::<4>(view.geometry(), at("dq_weights"), n)
+            .into_iter()
+            .map(f32::from_le_bytes)
+            .collect();
+        assert_eq!(Some(dq), part.dq_weights);
+        assert!(json["weights2"].is_u64());
+        for (i, other) in meshes.iter().enumerate().filter(|&(i, _)| i != skinned) {
+            assert_eq!(other["skinning"], "linear", "mesh {i}");
+            assert!(other["joints2"].is_null() && other["dq_weights"].is_null());
+        }
     }
 }

@@ -3,9 +3,7 @@
 //! base64, for opening in any browser without gom.
 
 use crate::data::ViewModel;
-use crate::page::{
-    fill, EVENTS_JS, INDEX_TEMPLATE, SCRIPT_MARKER, STYLE_CSS, STYLE_MARKER, VIEWER_JS,
-};
+use crate::page::{fill, INDEX_TEMPLATE, SCRIPTS, SCRIPT_MARKER, STYLE_CSS, STYLE_MARKER};
 use crate::ViewError;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -36,15 +34,13 @@ pub fn self_contained(model: &ViewModel) -> Result<String, ViewError> {
     });
     // Inside a script element only `</script` ends it: no `<` survives in JSON text.
     let data = embed.to_string().replace('<', "\\u003c");
-    let script = |js: &str| {
-        format!(
-            "<script>\n{}</script>",
-            js.replace("</script", "<\\/script")
-        )
-    };
+    let script: String = SCRIPTS
+        .iter()
+        .map(|(_, js)| js.replace("</script", "<\\/script"))
+        .collect();
     let head =
         format!("<style>\n{STYLE_CSS}</style>\n<script>window.GOM_EMBED = {data};</script>\n");
-    let body = script(EVENTS_JS) + &script(VIEWER_JS);
+    let body = format!("<script>\n{script}</script>");
     Ok(fill(
         INDEX_TEMPLATE,
         &[(STYLE_MARKER, &head), (SCRIPT_MARKER, &body)],

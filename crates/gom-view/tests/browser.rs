@@ -114,15 +114,53 @@ fn captured(model: &serde_json::Value) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// The demo with every skinned mesh skinned by `method`, with eight influence slots
+/// when `eight` ([`gom_test_support::model::skinned_with`]).
+fn demo_skinned(method: gom::SkinningMethod, eight: bool) -> gom::Model {
+    let mut model = gom_demo::build();
+    gom_test_support::model::skinned_with(&mut model, method, eight);
+    model
+}
+
+/// The largest coordinate difference allowed between the page's GPU skinning and
+/// the runtime's.
+const GPU_TOLERANCE: f32 = 1e-4;
+
+/// The largest coordinate difference between two poses of the same model.
+fn largest_difference(a: &[gom_import::pose::PosedMesh], b: &[Vec<f32>]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    let mut worst = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(y.len(), x.positions.len() * 3);
+        for (p, q) in x.positions.iter().flatten().zip(y) {
+            worst = worst.max((p - q).abs());
+        }
+    }
+    worst
+}
+
 #[test]
 fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
     if chromium().is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let demo = dir.path().join("demo.gom");
-    std::fs::write(&demo, gom::gomb::write(&gom_demo::build()).unwrap()).unwrap();
-    let mut files = vec![demo];
+    // The demo as it is (linear, four influences), and skinned with dual quaternions,
+    // with eight linear influences and blended with eight.
+    use gom::SkinningMethod::{Blended, DualQuaternion, Linear};
+    let variants = [
+        ("demo", Linear, false),
+        ("demo_dq", DualQuaternion, false),
+        ("demo_eight", Linear, true),
+        ("demo_blended_eight", Blended, true),
+    ];
+    let mut files = Vec::new();
+    for (name, method, eight) in variants {
+        let path = dir.path().join(format!("{name}.gom"));
+        let model = demo_skinned(method, eight);
+        std::fs::write(&path, gom::gomb::write(&model).unwrap()).unwrap();
+        files.push(path);
+    }
     files.extend(common::shared("gltf", "gltf"));
     let options = gom_import::source::ImportOptions::default();
     let loaded = files
@@ -153,16 +191,31 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
         };
         let cpu = gom_import::pose::pose_model(&model, &at).unwrap();
         let gpu = captured(got);
-        assert_eq!(gpu.len(), cpu.len());
-        let mut worst = 0.0f32;
-        for (g, c) in gpu.iter().zip(&cpu) {
-            assert_eq!(g.len(), c.positions.len() * 3);
-            for (a, b) in g.iter().zip(c.positions.iter().flatten()) {
-                worst = worst.max((a - b).abs());
+        let worst = largest_difference(&cpu, &gpu);
+        if model.meshes.iter().any(|m| m.uses_skin_extension()) {
+            // The method shows: the same model skinned linearly with its first four
+            // influences (renormalised) lies several tolerances away.
+            let mut linear = model.clone();
+            for m in &mut linear.meshes {
+                m.skinning = Linear;
+                m.vertices.dq_weights = None;
+                m.vertices.skin_extra = None;
+                for s in m.vertices.skin.iter_mut().flatten() {
+                    let sum: f32 = s.weights.iter().sum();
+                    s.weights = s.weights.map(|w| w / sum);
+                }
             }
+            let lbs = gom_import::pose::pose_model(&linear, &at).unwrap();
+            let apart = largest_difference(&lbs, &gpu);
+            assert!(
+                apart > 4.0 * GPU_TOLERANCE,
+                "{}: only {apart} from LBS",
+                file.display()
+            );
+            eprintln!("{}: {apart:e} from LBS", file.display());
         }
         assert!(
-            worst <= 1e-4,
+            worst <= GPU_TOLERANCE,
             "{}: GPU and CPU differ by {worst}",
             file.display()
         );

@@ -55,6 +55,7 @@ function captureSkinned(p, prog) {
     gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, tf);
     gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, buf);
     gl.uniform1i(prog.u.u_base, mesh.m.palette_base);
+    GomSkin.uniforms(gl, prog, mesh.m);
     gl.bindVertexArray(mesh.vao);
     gl.beginTransformFeedback(gl.POINTS);
     gl.drawArrays(gl.POINTS, 0, n);
