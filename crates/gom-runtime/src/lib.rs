@@ -76,7 +76,7 @@ pub use ik::{
     aim_ik, apply_aim_ik, apply_two_bone_ik, two_bone_ik, AimIk, TwoBoneCorrection, TwoBoneIk,
 };
 pub use mesh::{Indices, Mesh};
-pub use morph::{sample_weights, MorphTargets, Morpher};
+pub use morph::{sample_weights, MorphPath, MorphTargets, Morpher};
 pub use palette::Palette;
 pub use pose::{local_to_model, local_to_model_from, LocalPose, ModelPose};
 pub use posed::{pose_at, pose_shown, skin_all, SkinnedMesh};

@@ -12,6 +12,14 @@
 //! (`p += w·dp`, `n += w·dn`, `t.xyz += w·dt`) and renormalises the normals and
 //! tangents it touched. The skinning kernels are the ones of [`crate::skinning`],
 //! unchanged: they read the morphed mesh's words instead of the file's.
+//!
+//! A target keeps its deltas interleaved, one row per moved vertex (position delta,
+//! then normal and tangent deltas when it has them), so that where the mesh's words
+//! lie in the same order (position, normal, tangent.xyz: GOM's layout) one row is
+//! added to one run of a vertex's words. Two paths add the rows ([`MorphPath`]):
+//! plain `f32` (the reference) and, on x86-64 CPUs with AVX, one masked load, multiply,
+//! add and masked store per row (`morph/avx.rs`); both multiply then add, so they give
+//! the same bits (the tests check it).
 
 use gom::layout::Attribute;
 use gom::morph::{sample_weight, MorphTarget, WeightTrack};
@@ -20,14 +28,95 @@ use crate::clip::Playback;
 use crate::mesh::Mesh;
 use crate::{Asset, Error};
 
-/// One target as the runtime keeps it: indices and deltas as parallel arrays.
+/// One target as the runtime keeps it: the moved vertices and one row of deltas each.
 #[derive(Debug, Clone, Default)]
 struct Target {
     name: String,
     indices: Vec<u32>,
-    positions: Vec<[f32; 3]>,
-    normals: Vec<[f32; 3]>,
-    tangents: Vec<[f32; 3]>,
+    /// The largest of `indices` (0 when there are none).
+    max_index: u32,
+    /// Which deltas a row holds besides the position's.
+    normals: bool,
+    tangents: bool,
+    /// `indices.len()` rows of [`Target::width`] floats: position delta, then the normal
+    /// delta (when `normals`), then the tangent delta (when `tangents`).
+    rows: Vec<f32>,
+}
+
+impl Target {
+    fn new(t: &MorphTarget) -> Target {
+        let (normals, tangents) = (t.normals.is_some(), t.tangents.is_some());
+        let width = 3 * (1 + usize::from(normals) + usize::from(tangents));
+        let mut rows = Vec::with_capacity(t.indices.len() * width);
+        let zero = [0.0f32; 3];
+        // In vertex order (as `gom` checked them, or sorted here).
+        let mut order: Vec<usize> = (0..t.indices.len()).collect();
+        order.sort_by_key(|&j| t.indices[j]);
+        for &j in &order {
+            rows.extend(t.positions.get(j).unwrap_or(&zero));
+            for d in [&t.normals, &t.tangents].into_iter().flatten() {
+                rows.extend(d.get(j).unwrap_or(&zero));
+            }
+        }
+        Target {
+            name: t.name.clone(),
+            indices: order.iter().map(|&j| t.indices[j]).collect(),
+            max_index: t.indices.iter().copied().max().unwrap_or(0),
+            normals,
+            tangents,
+            rows,
+        }
+    }
+
+    /// Floats per row.
+    fn width(&self) -> usize {
+        3 * (1 + usize::from(self.normals) + usize::from(self.tangents))
+    }
+
+    /// Where each 3-float part of a row goes in a vertex of a mesh with normals at word
+    /// `no` and tangents at `to`: `(word offset, row offset)` pairs (a part the mesh has
+    /// no attribute for is dropped).
+    fn parts(&self, no: Option<usize>, to: Option<usize>) -> Parts {
+        let mut parts = Parts::default();
+        parts.push(0, 0);
+        let mut col = 3;
+        for (has, at) in [(self.normals, no), (self.tangents, to)] {
+            if has {
+                if let Some(o) = at {
+                    parts.push(o, col);
+                }
+                col += 3;
+            }
+        }
+        parts
+    }
+}
+
+/// Up to three `(word offset in a vertex, offset in a row)` pairs.
+#[derive(Debug, Clone, Copy, Default)]
+struct Parts {
+    pairs: [(usize, usize); 3],
+    len: usize,
+}
+
+impl Parts {
+    fn push(&mut self, word: usize, col: usize) {
+        if let Some(p) = self.pairs.get_mut(self.len) {
+            *p = (word, col);
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, usize)] {
+        &self.pairs[..self.len]
+    }
+
+    /// The length of the run when every part lies at its own row offset, so that a row
+    /// is added to words `0..run` of a vertex as a whole; `None` otherwise.
+    fn run(&self, width: usize) -> Option<usize> {
+        let whole = self.as_slice().iter().all(|&(w, c)| w == c) && 3 * self.len == width;
+        whole.then_some(width)
+    }
 }
 
 /// The morph targets of one mesh (none for most meshes).
@@ -38,20 +127,11 @@ pub struct MorphTargets {
 }
 
 impl MorphTargets {
-    /// The targets of a mesh of the model (as `gom` checked them: indices ascending
-    /// and below the vertex count, deltas finite).
+    /// The targets of a mesh of the model (as `gom` checked them: indices below the
+    /// vertex count, deltas finite).
     pub fn new(targets: &[MorphTarget]) -> Self {
         MorphTargets {
-            targets: targets
-                .iter()
-                .map(|t| Target {
-                    name: t.name.clone(),
-                    indices: t.indices.clone(),
-                    positions: t.positions.clone(),
-                    normals: t.normals.clone().unwrap_or_default(),
-                    tangents: t.tangents.clone().unwrap_or_default(),
-                })
-                .collect(),
+            targets: targets.iter().map(Target::new).collect(),
             defaults: targets.iter().map(|t| t.default_weight).collect(),
         }
     }
@@ -120,6 +200,40 @@ pub fn sample_weights(
     Ok(())
 }
 
+/// How [`Morpher::apply_with`] adds a target's rows to the vertices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MorphPath {
+    /// Plain `f32`, one word at a time: the reference.
+    Scalar,
+    /// x86-64 with AVX: a row at a time, masked loads and stores of up to eight words.
+    Avx,
+}
+
+impl MorphPath {
+    /// Every path, the reference first.
+    pub const ALL: [MorphPath; 2] = [MorphPath::Scalar, MorphPath::Avx];
+
+    /// Whether this CPU can take the path.
+    pub fn available(self) -> bool {
+        match self {
+            MorphPath::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            MorphPath::Avx => avx::available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            MorphPath::Avx => false,
+        }
+    }
+
+    /// The fastest path this CPU has.
+    pub fn best() -> MorphPath {
+        if MorphPath::Avx.available() {
+            MorphPath::Avx
+        } else {
+            MorphPath::Scalar
+        }
+    }
+}
+
 /// A mesh whose bind attributes carry the weights of the last [`Morpher::apply`]:
 /// skin it, draw it, or read its vertices as any [`Mesh`].
 #[derive(Debug, Clone)]
@@ -127,8 +241,32 @@ pub struct Morpher<'a> {
     mesh: Mesh<'a>,
     /// Vertices moved by the last call, to restore first on the next.
     touched: Vec<u32>,
-    /// Per vertex, whether it is in `touched`.
-    marked: Vec<bool>,
+    /// The same during a call: the vertices the call before moved.
+    previous: Vec<u32>,
+    /// Per vertex, the call that last touched it (`epoch` is the current one).
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+/// What one [`Morpher::apply`] call works on: the bind words, the morphed words, and
+/// where a vertex's attributes lie.
+struct Frame<'s> {
+    src: &'s [f32],
+    dst: &'s mut [f32],
+    stride: usize,
+    /// Word offsets of the attributes a morph changes: position, normal, tangent.
+    restore: [Option<usize>; 3],
+}
+
+impl Frame<'_> {
+    /// Copies vertex `v`'s position, normal and tangent.xyz words from the bind mesh.
+    #[inline]
+    fn restore(&mut self, v: usize) {
+        let at = v * self.stride;
+        for o in self.restore.into_iter().flatten() {
+            self.dst[at + o..at + o + 3].copy_from_slice(&self.src[at + o..at + o + 3]);
+        }
+    }
 }
 
 impl<'a> Morpher<'a> {
@@ -137,7 +275,9 @@ impl<'a> Morpher<'a> {
         Morpher {
             mesh: mesh.clone(),
             touched: Vec::new(),
-            marked: vec![false; mesh.vertex_count()],
+            previous: Vec::new(),
+            stamp: vec![0; mesh.vertex_count()],
+            epoch: 0,
         }
     }
 
@@ -149,13 +289,79 @@ impl<'a> Morpher<'a> {
     /// Applies `weights` (one per target of `targets`, the targets of `base`) to
     /// `base`'s bind positions, normals and tangents, and returns the morphed mesh.
     /// Costs O(vertices moved by the previous call + deltas of targets whose weight
-    /// is not 0); allocates nothing after the first call.
+    /// is not 0); allocates nothing after the first call. Takes the fastest
+    /// [`MorphPath`] this CPU has.
     pub fn apply(
         &mut self,
         base: &Mesh<'_>,
         targets: &MorphTargets,
         weights: &[f32],
     ) -> Result<&Mesh<'a>, Error> {
+        self.apply_with(base, targets, weights, MorphPath::best())
+    }
+
+    /// [`Morpher::apply`] on `path` (the scalar path when the CPU lacks it); every path
+    /// gives the same bits.
+    pub fn apply_with(
+        &mut self,
+        base: &Mesh<'_>,
+        targets: &MorphTargets,
+        weights: &[f32],
+        path: MorphPath,
+    ) -> Result<&Mesh<'a>, Error> {
+        self.check(base, targets, weights)?;
+        self.next_epoch();
+        std::mem::swap(&mut self.touched, &mut self.previous);
+        self.touched.clear();
+        let no = base.word_offset(Attribute::Normal);
+        let to = base.word_offset(Attribute::Tangent);
+        let mut frame = Frame {
+            src: base.vertex_words(),
+            dst: self.mesh.vertex_words_mut(),
+            stride: base.stride_words(),
+            restore: [Some(0), no, to],
+        };
+        let avx = path != MorphPath::Scalar && path.available();
+        // Restore the attributes the previous weights moved (the other words of a
+        // vertex never change).
+        for &v in &self.previous {
+            frame.restore(v as usize);
+        }
+        for (t, &w) in targets.targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            // The vertices moved, listed once.
+            for &i in &t.indices {
+                let s = &mut self.stamp[i as usize];
+                if *s != self.epoch {
+                    *s = self.epoch;
+                    self.touched.push(i);
+                }
+            }
+            let rows = Rows::of(t, 0..t.indices.len());
+            let parts = t.parts(no, to);
+            match parts.run(t.width()) {
+                #[cfg(target_arch = "x86_64")]
+                Some(run) if avx => avx::add_rows(&mut frame, &rows, parts, run, w),
+                _ => add_parts(&mut frame, &rows, parts, w),
+            }
+        }
+        for &v in &self.touched {
+            let at = v as usize * frame.stride;
+            for o in [no, to].into_iter().flatten() {
+                renormalise(
+                    &mut frame.dst[at + o..at + o + 3],
+                    &frame.src[at + o..at + o + 3],
+                );
+            }
+        }
+        Ok(&self.mesh)
+    }
+
+    /// The arguments' checks: one weight per target, the mesh the morpher was made
+    /// for, every moved vertex inside it (the AVX path relies on the last).
+    fn check(&self, base: &Mesh<'_>, targets: &MorphTargets, weights: &[f32]) -> Result<(), Error> {
         if weights.len() != targets.len() {
             return Err(Error::BufferLength {
                 buffer: "weights",
@@ -164,7 +370,10 @@ impl<'a> Morpher<'a> {
             });
         }
         let n = base.vertex_count();
-        if n != self.mesh.vertex_count() || base.stride_words() != self.mesh.stride_words() {
+        if n != self.mesh.vertex_count()
+            || base.stride_words() != self.mesh.stride_words()
+            || base.layout() != self.mesh.layout()
+        {
             return Err(Error::InvalidModel {
                 location: format!("mesh \"{}\"", base.name()),
                 problem: "the morpher was made for another mesh".into(),
@@ -173,79 +382,62 @@ impl<'a> Morpher<'a> {
         if let Some(t) = targets
             .targets
             .iter()
-            .find(|t| t.indices.last().is_some_and(|&i| i as usize >= n))
+            .find(|t| !t.indices.is_empty() && t.max_index as usize >= n)
         {
             return Err(Error::InvalidModel {
                 location: format!("mesh \"{}\", target \"{}\"", base.name(), t.name),
                 problem: "a target moves a vertex the mesh does not have".into(),
             });
         }
-        let stride = base.stride_words();
-        let no = base.word_offset(Attribute::Normal);
-        let to = base.word_offset(Attribute::Tangent);
-        let src = base.vertex_words();
-        let dst = self.mesh.vertex_words_mut();
-        // Restore the attributes the previous weights moved (the other words of a
-        // vertex never change).
-        let offsets = [Some(0), no, to];
-        for &v in &self.touched {
-            let v = v as usize * stride;
-            for o in offsets.into_iter().flatten() {
-                dst[v + o..v + o + 3].copy_from_slice(&src[v + o..v + o + 3]);
-            }
-            self.marked[v / stride] = false;
+        Ok(())
+    }
+
+    /// Starts a call: a new stamp, every stamp cleared when the counter wraps.
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
         }
-        self.touched.clear();
-        for (t, &w) in targets.targets.iter().zip(weights) {
-            if w == 0.0 {
-                continue;
-            }
-            // Positions, and the list of vertices moved, in one pass.
-            for (&i, d) in t.indices.iter().zip(&t.positions) {
-                let m = &mut self.marked[i as usize];
-                if !*m {
-                    *m = true;
-                    self.touched.push(i);
-                }
-                let at = i as usize * stride;
-                let v = &mut dst[at..at + 3];
-                v[0] += w * d[0];
-                v[1] += w * d[1];
-                v[2] += w * d[2];
-            }
-            if let Some(o) = no.filter(|_| !t.normals.is_empty()) {
-                accumulate(dst, stride, o, &t.indices, &t.normals, w);
-            }
-            if let Some(o) = to.filter(|_| !t.tangents.is_empty()) {
-                accumulate(dst, stride, o, &t.indices, &t.tangents, w);
-            }
-        }
-        for &v in &self.touched {
-            let v = v as usize * stride;
-            for o in [no, to].into_iter().flatten() {
-                renormalise(&mut dst[v + o..v + o + 3], &src[v + o..v + o + 3]);
-            }
-        }
-        Ok(&self.mesh)
     }
 }
 
-/// `words[i·stride + o ..][..3] += w · d` for each listed vertex.
-#[inline]
-fn accumulate(
-    words: &mut [f32],
-    stride: usize,
-    o: usize,
-    indices: &[u32],
-    deltas: &[[f32; 3]],
-    w: f32,
-) {
-    for (&i, d) in indices.iter().zip(deltas) {
-        let at = i as usize * stride + o;
-        let v = &mut words[at..at + 3];
-        v[0] += w * d[0];
-        v[1] += w * d[1];
-        v[2] += w * d[2];
+/// Some of a target's moved vertices and their rows.
+struct Rows<'t> {
+    indices: &'t [u32],
+    rows: &'t [f32],
+    width: usize,
+    /// The largest index of the whole target.
+    max_index: u32,
+}
+
+impl<'t> Rows<'t> {
+    /// Moved vertices `range` of `t` (a range of its indices).
+    fn of(t: &'t Target, range: std::ops::Range<usize>) -> Rows<'t> {
+        let width = t.width();
+        let rows = t.rows.get(range.start * width..range.end * width);
+        Rows {
+            indices: t.indices.get(range).unwrap_or(&[]),
+            rows: rows.unwrap_or(&[]),
+            width,
+            max_index: t.max_index,
+        }
+    }
+}
+
+/// The reference: `words[i·stride + o ..][..3] += w · row[c..][..3]` for each moved
+/// vertex `i` and each part `(o, c)`.
+fn add_parts(frame: &mut Frame<'_>, t: &Rows<'_>, parts: Parts, w: f32) {
+    let width = t.width;
+    for (&i, row) in t.indices.iter().zip(t.rows.chunks_exact(width)) {
+        let at = i as usize * frame.stride;
+        for &(o, c) in parts.as_slice() {
+            let v = &mut frame.dst[at + o..at + o + 3];
+            let d = &row[c..c + 3];
+            v[0] += w * d[0];
+            v[1] += w * d[1];
+            v[2] += w * d[2];
+        }
     }
 }
 
@@ -260,6 +452,9 @@ fn renormalise(v: &mut [f32], base: &[f32]) {
         v.copy_from_slice(base);
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod avx;
 
 impl Asset<'_> {
     /// The morph targets of mesh `mesh` (empty when it has none or does not exist).
@@ -333,3 +528,6 @@ impl<'a> Asset<'a> {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -67,7 +67,7 @@ function embedSource(e) {
 }
 const source = window.GOM_EMBED ? embedSource(window.GOM_EMBED) : server;
 
-function recordFloats(m) { return m.palette_entries * 12 + m.bones.length * 3; }
+function recordFloats(m) { return m.palette_entries * 12 + m.bones.length * 3 + m.morph_weights; }
 function frameAt(clip, t) {
   const f = Math.round(Math.min(Math.max(t, 0), clip.duration) * clip.sample_rate);
   return Math.max(0, Math.min(clip.frames - 1, f));
@@ -80,8 +80,8 @@ if (!gl) fail("WebGL2 is not available in this browser.");
 
 const SKIN_VS = `#version 300 es
 precision highp float; precision highp int; precision highp sampler2D;
-layout(location=0) in vec3 a_pos;
-layout(location=1) in vec3 a_nrm;
+layout(location=0) in vec3 a_bindPos;
+layout(location=1) in vec3 a_bindNrm;
 layout(location=2) in vec2 a_uv;
 layout(location=3) in uvec4 a_joints;
 layout(location=4) in vec4 a_weights;
@@ -89,10 +89,12 @@ uniform sampler2D u_palette;
 uniform int u_base;
 uniform mat4 u_viewProj;
 uniform int u_bone;
+${MORPH_VS}
 out vec3 v_model; out vec3 v_normal; out vec2 v_uv; out float v_weight;
 vec4 col(int e, int j) { return texelFetch(u_palette, ivec2(j, e), 0); }
 ${GomSkin.GLSL}
 void main() {
+  morph();
   vec4 p = vec4(a_pos, 1.0);
   vec3 pos, nrm; float w;
   gomSkin(p, a_nrm, u_bone, pos, nrm, w);
@@ -231,7 +233,7 @@ function buildMesh(m, geometry) {
   }
   const buffers = [];
   const vao = meshVao(m, geometry, indices, buffers), wireVao = meshVao(m, geometry, edges, buffers);
-  return { m, vao, wireVao, buffers, edgeCount: edges.length };
+  return { m, vao, wireVao, buffers, edgeCount: edges.length, morph: morphBuild(m, geometry) };
 }
 
 // Deletes every GL object of the model shown, before another takes its place.
@@ -240,6 +242,7 @@ function disposeModel() {
     gl.deleteVertexArray(mesh.vao);
     gl.deleteVertexArray(mesh.wireVao);
     for (const b of mesh.buffers) gl.deleteBuffer(b);
+    morphDispose(mesh);
   }
   for (const t of state.textures) if (t) gl.deleteTexture(t);
   for (const lines of [state.grid, state.bonesBuf]) if (lines) deleteLines(lines);
@@ -290,6 +293,7 @@ async function selectModel(i) {
   renderLists();
   renderBones();
   renderInfo();
+  morphPanel();
   await selectClip(manifest.clips.length ? 0 : -1);
 }
 
@@ -325,6 +329,7 @@ function setRecord(floats) {
     gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 3, m.palette_entries, gl.RGBA, gl.FLOAT, floats, 0);
   }
   buildBones();
+  morphFromRecord(floats);
 }
 
 // The pose at exactly `t` (a string of seconds) from the runtime.
@@ -476,6 +481,7 @@ function drawMeshes(vp) {
   gl.polygonOffset(1, 1);
   for (const mesh of state.meshes) {
     gl.uniform1i(p.u.u_base, mesh.m.palette_base);
+    morphUniforms(p, mesh);
     GomSkin.uniforms(gl, p, mesh.m);
     gl.bindVertexArray(mesh.vao);
     const subs = mesh.m.submeshes.length ? mesh.m.submeshes : [{ material: -1, start: 0, count: mesh.m.indices }];
@@ -495,6 +501,7 @@ function drawMeshes(vp) {
     gl.uniform1i(p.u.u_mode, 2);
     for (const mesh of state.meshes) {
       gl.uniform1i(p.u.u_base, mesh.m.palette_base);
+      morphUniforms(p, mesh);
       GomSkin.uniforms(gl, p, mesh.m);
       gl.bindVertexArray(mesh.wireVao);
       gl.drawElements(gl.LINES, mesh.edgeCount, gl.UNSIGNED_INT, 0);
@@ -668,7 +675,7 @@ async function start() {
 // through these parts of it and posts its results back.
 const parts = {
   gl, canvas, params, state, source, errors, ui, program, SKIN_VS, frameAt,
-  selectModel, selectClip, showExact, showBakedFrame, draw, tick, applyLinkOptions,
+  selectModel, selectClip, showExact, showBakedFrame, draw, tick, applyLinkOptions, morphUniforms, morphPin,
   models: () => models, firstFrameMs: () => firstFrameMs,
 };
 function runTestScript() {

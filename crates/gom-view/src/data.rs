@@ -3,6 +3,7 @@
 //! skinning palettes from the GOM runtime (per clip baked at its sample rate, or at
 //! one exact time).
 
+use crate::morph::{self, TargetJson};
 use crate::ViewError;
 use gom_runtime::{skinned_bounds, Aabb, Asset, ModelPose, Palette, Playback};
 use serde::Serialize;
@@ -75,6 +76,10 @@ struct MeshJson {
     dq_weights: Option<usize>,
     index: usize,
     submeshes: Vec<SubmeshJson>,
+    /// Morph targets (sparse, in the geometry buffer).
+    targets: Vec<TargetJson>,
+    /// This mesh's first weight among a pose record's weights.
+    weight_base: usize,
 }
 
 #[derive(Serialize)]
@@ -203,6 +208,7 @@ impl ViewModel {
                 parent: b.parent,
             }).collect::<Vec<_>>(),
             "palette_entries": meshes.iter().map(|m| m.palette_len).sum::<usize>(),
+            "morph_weights": morph::weight_count(&asset),
             "clips": clips,
             "bounds": bounds,
             "info": info(model, notes.warnings),
@@ -221,16 +227,18 @@ impl ViewModel {
     /// The JSON description: `meshes` (counts, byte offsets into [`Self::geometry`],
     /// submeshes, palette range), `materials`, `bones` (name, parent), `clips` (name,
     /// duration, sample rate, baked frame count, additive reference, events, float
-    /// tracks with their keys), `bounds` (bind pose, model space),
-    /// `palette_entries` and `info` (counts, flags, validation findings, warnings).
+    /// tracks with their keys), `bounds` (bind pose, model space), `palette_entries`,
+    /// `morph_weights` (the weights ending a pose record) and `info` (counts, flags,
+    /// validation findings, warnings).
     pub fn manifest(&self) -> &serde_json::Value {
         &self.manifest
     }
 
     /// Every mesh's positions, normals, UVs (`f32`), joints (`u16` × 4), weights
     /// (`f32` × 4), where the mesh has them joints and weights five to eight and
-    /// dual-quaternion shares (`f32`), and indices (`u32`), little-endian, at the
-    /// manifest's offsets.
+    /// dual-quaternion shares (`f32`), indices (`u32`) and morph targets (indices
+    /// `u32`, position and normal deltas `f32` × 3), little-endian, at the manifest's
+    /// offsets.
     pub fn geometry(&self) -> &[u8] {
         &self.geometry
     }
@@ -291,13 +299,17 @@ impl ViewModel {
 
     fn record_bytes(&self) -> usize {
         let entries: usize = self.asset.meshes().iter().map(palette_len).sum();
-        (entries * FLOATS_PER_ENTRY + self.asset.skeleton().bone_count() * 3) * 4
+        (entries * FLOATS_PER_ENTRY
+            + self.asset.skeleton().bone_count() * 3
+            + morph::weight_count(&self.asset))
+            * 4
     }
 
     /// One pose record at `time` of `clip` (the bind pose without a clip), the time
     /// clamped to the clip as `gom pose` does: every mesh's palette (the manifest's
     /// `palette_base` entries of [`FLOATS_PER_ENTRY`] floats), then every bone's
-    /// model-space position (3 floats), as little-endian `f32`.
+    /// model-space position (3 floats), then every mesh's morph target weights (from
+    /// its `weight_base`), as little-endian `f32`.
     pub fn pose_at(&self, clip: Option<usize>, time: f32) -> Result<Vec<u8>, String> {
         pose_record(&self.asset, clip, time, None)
     }
@@ -353,6 +365,7 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
     let mut buf: Vec<u8> = Vec::new();
     let mut meshes = Vec::new();
     let mut palette_base = 0;
+    let mut weight_base = 0;
     for (part, mesh) in model.meshes.iter().zip(asset.meshes()) {
         let v = &part.vertices;
         let n = v.positions.len();
@@ -393,6 +406,7 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
             buf.extend(i.to_le_bytes());
         }
         let len = palette_len(mesh);
+        let targets = morph::targets(&mut buf, part);
         meshes.push(MeshJson {
             name: part.name.clone(),
             vertices: n,
@@ -424,8 +438,11 @@ fn geometry(model: &gom::Model, asset: &Asset<'_>) -> (Vec<u8>, Vec<MeshJson>) {
                     count: s.index_count,
                 })
                 .collect(),
+            weight_base,
+            targets,
         });
         palette_base += len;
+        weight_base += part.morph_targets.len();
     }
     (buf, meshes)
 }
@@ -496,10 +513,13 @@ fn pose_record(
     let mut floats =
         Vec::with_capacity(entries * FLOATS_PER_ENTRY + asset.skeleton().bone_count() * 3);
     let mut palette = Palette::new();
-    for mesh in asset.meshes() {
+    for (i, mesh) in asset.meshes().iter().enumerate() {
         palette.compute(mesh, &pose).map_err(|e| e.to_string())?;
         if let Some(b) = bounds.as_deref_mut() {
-            *b = b.union(&skinned_bounds(mesh, &palette).map_err(|e| e.to_string())?);
+            // The mesh as drawn: morphed at this moment's weights.
+            let morpher = morph::morphed(asset, i, clip, time)?;
+            let drawn = morpher.as_ref().map_or(mesh, |m| m.mesh());
+            *b = b.union(&skinned_bounds(drawn, &palette).map_err(|e| e.to_string())?);
         }
         for b in 0..palette.matrices().len() {
             let m = palette.row_major(b).unwrap_or(gom::model::IDENTITY);
@@ -507,6 +527,7 @@ fn pose_record(
         }
     }
     push_bone_positions(&mut floats, &pose);
+    morph::push_weights(&mut floats, asset, clip, time)?;
     Ok(floats.iter().flat_map(|f| f.to_le_bytes()).collect())
 }
 

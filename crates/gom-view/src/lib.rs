@@ -12,6 +12,7 @@
 pub mod data;
 pub mod html;
 pub mod load;
+mod morph;
 pub mod page;
 pub mod server;
 

@@ -97,14 +97,10 @@ fn gltf_upload(
         sample_rate: options.sample_rate,
     };
     let (model, report) = gom_import::gltf::import_slice(bytes, name, None, &gltf_options)?;
+    // Morph targets are kept (`report.morph_targets` lists where they were), not
+    // worth a warning.
     let mut warnings = report.report.loader_warnings.clone();
     warnings.extend(report.report.warnings.iter().cloned());
-    warnings.extend(
-        report
-            .morph_targets
-            .iter()
-            .map(|m| format!("morph targets ignored: {m}")),
-    );
     let side_files = report
         .images
         .iter()

@@ -213,6 +213,7 @@ fn route(state: &State, request: &mut Request) -> Reply {
     match (request.method(), segments.as_slice()) {
         (Method::Get, [""]) => asset(&state.index_html, "text/html; charset=utf-8"),
         (Method::Get, ["viewer.js"]) => asset(page::VIEWER_JS, "text/javascript; charset=utf-8"),
+        (Method::Get, ["morph.js"]) => asset(page::MORPH_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["dq.js"]) => asset(page::DQ_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["events.js"]) => asset(page::EVENTS_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["style.css"]) => asset(page::STYLE_CSS, "text/css; charset=utf-8"),

@@ -114,6 +114,16 @@ fn captured(model: &serde_json::Value) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// A test server for `files`, loaded as `gom view` loads them.
+fn serve_files(files: &[std::path::PathBuf]) -> gom_view::ViewServer {
+    let options = gom_import::source::ImportOptions::default();
+    let loaded = files
+        .iter()
+        .map(|f| gom_view::load_path(f, &options).unwrap())
+        .collect();
+    gom_view::ViewServer::start(loaded, test_config()).unwrap()
+}
+
 /// The demo with every skinned mesh skinned by `method`, with eight influence slots
 /// when `eight` ([`gom_test_support::model::skinned_with`]).
 fn demo_skinned(method: gom::SkinningMethod, eight: bool) -> gom::Model {
@@ -163,11 +173,7 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
     }
     files.extend(common::shared("gltf", "gltf"));
     let options = gom_import::source::ImportOptions::default();
-    let loaded = files
-        .iter()
-        .map(|f| gom_view::load_path(f, &options).unwrap())
-        .collect();
-    let server = gom_view::ViewServer::start(loaded, test_config()).unwrap();
+    let server = serve_files(&files);
     let t = "0.4";
     let report = run_page(&server, &format!("test=skin&t={t}"));
     let models = report["models"].as_array().unwrap();
@@ -221,6 +227,132 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
         );
         eprintln!("{}: largest difference {worst:e}", file.display());
     }
+}
+
+/// The largest difference of the page's skinned positions from the CPU's (both
+/// per mesh, flattened), after checking that they are as many.
+fn largest_gap(gpu: &[Vec<f32>], cpu: &[Vec<[f32; 3]>]) -> f32 {
+    assert_eq!(gpu.len(), cpu.len());
+    let mut worst = 0.0f32;
+    for (g, c) in gpu.iter().zip(cpu) {
+        assert_eq!(g.len(), c.len() * 3);
+        for (a, b) in g.iter().zip(c.iter().flatten()) {
+            worst = worst.max((a - b).abs());
+        }
+    }
+    worst
+}
+
+/// The largest difference between two captures of the same meshes.
+fn farthest(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    a.iter()
+        .flatten()
+        .zip(b.iter().flatten())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn gpu_morph_then_skin_equals_gom_pose_at_the_clips_weights_and_at_pinned_sliders() {
+    if chromium().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("morphs.gom");
+    let model = gom_demo::with_morphs(gom_demo::build());
+    std::fs::write(&path, gom::gomb::write(&model).unwrap()).unwrap();
+    let server = serve_files(&[path]);
+    // The clip keying `flatten`, at two times of different weights; then `bulge` and
+    // `flatten` pinned by their sliders.
+    let clip = &model.clips[1];
+    let times = [0.3 * clip.duration, 0.8 * clip.duration].map(|t| format!("{t}"));
+    let pins = [(0usize, 1.0f32), (1, 0.5)];
+    let pin_query: Vec<String> = pins.iter().map(|(k, w)| format!("{k}:{w}")).collect();
+    let report = run_page(
+        &server,
+        &format!(
+            "test=morph&clip={}&times={}&pin={}",
+            clip.name,
+            times.join(","),
+            pin_query.join(",")
+        ),
+    );
+    let asset = gom_runtime::Asset::from_model(&model).unwrap();
+    let mut clip_results = Vec::new();
+    for (t, got) in times.iter().zip(report["captures"].as_array().unwrap()) {
+        let at = gom_import::pose::PoseAt {
+            clip: Some(clip.name.clone()),
+            time: t.parse().unwrap(),
+            looped: false,
+        };
+        let cpu: Vec<Vec<[f32; 3]>> = gom_import::pose::pose_model(&model, &at)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.positions)
+            .collect();
+        let gpu = captured(got);
+        let worst = largest_gap(&gpu, &cpu);
+        assert!(
+            worst <= GPU_TOLERANCE,
+            "at {t} s: GPU and CPU differ by {worst}"
+        );
+        eprintln!("morph at {t} s: largest difference {worst:e}");
+        // The sliders show the weights the runtime samples.
+        let mut expected = vec![0.0; 2];
+        asset
+            .sample_weights(
+                Some(1),
+                0,
+                at.time,
+                gom_runtime::Playback::Once,
+                &mut expected,
+            )
+            .unwrap();
+        let weights: Vec<f32> = serde_json::from_value(got["weights"].clone()).unwrap();
+        let sliders: Vec<f32> = serde_json::from_value(got["sliders"].clone()).unwrap();
+        assert_eq!(weights, expected, "at {t} s");
+        assert_eq!(sliders, expected, "at {t} s");
+        clip_results.push(gpu);
+    }
+    // The two times pose the tentacle differently, far past the tolerance.
+    let apart = farthest(&clip_results[0], &clip_results[1]);
+    assert!(apart > 1e-2, "the two times differ by {apart} only");
+    // Pinned: the runtime's morpher at the pinned weights, then skinning, at the last
+    // time of the clip.
+    let pinned = &report["pinned"];
+    let t: f32 = pinned["t"].as_str().unwrap().parse().unwrap();
+    let mut weights = vec![0.0; 2];
+    asset
+        .sample_weights(Some(1), 0, t, gom_runtime::Playback::Once, &mut weights)
+        .unwrap();
+    for (k, w) in pins {
+        weights[k] = w;
+    }
+    let mut meshes = asset.meshes().to_vec();
+    let mut morpher = gom_runtime::Morpher::new(&meshes[0]);
+    meshes[0] = morpher
+        .apply(&asset.meshes()[0], asset.morph_targets(0), &weights)
+        .unwrap()
+        .clone();
+    let pose = asset
+        .model_pose(Some(1), t, gom_runtime::Playback::Once)
+        .unwrap();
+    let cpu: Vec<Vec<[f32; 3]>> = gom_runtime::skin_all(&meshes, &pose)
+        .unwrap()
+        .into_iter()
+        .map(|m| m.positions)
+        .collect();
+    let gpu = captured(pinned);
+    let worst = largest_gap(&gpu, &cpu);
+    assert!(
+        worst <= GPU_TOLERANCE,
+        "pinned: GPU and CPU differ by {worst}"
+    );
+    let got: Vec<f32> = serde_json::from_value(pinned["weights"].clone()).unwrap();
+    assert_eq!(got, weights, "a pose arriving after the pins keeps them");
+    // Pinning moved the mesh: the clip's own weights at that time pose it elsewhere.
+    let moved = farthest(&clip_results[1], &gpu);
+    assert!(moved > 1e-2, "pinning moved the mesh by {moved} only");
 }
 
 /// Serves one page at `/` and collects what it posts to `/api/report`: the stand-in

@@ -27,6 +27,10 @@ fn page_script_and_style_are_served_from_the_binary() {
     assert_eq!(js.status, 200);
     assert_eq!(js.body, gom_view::page::VIEWER_JS.as_bytes());
     assert!(js.header("content-type").starts_with("text/javascript"));
+    let morph = get(server.port(), "/morph.js");
+    assert_eq!(morph.status, 200);
+    assert_eq!(morph.body, gom_view::page::MORPH_JS.as_bytes());
+    assert!(morph.header("content-type").starts_with("text/javascript"));
     let events = get(server.port(), "/events.js");
     assert_eq!(events.status, 200);
     assert_eq!(events.body, gom_view::page::EVENTS_JS.as_bytes());

@@ -25,7 +25,7 @@ pub fn group<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> Benchma
 /// with `GOM_BENCH_CPU_TIME=1`.
 pub struct ThreadCpuTime;
 
-fn thread_cpu_ns() -> u64 {
+pub fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -55,6 +55,7 @@ function captureSkinned(p, prog) {
     gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, tf);
     gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, buf);
     gl.uniform1i(prog.u.u_base, mesh.m.palette_base);
+    p.morphUniforms(prog, mesh);
     GomSkin.uniforms(gl, prog, mesh.m);
     gl.bindVertexArray(mesh.vao);
     gl.beginTransformFeedback(gl.POINTS);
@@ -106,6 +107,35 @@ const tests = {
       const meshes = captureSkinned(p, prog).map((d) => bufferToB64(d.buffer));
       report.models.push({ index: m.index, name: m.name, clip: clip >= 0 ? state.manifest.clips[clip].name : null, t, meshes });
     }
+    p.gl.deleteProgram(prog.p);
+  },
+  // Morph then skin, captured: model 0 at the clip's weights at each of `times`, then
+  // at the last time with targets of mesh 0 pinned by their sliders (`pin=K:W,...`),
+  // pinned before the last pose arrives. With each capture, the weights and sliders.
+  async morph(p, report) {
+    const { state, params } = p;
+    const prog = p.program(p.SKIN_VS, CAPTURE_FS, ["v_model"]);
+    await p.selectModel(0);
+    await p.selectClip(state.manifest.clips.findIndex((c) => c.name === params.get("clip")));
+    const morph = state.meshes[0].morph;
+    const capture = (t) => ({
+      t, weights: [...morph.weights], sliders: morph.sliders.map((s) => Number(s.input.value)),
+      meshes: captureSkinned(p, prog).map((d) => bufferToB64(d.buffer)),
+    });
+    const times = params.get("times").split(",");
+    report.captures = [];
+    for (const t of times) {
+      await p.showExact(t);
+      report.captures.push(capture(t));
+    }
+    await p.showExact(times[0]);
+    for (const pin of params.get("pin").split(",")) {
+      const [k, w] = pin.split(":").map(Number);
+      p.morphPin(state.meshes[0], k, w);
+    }
+    const last = times[times.length - 1];
+    await p.showExact(last);
+    report.pinned = capture(last);
     p.gl.deleteProgram(prog.p);
   },
   async drop(p, report) {
