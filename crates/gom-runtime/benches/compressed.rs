@@ -24,8 +24,22 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Median nanoseconds per call of `f(i)`, `i` counting up across calls.
-fn time(mut f: impl FnMut(usize)) -> f64 {
+/// Median nanoseconds per call of `f(i)`, `i` counting up across calls. With
+/// `GOM_BENCH_CALLS=N` in the environment, instead exactly `N` calls and no timing
+/// (for instruction counts: run under `valgrind --tool=callgrind` with `N` and with
+/// 0, and divide the difference by `N`), and with `GOM_BENCH_MODE=WHAT` only the
+/// measurement named `WHAT` (`fwd`, `rnd` or `frame`).
+fn time(what: &str, mut f: impl FnMut(usize)) -> f64 {
+    if std::env::var("GOM_BENCH_MODE").is_ok_and(|m| m != what) {
+        return f64::NAN;
+    }
+    if let Some(n) = std::env::var("GOM_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        (0..n).for_each(&mut f);
+        return f64::NAN;
+    }
     let mut i = 0usize;
     let start = thread_cpu_ns();
     while thread_cpu_ns() - start < 200_000_000 {
@@ -122,7 +136,7 @@ fn main() {
         let joints = skeleton.bone_count();
         let (mut ctx, mut pose) = (SamplingContext::new(), LocalPose::default());
         let rate = clip.sample_rate;
-        let fwd = time(|i| {
+        let fwd = time("fwd", |i| {
             let t = (i % frames as usize) as f32 / rate;
             sample(&rt, &skeleton, t, Playback::Once, &mut ctx, &mut pose).ok();
             black_box(&pose);
@@ -136,7 +150,7 @@ fn main() {
                 (x >> 11) as f32 / (1u64 << 53) as f32 * clip.duration
             })
             .collect();
-        let rnd = time(|i| {
+        let rnd = time("rnd", |i| {
             sample(
                 &rt,
                 &skeleton,
@@ -151,7 +165,7 @@ fn main() {
         let layout = gom::compressed::Layout::parse(&payload, 0, joints as u32).expect("layout");
         let dec = gom::compressed::decode::Decoder::new(&layout, &payload);
         let mut vals = vec![[0.0f32; 4]; layout.animated_count as usize];
-        let only = time(|i| {
+        let only = time("frame", |i| {
             dec.decode_frame(&payload, (i % frames as usize) as u32, &mut vals);
             black_box(&vals);
         });

@@ -13,7 +13,7 @@ mod segment;
 
 use segment::{slot, Frame, Segment, GROUP_FLOATS};
 
-use glam::Vec4;
+use glam::{BVec4A, Vec4};
 use gom::compressed::decode::Decoder;
 use gom::compressed::{ChannelClass, Kind, Layout};
 
@@ -34,13 +34,10 @@ pub struct CompressedClip<'a> {
     constants: Vec<(u32, Kind, [f32; 4])>,
     /// Per animated channel: what decoding needs of it.
     channels: Vec<segment::ChannelInfo>,
-    /// Per animated rotation: its channel index, and its group in `rotation_groups`
-    /// times four plus its lane.
-    rotations: Vec<(u32, u32)>,
-    /// The groups of four bones with an animated rotation.
-    rotation_groups: Vec<segment::RotationGroup>,
-    /// The channels' components as flat arrays.
-    lanes: segment::ComponentLanes,
+    /// The decoding plan: which frame float each decoded lane goes to.
+    lanes: segment::Lanes,
+    /// Per group of four bones, which of its channels move.
+    motion: Vec<GroupMotion>,
     /// The skeleton's bind-local transforms, which default channels decode to, when
     /// the clip was built with its skeleton ([`CompressedClip::with_bind`]).
     bind: Vec<Transform>,
@@ -68,29 +65,17 @@ impl<'a> CompressedClip<'a> {
             .map(|c| (c.bone, c.kind, layout.constant(&payload, c.index)))
             .collect();
         let decoder = Decoder::new(layout, &payload);
-        let (channels, rot_slots) = channel_infos(layout, &payload, &animated);
-        let rotation_groups = segment::RotationGroup::of(rot_slots.iter().map(|r| r.1));
-        let rotations = rot_slots
-            .iter()
-            .map(|&(c, x)| {
-                let gi = rotation_groups
-                    .iter()
-                    .position(|g| g.group == x / GROUP_FLOATS as u32)
-                    .unwrap_or(0);
-                (c, 4 * gi as u32 + x % 4)
-            })
-            .collect();
-        let scratch = (layout.bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32;
-        let lanes = segment::ComponentLanes::new(&channels, scratch);
+        let channels = channel_infos(layout, &payload, &animated);
+        let lanes = segment::Lanes::new(&channels, scratch_slot(layout));
+        let motion = GroupMotion::of(&animated, layout.bone_count);
         CompressedClip {
             payload,
             decoder,
             animated,
             constants,
             channels,
-            rotations,
-            rotation_groups,
             lanes,
+            motion,
             bind: Vec::new(),
         }
     }
@@ -106,11 +91,6 @@ impl<'a> CompressedClip<'a> {
     /// Floats in a decoded [`Frame`]: the bones' groups and one scratch group.
     fn frame_floats(&self) -> usize {
         (self.layout().bone_count as usize).div_ceil(4) * GROUP_FLOATS + GROUP_FLOATS
-    }
-
-    /// The float of the scratch group that padding components write to.
-    pub(crate) fn scratch_slot(&self) -> u32 {
-        (self.layout().bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32
     }
 
     /// Whether bone `bone` has a stored channel.
@@ -177,36 +157,35 @@ impl<'a> CompressedClip<'a> {
     }
 }
 
-/// What decoding needs of each animated channel (`animated`: their bones and kinds),
-/// and the rotations among them.
+/// The first float of a frame's scratch group, after the bones' groups.
+fn scratch_slot(layout: &Layout) -> u32 {
+    (layout.bone_count.div_ceil(4) as usize * GROUP_FLOATS) as u32
+}
+
+/// What decoding needs of each animated channel (`animated`: their bones and kinds).
 fn channel_infos(
     layout: &Layout,
     payload: &[u8],
     animated: &[(u32, Kind)],
-) -> (Vec<segment::ChannelInfo>, Vec<(u32, u32)>) {
-    let mut rotations = Vec::new();
-    let infos = animated
+) -> Vec<segment::ChannelInfo> {
+    animated
         .iter()
         .enumerate()
         .map(|(c, &(bone, kind))| {
             let (min, ext) = layout.range(payload, c as u32);
-            let field = match kind {
-                Kind::Translation => 0,
-                Kind::Rotation => 3,
-                Kind::Scale => 7,
-            };
-            if kind == Kind::Rotation {
-                rotations.push((c as u32, slot(bone, 3)));
-            }
             segment::ChannelInfo {
+                bone,
                 min,
                 ext,
-                dst: [0, 1, 2].map(|k| slot(bone, field + k)),
+                field: match kind {
+                    Kind::Translation => 0,
+                    Kind::Rotation => 3,
+                    Kind::Scale => 7,
+                },
                 rotation: kind == Kind::Rotation,
             }
         })
-        .collect();
-    (infos, rotations)
+        .collect()
 }
 
 fn set_channel(t: &mut Transform, kind: Kind, v: [f32; 4]) {
@@ -237,42 +216,80 @@ fn blend(kind: Kind, x: [f32; 4], y: [f32; 4], a: f32) -> [f32; 4] {
     [0, 1, 2, 3].map(|k| lerp(x[k], y[k]))
 }
 
-/// Four bones of frame `x` blended towards frame `y` by `a` (see [`blend`], which
-/// does the same per lane). `a = 0` gives `x` bit for bit.
-#[inline(always)]
-fn blend_group(x: &[f32; GROUP_FLOATS], y: &[f32; GROUP_FLOATS], a: f32) -> SoaTransform {
-    let ld = |g: &[f32; GROUP_FLOATS], f: usize| Vec4::from_slice(&g[4 * f..4 * f + 4]);
-    let fx: [Vec4; 10] = std::array::from_fn(|f| ld(x, f));
-    if a == 0.0 {
-        return soa(fx);
-    }
-    let fy: [Vec4; 10] = std::array::from_fn(|f| ld(y, f));
-    let av = Vec4::splat(a);
-    let dot = fx[3] * fy[3] + fx[4] * fy[4] + fx[5] * fy[5] + fx[6] * fy[6];
-    let flip = dot.cmplt(Vec4::ZERO);
-    let mut v: [Vec4; 10] = std::array::from_fn(|f| {
-        let y = if (3..7).contains(&f) {
-            Vec4::select(flip, -fy[f], fy[f])
-        } else {
-            fy[f]
-        };
-        fx[f] + (y - fx[f]) * av
-    });
-    let len2 = v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6];
-    let inv = Vec4::ONE / segment::sqrt4(len2);
-    for q in &mut v[3..7] {
-        *q *= inv;
-    }
-    soa(v)
+/// Which lanes of a group of four bones have an animated translation, rotation and
+/// scale; [`blend_group`] blends only those (the others hold the same value in both
+/// frames, which it keeps as it is, as [`CompressedClip::sample_bone`] does).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct GroupMotion {
+    lanes: [BVec4A; 3],
+    any: [bool; 3],
 }
 
-/// The ten field vectors of a group as a [`SoaTransform`].
+impl GroupMotion {
+    /// Per group of four bones of a skeleton of `bones` bones, its motion under the
+    /// animated channels `animated` (bone and kind).
+    fn of(animated: &[(u32, Kind)], bones: u32) -> Vec<GroupMotion> {
+        let mut lanes = vec![[[false; 4]; 3]; bones.div_ceil(4) as usize];
+        for &(bone, kind) in animated {
+            let k = match kind {
+                Kind::Translation => 0,
+                Kind::Rotation => 1,
+                Kind::Scale => 2,
+            };
+            if let Some(g) = lanes.get_mut(bone as usize / 4) {
+                g[k][bone as usize % 4] = true;
+            }
+        }
+        lanes
+            .into_iter()
+            .map(|g| GroupMotion {
+                lanes: g.map(BVec4A::from_array),
+                any: g.map(|l| l.contains(&true)),
+            })
+            .collect()
+    }
+}
+
+/// Four bones of frame `x` blended towards frame `y` by `a` into `g`, where `motion`
+/// says they move (see [`blend`], which does the same per lane); elsewhere, and for
+/// `a = 0`, `x` bit for bit.
 #[inline(always)]
-fn soa(f: [Vec4; 10]) -> SoaTransform {
-    SoaTransform {
-        translation: [f[0], f[1], f[2]],
-        rotation: [f[3], f[4], f[5], f[6]],
-        scale: [f[7], f[8], f[9]],
+fn blend_group(
+    x: &[f32; GROUP_FLOATS],
+    y: &[f32; GROUP_FLOATS],
+    a: f32,
+    motion: &GroupMotion,
+    g: &mut SoaTransform,
+) {
+    let ld = |g: &[f32; GROUP_FLOATS], f: usize| Vec4::from_slice(&g[4 * f..4 * f + 4]);
+    let av = Vec4::splat(a);
+    let still = a == 0.0;
+    let lerp = |out: &mut [Vec4], at: usize, k: usize| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = ld(x, at + i);
+            *o = if still || !motion.any[k] {
+                x
+            } else {
+                Vec4::select(motion.lanes[k], x + (ld(y, at + i) - x) * av, x)
+            };
+        }
+    };
+    lerp(&mut g.translation, 0, 0);
+    lerp(&mut g.scale, 7, 2);
+    let fx: [Vec4; 4] = std::array::from_fn(|m| ld(x, 3 + m));
+    if still || !motion.any[1] {
+        g.rotation = fx;
+        return;
+    }
+    let fy: [Vec4; 4] = std::array::from_fn(|m| ld(y, 3 + m));
+    let dot = fx[0] * fy[0] + fx[1] * fy[1] + fx[2] * fy[2] + fx[3] * fy[3];
+    let flip = dot.cmplt(Vec4::ZERO);
+    let q: [Vec4; 4] =
+        std::array::from_fn(|m| fx[m] + (Vec4::select(flip, -fy[m], fy[m]) - fx[m]) * av);
+    let len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    let inv = Vec4::ONE / segment::sqrt4(len2);
+    for m in 0..4 {
+        g.rotation[m] = Vec4::select(motion.lanes[1], q[m] * inv, fx[m]);
     }
 }
 
@@ -322,30 +339,54 @@ impl Cache {
         };
     }
 
-    /// Decodes frame `f` into `out`, first entering its segment when it is another.
-    fn decode(segment: &mut Segment, clip: &CompressedClip<'_>, f: u32, out: &mut Frame) {
+    /// Enters frame `f`'s segment when it is another, and gives the frame's index in
+    /// it.
+    fn enter(segment: &mut Segment, clip: &CompressedClip<'_>, f: u32) -> u32 {
         let sf = clip.layout().segment_frames;
-        let s = f / sf;
-        if segment.index != Some(s) {
-            segment.load(clip, s);
+        if segment.index != Some(f / sf) {
+            segment.load(clip, f / sf);
         }
-        segment.decode(clip.payload(), f % sf, out.as_flattened_mut());
+        f % sf
+    }
+
+    /// Decodes frame `f` into `out`.
+    fn decode(segment: &mut Segment, clip: &CompressedClip<'_>, f: u32, out: &mut Frame) {
+        let within = Self::enter(segment, clip, f);
+        segment.decode(&clip.lanes, clip.payload(), within, out.as_flattened_mut());
     }
 
     /// Makes `frame_a` hold frame `f0` and, when `f1` is given, `frame_b` frame `f1`,
-    /// decoding only what they lack.
+    /// decoding only what they lack; two frames of one segment in one pass.
     fn load(&mut self, clip: &CompressedClip<'_>, f0: u32, f1: Option<u32>) {
-        if self.fa != Some(f0) {
-            if self.fb == Some(f0) {
-                std::mem::swap(&mut self.frame_a, &mut self.frame_b);
-                self.fb = None;
-            } else {
-                Self::decode(&mut self.segment, clip, f0, &mut self.frame_a);
-            }
-            self.fa = Some(f0);
+        if self.fa != Some(f0) && self.fb == Some(f0) {
+            std::mem::swap(&mut self.frame_a, &mut self.frame_b);
+            (self.fa, self.fb) = (Some(f0), None);
         }
-        if let Some(f1) = f1.filter(|&f| self.fb != Some(f)) {
-            Self::decode(&mut self.segment, clip, f1, &mut self.frame_b);
+        let need_a = self.fa != Some(f0);
+        let need_b = f1.filter(|&f| self.fb != Some(f));
+        let sf = clip.layout().segment_frames;
+        match need_b {
+            Some(f1) if need_a && f0 / sf == f1 / sf => {
+                let w0 = Self::enter(&mut self.segment, clip, f0);
+                self.segment.decode_pair(
+                    &clip.lanes,
+                    clip.payload(),
+                    (w0, f1 % sf),
+                    self.frame_a.as_flattened_mut(),
+                    self.frame_b.as_flattened_mut(),
+                );
+            }
+            _ => {
+                if need_a {
+                    Self::decode(&mut self.segment, clip, f0, &mut self.frame_a);
+                }
+                if let Some(f1) = need_b {
+                    Self::decode(&mut self.segment, clip, f1, &mut self.frame_b);
+                }
+            }
+        }
+        self.fa = Some(f0);
+        if let Some(f1) = need_b {
             self.fb = Some(f1);
         }
     }
@@ -389,13 +430,14 @@ pub(crate) fn sample(
     let (f0, f1, a) = clip.frames_at(time, rate);
     cache.load(clip, f0, (a != 0.0).then_some(f1));
     out.resize(n);
-    for ((g, x), y) in out
+    for (((g, x), y), m) in out
         .groups_mut()
         .iter_mut()
         .zip(&cache.frame_a)
         .zip(&cache.frame_b)
+        .zip(&clip.motion)
     {
-        *g = blend_group(x, y, a);
+        blend_group(x, y, a, m, g);
     }
     Ok(())
 }

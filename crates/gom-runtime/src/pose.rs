@@ -190,35 +190,69 @@ pub(crate) fn soa_to_affines(t: &SoaTransform) -> [Affine3A; 4] {
 /// `world[parent] * local`), roots `world[i] = local[i]`. `out` is resized to the
 /// bone count (allocation only the first time).
 ///
-/// On a CPU with AVX, eight bones at a time; the matrices are the same,
-/// bit for bit.
+/// On a CPU with AVX, eight bones at a time; with FMA as well, each multiply-add
+/// rounded once (the matrices then differ from the four-bone path's in the last
+/// bits; [`local_to_model_reference`] gives the same bits on every CPU).
 pub fn local_to_model(
     skeleton: &Skeleton,
     local: &LocalPose,
     out: &mut ModelPose,
 ) -> Result<(), Error> {
+    let world = sized("local_to_model", skeleton, local, out)?;
+    #[cfg(target_arch = "x86_64")]
+    avx::local_to_model(skeleton.parents(), &local.groups, world);
+    #[cfg(not(target_arch = "x86_64"))]
+    all_groups_to_model(skeleton.parents(), &local.groups, world);
+    Ok(())
+}
+
+/// [`local_to_model`] on the four-bone path whatever the CPU: glam's products,
+/// the same bits on every CPU (and platform), for what the tools write to files.
+pub fn local_to_model_reference(
+    skeleton: &Skeleton,
+    local: &LocalPose,
+    out: &mut ModelPose,
+) -> Result<(), Error> {
+    let world = sized("local_to_model_reference", skeleton, local, out)?;
+    all_groups_to_model(skeleton.parents(), &local.groups, world);
+    Ok(())
+}
+
+/// `out`'s matrices, one per bone of `skeleton`, after checking that `local` has
+/// as many bones (an error naming `what` if not).
+fn sized<'o>(
+    what: &'static str,
+    skeleton: &Skeleton,
+    local: &LocalPose,
+    out: &'o mut ModelPose,
+) -> Result<&'o mut [Affine3A], Error> {
     let n = skeleton.bone_count();
     if local.bone_count() != n {
         return Err(Error::BoneCount {
-            what: "local_to_model",
+            what,
             expected: n,
             found: local.bone_count(),
         });
     }
     out.world.resize(n, Affine3A::IDENTITY);
-    let parents = skeleton.parents();
+    Ok(&mut out.world)
+}
+
+/// `parent * local` as [`local_to_model`] composes a bone on this CPU.
+#[inline]
+pub(crate) fn compose(parent: &Affine3A, local: &Affine3A) -> Affine3A {
     #[cfg(target_arch = "x86_64")]
-    avx::local_to_model(parents, &local.groups, &mut out.world);
+    return avx::compose(parent, local);
     #[cfg(not(target_arch = "x86_64"))]
-    all_groups_to_model(parents, &local.groups, &mut out.world);
-    Ok(())
+    return *parent * *local;
 }
 
 /// The instruction-set path [`local_to_model`] takes on this CPU.
 pub(crate) fn path_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     return match avx::width() {
-        avx::Width::Avx512 => "AVX-512, eight bones at a time",
+        avx::Width::Avx512 => "AVX-512 with FMA, eight bones at a time",
+        avx::Width::AvxFma => "AVX with FMA, eight bones at a time",
         avx::Width::Avx => "AVX, eight bones at a time",
         avx::Width::FourLane => "four lanes (SSE2), four bones at a time",
     };

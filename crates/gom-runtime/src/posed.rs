@@ -8,7 +8,7 @@ use gom::layout::Attribute;
 use crate::clip::{Clip, Playback};
 use crate::mesh::Mesh;
 use crate::palette::Palette;
-use crate::pose::{local_to_model, LocalPose, ModelPose};
+use crate::pose::{local_to_model_reference, LocalPose, ModelPose};
 use crate::sampling::{sample, SamplingContext};
 use crate::skeleton::Skeleton;
 use crate::skinning::{skin_with, SkinPath, SkinTargets};
@@ -25,9 +25,10 @@ pub struct SkinnedMesh {
 }
 
 /// The model-space pose of `skeleton` at `time` of `clip` under `playback`, or its bind
-/// pose when `clip` is `None`. Allocates a sampling context for the call. An additive
-/// clip's deltas are taken as local transforms as they are; tools show such a clip
-/// with [`pose_shown`].
+/// pose when `clip` is `None`, on the reference path ([`local_to_model_reference`]:
+/// the same bits on every CPU). Allocates a sampling context for the call. An
+/// additive clip's deltas are taken as local transforms as they are; tools show such
+/// a clip with [`pose_shown`].
 pub fn pose_at(
     skeleton: &Skeleton,
     clip: Option<&Clip<'_>>,
@@ -47,7 +48,7 @@ pub fn pose_at(
         &mut local,
     )?;
     let mut pose = ModelPose::new();
-    local_to_model(skeleton, &local, &mut pose)?;
+    local_to_model_reference(skeleton, &local, &mut pose)?;
     Ok(pose)
 }
 
@@ -84,7 +85,7 @@ pub fn pose_shown(
         &mut local,
     )?;
     let mut pose = ModelPose::new();
-    local_to_model(skeleton, &local, &mut pose)?;
+    local_to_model_reference(skeleton, &local, &mut pose)?;
     Ok(pose)
 }
 

@@ -85,16 +85,26 @@ fn bind_pose_of_the_demo_reproduces_its_vertices() {
 #[test]
 fn posed_meshes_equal_the_frame_built_step_by_step() {
     // Asset::posed_meshes (pose_at + skin_all) against sample, local-to-model, palette
-    // and skin on the scalar path (the one every CPU has, so that tools write the same
-    // bytes everywhere) called one by one: the same bits, at a time between keys and
-    // at bind.
+    // and skin on the reference and scalar paths (the ones every CPU has, so that tools
+    // write the same bytes everywhere) called one by one: the same bits, at a time
+    // between keys and at bind.
     let bytes = gom::gomb::write(&gom_demo::build()).unwrap();
     let asset = Asset::parse(&bytes).unwrap();
-    let (_, world, _, _) = frame(&asset, 0, 0.7);
+    let (local, _, _, _) = frame(&asset, 0, 0.7);
+    let mut world = ModelPose::new();
+    local_to_model_reference(asset.skeleton(), &local, &mut world).unwrap();
     assert_eq!(
         asset.model_pose(Some(0), 0.7, Playback::Loop).unwrap(),
         world
     );
+    // The CPU's own path is within rounding of it.
+    for (a, b) in model_pose_of(&asset, &local)
+        .matrices()
+        .iter()
+        .zip(world.matrices())
+    {
+        assert!(a.abs_diff_eq(*b, 1e-5), "{a:?} != {b:?}");
+    }
     let posed = asset.posed_meshes(Some(0), 0.7, Playback::Loop).unwrap();
     assert_eq!(posed.len(), asset.meshes().len());
     for (k, (m, mesh)) in posed.iter().zip(asset.meshes()).enumerate() {

@@ -1,13 +1,18 @@
-//! One segment of a compressed clip made ready for decoding: per stored component its
-//! bit position in a frame, mask, the segment's offset and step, and where the value
-//! goes in a frame's structure-of-arrays floats. Built once when sampling enters the
-//! segment; decoding a frame of it is then one pass over flat arrays, scalar here or
-//! eight components at a time ([`super::avx2`]). Both give the bits of
+//! One segment of a compressed clip made ready for decoding. The decoder works on
+//! *lanes*: each lane is one float of a frame's structure-of-arrays groups (see
+//! [`Lanes`]), in the order of the frame, so that eight lanes decoded together are
+//! stored with two four-float writes instead of eight scattered ones. Per lane the
+//! segment keeps its bit position in a frame, mask, offset and step; per rotation lane
+//! the component the segment drops. Built once when sampling enters the segment;
+//! decoding a frame of it is then one pass over flat arrays, scalar here or eight
+//! lanes at a time ([`super::avx2`]). Both give the bits of
 //! `gom::compressed::decode::Decoder` (same integer extraction, same `f32` operations in
 //! the same order; the tests check it).
 
+use std::collections::BTreeMap;
+
 use glam::{BVec4A, Vec4};
-use gom::compressed::decode::{coefficients, inv_qmax, WIDTH_MASK};
+use gom::compressed::decode::{coefficients, component_widths, inv_qmax};
 use gom::compressed::SEGMENT_CHANNEL_BYTES;
 
 use super::CompressedClip;
@@ -17,104 +22,107 @@ use super::CompressedClip;
 /// [`crate::transform::SoaTransform`]).
 pub(crate) const GROUP_FLOATS: usize = 40;
 
-/// Components decoded together on the eight-lane path; the arrays are padded to it.
+/// Lanes decoded together on the eight-lane path; the lane arrays are padded to it.
 pub(crate) const LANES: usize = 8;
+
+/// The float of a group where its rotation's x field starts.
+const ROTATION_AT: u32 = 12;
 
 /// What decoding needs of one animated channel, fixed for the clip.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ChannelInfo {
+    /// Skeleton bone.
+    pub bone: u32,
     /// Clip minimum per component.
     pub min: [f32; 3],
     /// Clip extent per component.
     pub ext: [f32; 3],
-    /// Per stored component, its float in a [`Frame`] when nothing is dropped before
-    /// it (a rotation's stored components after the dropped one go one field on).
-    pub dst: [u32; 3],
+    /// The field (0–9 of a group, see [`GROUP_FLOATS`]) of its first component; the
+    /// other two follow.
+    pub field: u32,
     /// Whether the channel is a rotation.
     pub rotation: bool,
 }
 
-/// The fixed per-component facts of [`ChannelInfo`] as flat arrays padded to
-/// [`LANES`], for the eight-lane path of [`Segment::load`]. Padding components name
-/// channel 0, decode to 0 and go to the scratch group.
+/// The decoding plan of a clip, fixed for it: the frame's four-float fields that hold
+/// an animated component (*quads*, in frame order, an even number of them), one lane
+/// per float of each. A rotation's stored components go to its x, y and z fields
+/// whichever it drops; [`Segment::restore`] puts them in place. Lanes of a quad whose
+/// bone has no animated channel there are *holes*: they name channel 0, decode to
+/// nothing and are never written.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ComponentLanes {
-    /// The component's channel.
+pub(crate) struct Lanes {
+    /// Per lane: its channel.
     pub channel: Vec<u32>,
-    /// Its index in the channel (0–2).
+    /// Its component in the channel (0–2).
     pub k: Vec<u32>,
     /// The clip minimum.
     pub min: Vec<f32>,
     /// The clip extent.
     pub ext: Vec<f32>,
-    /// [`ChannelInfo::dst`].
-    pub dst: Vec<u32>,
-    /// 4 for a rotation's component (a field's floats), else 0.
-    pub rotation: Vec<u32>,
-    /// All ones for a component, 0 for padding.
+    /// All ones for a lane with a component, 0 for a hole.
     pub valid: Vec<u32>,
+    /// Per quad (four lanes): the float of a frame its first lane goes to.
+    pub quad_at: Vec<u32>,
+    /// The groups with an animated rotation (an even number of them; padding names
+    /// the scratch group): the float where each one's rotation starts.
+    pub rot_at: Vec<u32>,
+    /// Per lane of those groups: the rotation's channel (0 for a lane without one).
+    pub rot_channel: Vec<u32>,
+    /// Per lane of those groups: all ones for an animated rotation, else 0.
+    pub rot_valid: Vec<u32>,
+    /// The floats a frame must hold for every write above.
+    pub end: u32,
 }
 
-impl ComponentLanes {
-    /// The lanes of `channels`, padding to the scratch float `scratch`.
+impl Lanes {
+    /// The plan of `channels`, padding to the scratch group at float `scratch`.
     pub(crate) fn new(channels: &[ChannelInfo], scratch: u32) -> Self {
-        let mut l = ComponentLanes::default();
+        let mut quads: BTreeMap<u32, [Option<(u32, u32)>; 4]> = BTreeMap::new();
+        let mut rotations: BTreeMap<u32, [Option<u32>; 4]> = BTreeMap::new();
         for (c, ch) in channels.iter().enumerate() {
+            let c = c as u32;
             for k in 0..3 {
-                l.channel.push(c as u32);
-                l.k.push(k as u32);
-                l.min.push(ch.min[k]);
-                l.ext.push(ch.ext[k]);
-                l.dst.push(ch.dst[k]);
-                l.rotation.push(if ch.rotation { 4 } else { 0 });
-                l.valid.push(u32::MAX);
+                let at = slot(ch.bone, ch.field + k) - ch.bone % 4;
+                quads.entry(at).or_default()[(ch.bone % 4) as usize] = Some((c, k));
+            }
+            if ch.rotation {
+                let at = slot(ch.bone, 3) - ch.bone % 4;
+                rotations.entry(at).or_default()[(ch.bone % 4) as usize] = Some(c);
             }
         }
-        while l.channel.len() % LANES != 0 {
-            l.channel.push(0);
-            l.k.push(0);
-            l.min.push(0.0);
-            l.ext.push(0.0);
-            l.dst.push(scratch);
-            l.rotation.push(0);
-            l.valid.push(0);
+        let mut l = Lanes::default();
+        let mut quads: Vec<_> = quads.into_iter().collect();
+        if quads.len() % 2 == 1 {
+            quads.push((scratch, [None; 4]));
         }
+        for (at, lanes) in quads {
+            l.quad_at.push(at);
+            for lane in lanes {
+                let (c, k) = lane.unwrap_or((0, 0));
+                let ch = channels.get(c as usize);
+                l.channel.push(c);
+                l.k.push(k);
+                l.min.push(ch.map_or(0.0, |ch| ch.min[k as usize]));
+                l.ext.push(ch.map_or(0.0, |ch| ch.ext[k as usize]));
+                l.valid.push(if lane.is_some() { u32::MAX } else { 0 });
+            }
+        }
+        let mut rotations: Vec<_> = rotations.into_iter().collect();
+        if rotations.len() % 2 == 1 {
+            rotations.push((scratch + ROTATION_AT, [None; 4]));
+        }
+        for (at, lanes) in rotations {
+            l.rot_at.push(at);
+            for lane in lanes {
+                l.rot_channel.push(lane.unwrap_or(0));
+                l.rot_valid.push(if lane.is_some() { u32::MAX } else { 0 });
+            }
+        }
+        let quad_end = l.quad_at.iter().map(|&a| a + 4).max().unwrap_or(0);
+        let rot_end = l.rot_at.iter().map(|&a| a + 16).max().unwrap_or(0);
+        l.end = quad_end.max(rot_end);
         l
-    }
-}
-
-/// A group of four bones of which some have an animated rotation.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RotationGroup {
-    /// The group's index.
-    pub group: u32,
-    /// Per lane, the rotation component it drops in this segment (as a float, for a
-    /// lane-wise comparison).
-    pub drop: [f32; 4],
-    /// The lanes with an animated rotation.
-    pub animated: BVec4A,
-}
-
-impl RotationGroup {
-    /// The groups of the animated rotations whose x floats are `xs` (ascending).
-    pub(crate) fn of(xs: impl Iterator<Item = u32>) -> Vec<RotationGroup> {
-        let mut out: Vec<(u32, [bool; 4])> = Vec::new();
-        for x in xs {
-            let group = x / GROUP_FLOATS as u32;
-            if out.last().map(|g| g.0) != Some(group) {
-                out.push((group, [false; 4]));
-            }
-            if let Some(g) = out.last_mut() {
-                g.1[(x % 4) as usize] = true;
-            }
-        }
-        out.into_iter()
-            .map(|(group, lanes)| RotationGroup {
-                group,
-                drop: [0.0; 4],
-                animated: BVec4A::from_array(lanes),
-            })
-            .collect()
     }
 }
 
@@ -128,7 +136,7 @@ pub(crate) fn sqrt4(v: Vec4) -> Vec4 {
 }
 
 /// A frame's channels as structure-of-arrays groups, plus one scratch group that the
-/// padding components write to.
+/// padding writes to.
 pub(crate) type Frame = Vec<[f32; GROUP_FLOATS]>;
 
 /// The float index of field `field` (0–9) of bone `bone` in a [`Frame`].
@@ -147,23 +155,19 @@ pub(crate) struct Segment {
     pub frame_bits: u32,
     /// Frames in the segment.
     pub frames: u32,
-    /// Per component (padded to [`LANES`]): its first bit in a frame.
+    /// Per lane (see [`Lanes`]): its first bit in a frame.
     pub pos: Vec<u32>,
-    /// Per component: `2^bits − 1`.
+    /// Per lane: `2^bits − 1` (0 for a hole).
     pub mask: Vec<u32>,
-    /// Per component: the segment's offset.
+    /// Per lane: the segment's offset.
     pub off: Vec<f32>,
-    /// Per component: the segment's step.
+    /// Per lane: the segment's step.
     pub step: Vec<f32>,
-    /// Per component: its float index in a [`Frame`], below `dst_end`.
-    pub dst: Vec<u32>,
-    /// The floats of the clip's [`Frame`]s: every `dst` is below it.
-    pub dst_end: u32,
+    /// Per rotation lane ([`Lanes::rot_channel`]): the component the segment drops,
+    /// −1 for a lane without an animated rotation.
+    pub drop: Vec<i32>,
     /// Per animated channel: its first bit in a frame.
     pub first_bit: Vec<u32>,
-    /// The groups of four bones with an animated rotation, and per group which
-    /// lanes drop which component.
-    pub rot_groups: Vec<RotationGroup>,
     /// Whether every four-byte load of a frame of this segment lies inside the
     /// payload, so the eight-lane path may gather without checks.
     pub loads_inside: bool,
@@ -182,39 +186,36 @@ impl Segment {
         self.frame_bits = 0;
         self.frames = 0;
         self.loads_inside = false;
-        let (Some(widths), Some(ranges)) = (rec.get(..a), rec.get(a..a * SEGMENT_CHANNEL_BYTES))
-        else {
-            self.pos.clear();
-            self.rot_groups.clear();
+        let (Some(widths), Some(reduce), Some(ranges)) = (
+            rec.get(..a),
+            rec.get(a..2 * a),
+            rec.get(2 * a..a * SEGMENT_CHANNEL_BYTES),
+        ) else {
             return;
         };
-        let n = (3 * a).div_ceil(LANES) * LANES;
+        let n = clip.lanes.channel.len();
         if self.pos.len() != n {
             self.pos = vec![0; n];
             self.mask = vec![0; n];
             self.off = vec![0.0; n];
             self.step = vec![0.0; n];
-            self.dst = vec![clip.scratch_slot(); n];
         }
-        self.dst_end = clip.frame_floats() as u32;
+        self.drop.resize(clip.lanes.rot_channel.len(), -1);
         // Where the record starts in the payload (it is a subslice of it).
         self.packed_at =
             rec.as_ptr() as usize - payload.as_ptr() as usize + a * SEGMENT_CHANNEL_BYTES;
-        let mut p = 0u32;
-        self.first_bit.clear();
-        self.first_bit.extend(widths.iter().map(|&w| {
-            let at = p;
-            p += 3 * u32::from(w & WIDTH_MASK);
-            at
-        }));
+        self.first_bit.resize(a, 0);
         #[cfg(target_arch = "x86_64")]
-        let done = super::avx2::components(self, clip, rec);
+        let p = super::avx2::first_bits(widths, reduce, &mut self.first_bit);
+        #[cfg(not(target_arch = "x86_64"))]
+        let p = first_bits(widths, reduce, &mut self.first_bit);
+        #[cfg(target_arch = "x86_64")]
+        let done = super::avx2::setup(self, clip, rec);
         #[cfg(not(target_arch = "x86_64"))]
         let done = false;
         if !done {
-            self.components(clip, widths, ranges);
+            self.setup(&clip.lanes, widths, reduce, ranges);
         }
-        self.rotation_groups(clip, widths);
         self.frame_bits = p;
         self.frames = layout.frames_in_segment(s);
         let frames = u64::from(self.frames);
@@ -223,56 +224,85 @@ impl Segment {
             && (self.packed_at as u64).saturating_add(bytes) <= payload.len() as u64;
     }
 
-    /// The reference path of [`Segment::load`]'s per-component arrays, from the
-    /// segment's width bytes and range bytes: one channel at a time.
-    pub(crate) fn components(&mut self, clip: &CompressedClip<'_>, widths: &[u8], ranges: &[u8]) {
-        let outputs = self
-            .pos
-            .chunks_exact_mut(3)
-            .zip(self.mask.chunks_exact_mut(3))
-            .zip(self.off.chunks_exact_mut(3))
-            .zip(self.step.chunks_exact_mut(3))
-            .zip(self.dst.chunks_exact_mut(3));
-        let inputs = widths
-            .iter()
-            .zip(ranges.chunks_exact(6))
-            .zip(&clip.channels)
-            .zip(&self.first_bit);
-        for (((((pos, mask), off), step), dst), (((&byte, r), ch), &p)) in outputs.zip(inputs) {
-            let b = u32::from(byte & WIDTH_MASK);
-            let drop = usize::from(byte >> 5);
-            let inv_q = inv_qmax(b);
-            let m = ((1u64 << b) - 1) as u32;
-            for k in 0..3 {
-                (off[k], step[k]) = coefficients(ch.min[k], ch.ext[k], r[k], r[3 + k], inv_q);
-                pos[k] = p + k as u32 * b;
-                mask[k] = m;
-                // A rotation's stored components skip the dropped one.
-                let d = ch.dst[k] + if ch.rotation && k >= drop { 4 } else { 0 };
-                dst[k] = d.min(self.dst_end.saturating_sub(1));
-            }
+    /// The reference path of [`Segment::load`]'s per-lane arrays, from the segment's
+    /// width, reduction and range bytes: one lane at a time.
+    pub(crate) fn setup(&mut self, l: &Lanes, widths: &[u8], reduce: &[u8], ranges: &[u8]) {
+        for j in 0..self.pos.len().min(l.channel.len()) {
+            let c = l.channel[j] as usize;
+            let k = (l.k[j] as usize).min(2);
+            let (Some(&byte), Some(&red), Some(r), Some(&first)) = (
+                widths.get(c),
+                reduce.get(c),
+                ranges.get(6 * c..6 * c + 6),
+                self.first_bit.get(c),
+            ) else {
+                continue;
+            };
+            let w = component_widths(byte, red);
+            (self.off[j], self.step[j]) =
+                coefficients(l.min[j], l.ext[j], r[k], r[3 + k], inv_qmax(w[k]));
+            self.pos[j] = first + w[..k].iter().sum::<u32>();
+            self.mask[j] = ((1u64 << w[k]) - 1) as u32 & l.valid[j];
+        }
+        for (d, (&c, &valid)) in self
+            .drop
+            .iter_mut()
+            .zip(l.rot_channel.iter().zip(&l.rot_valid))
+        {
+            let byte = widths.get(c as usize).copied().unwrap_or(0);
+            *d = if valid != 0 { i32::from(byte >> 5) } else { -1 };
         }
     }
 
     /// Decodes frame `f` of the segment (its index within it) into `out`, then gives
-    /// each rotation its dropped component back.
-    /// `f` past the segment's frames decodes nothing.
-    pub(crate) fn decode(&self, payload: &[u8], f: u32, out: &mut [f32]) {
+    /// each rotation its components in place. `f` past the segment's frames decodes
+    /// nothing.
+    pub(crate) fn decode(&self, l: &Lanes, payload: &[u8], f: u32, out: &mut [f32]) {
         if f >= self.frames {
             return;
         }
         let base = f * self.frame_bits;
         #[cfg(target_arch = "x86_64")]
-        super::avx2::decode(self, payload, base, out);
-        #[cfg(not(target_arch = "x86_64"))]
-        self.decode_scalar(payload, base, out);
-        self.restore(out);
+        if super::avx2::decode(self, l, payload, [base], [out]) {
+            return;
+        }
+        self.decode_scalar(l, payload, base, out);
+        self.restore(l, out);
     }
 
-    /// The reference path: one component at a time.
-    pub(crate) fn decode_scalar(&self, payload: &[u8], base: u32, out: &mut [f32]) {
+    /// Decodes frames `f0` and `f1` of the segment into `out0` and `out1`, in one pass
+    /// over its arrays on the eight-lane path. The bits of two [`Segment::decode`]s.
+    pub(crate) fn decode_pair(
+        &self,
+        l: &Lanes,
+        payload: &[u8],
+        (f0, f1): (u32, u32),
+        out0: &mut [f32],
+        out1: &mut [f32],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if f0.max(f1) < self.frames
+            && super::avx2::decode(
+                self,
+                l,
+                payload,
+                [f0 * self.frame_bits, f1 * self.frame_bits],
+                [out0, out1],
+            )
+        {
+            return;
+        }
+        self.decode(l, payload, f0, out0);
+        self.decode(l, payload, f1, out1);
+    }
+
+    /// The reference path of the components: one lane at a time.
+    pub(crate) fn decode_scalar(&self, l: &Lanes, payload: &[u8], base: u32, out: &mut [f32]) {
         let packed = payload.get(self.packed_at..).unwrap_or(&[]);
-        for j in 0..self.pos.len() {
+        for j in 0..self.pos.len().min(l.valid.len()) {
+            if l.valid[j] == 0 {
+                continue;
+            }
             let p = base + self.pos[j];
             let at = (p >> 3) as usize;
             let word = match packed.get(at..at + 4) {
@@ -280,47 +310,71 @@ impl Segment {
                 None => 0,
             };
             let q = (word >> (p & 7)) & self.mask[j];
-            if let Some(o) = out.get_mut(self.dst[j] as usize) {
+            let dst = l
+                .quad_at
+                .get(j / 4)
+                .map_or(usize::MAX, |&a| a as usize + j % 4);
+            if let Some(o) = out.get_mut(dst) {
                 *o = self.off[j] + self.step[j] * q as f32;
             }
         }
     }
 
-    /// Which lanes of which groups drop which rotation component in this segment.
-    fn rotation_groups(&mut self, clip: &CompressedClip<'_>, widths: &[u8]) {
-        self.rot_groups.clone_from(&clip.rotation_groups);
-        for &(c, x) in &clip.rotations {
-            let drop = widths.get(c as usize).map_or(0, |w| w >> 5);
-            let (gi, lane) = ((x >> 2) as usize, (x & 3) as usize);
-            if let Some(g) = self.rot_groups.get_mut(gi) {
-                g.drop[lane] = f32::from(drop);
-            }
-        }
-    }
-
-    /// Each rotation's dropped component from the other three, four bones at a time:
-    /// the operations of `gom::compressed::decode::restore` in its order (the dropped
-    /// component counts as +0 in the sum of squares, which leaves the sum's bits as
-    /// they are), so the same bits.
-    pub(crate) fn restore(&self, out: &mut [f32]) {
-        for g in &self.rot_groups {
-            let at = g.group as usize * GROUP_FLOATS + 12;
-            let Some(q) = out.get_mut(at..at + 16) else {
+    /// The reference path of the rotations, four bones at a time: the three stored
+    /// components (in the x, y and z fields) become the quaternion, the dropped one
+    /// restored by the operations of `gom::compressed::decode::restore` in its order,
+    /// so the same bits. Lanes without an animated rotation keep their floats.
+    pub(crate) fn restore(&self, l: &Lanes, out: &mut [f32]) {
+        for (g, &at) in l.rot_at.iter().enumerate() {
+            let at = at as usize;
+            let (Some(q), Some(d)) = (out.get_mut(at..at + 16), self.drop.get(4 * g..4 * g + 4))
+            else {
                 continue;
             };
             let v: [Vec4; 4] = std::array::from_fn(|m| Vec4::from_slice(&q[4 * m..4 * m + 4]));
-            let d = Vec4::from_array(g.drop);
-            let dropped: [BVec4A; 4] = std::array::from_fn(|m| d.cmpeq(Vec4::splat(m as f32)));
-            let z: [Vec4; 4] = std::array::from_fn(|m| Vec4::select(dropped[m], Vec4::ZERO, v[m]));
-            let n = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3];
-            let inside = n.cmplt(Vec4::ONE);
-            let c = Vec4::select(inside, sqrt4(Vec4::ONE - n), Vec4::ZERO);
-            let s = Vec4::ONE / sqrt4(n);
-            for (m, x) in v.iter().enumerate() {
-                let kept = Vec4::select(inside, *x, *x * s);
-                let r = Vec4::select(dropped[m], c, kept);
-                Vec4::select(g.animated, r, *x).write_to_slice(&mut q[4 * m..4 * m + 4]);
+            let is = |m: i32| BVec4A::from_array([0, 1, 2, 3].map(|i| d[i] == m));
+            let r = restore_lanes(
+                v,
+                [is(0), is(1), is(2), is(3)],
+                [0, 1, 2, 3].map(|i| d[i] >= 0),
+            );
+            for (m, x) in r.iter().enumerate() {
+                x.write_to_slice(&mut q[4 * m..4 * m + 4]);
             }
         }
     }
+}
+
+/// The first bit of each channel in a frame (`out[c]`, for `c` below every length)
+/// from the segment's width and reduction bytes, and the bits of a frame; the
+/// reference path of the eight-lane one.
+pub(crate) fn first_bits(widths: &[u8], reduce: &[u8], out: &mut [u32]) -> u32 {
+    let mut p = 0u32;
+    for ((o, &w), &r) in out.iter_mut().zip(widths).zip(reduce) {
+        *o = p;
+        p += component_widths(w, r).iter().sum::<u32>();
+    }
+    p
+}
+
+/// Four lanes of [`Segment::restore`]: `v` the four fields as stored (x, y, z the
+/// stored components), `dropped[m]` the lanes dropping component `m`, `animated` the
+/// lanes to change.
+#[inline(always)]
+fn restore_lanes(v: [Vec4; 4], dropped: [BVec4A; 4], animated: [bool; 4]) -> [Vec4; 4] {
+    let [s0, s1, s2, _] = v;
+    let n = s0 * s0 + s1 * s1 + s2 * s2;
+    let inside = n.cmplt(Vec4::ONE);
+    let c = Vec4::select(inside, sqrt4(Vec4::ONE - n), Vec4::ZERO);
+    let s = Vec4::ONE / sqrt4(n);
+    let k = [s0, s1, s2].map(|x| Vec4::select(inside, x, x * s));
+    let d01 = dropped[0] | dropped[1];
+    let r = [
+        Vec4::select(dropped[0], c, k[0]),
+        Vec4::select(dropped[1], c, Vec4::select(dropped[0], k[0], k[1])),
+        Vec4::select(dropped[2], c, Vec4::select(d01, k[1], k[2])),
+        Vec4::select(dropped[3], c, k[2]),
+    ];
+    let animated = BVec4A::from_array(animated);
+    std::array::from_fn(|m| Vec4::select(animated, r[m], v[m]))
 }

@@ -123,24 +123,43 @@ fn both_decoding_paths_give_the_reference_decoders_bits_at_every_frame() {
         let s = f / layout.segment_frames;
         seg.load(&clip, s);
         let rec = layout.segment(&payload, s);
-        drops.extend(clip.rotations.iter().map(|r| rec[r.0 as usize] >> 5));
+        drops.extend(
+            clip.animated
+                .iter()
+                .enumerate()
+                .filter(|c| c.1 .1 == Kind::Rotation)
+                .map(|c| rec[c.0] >> 5),
+        );
         let within = f % layout.segment_frames;
+        let l = &clip.lanes;
         let mut scalar = vec![f32::NAN; floats];
-        seg.decode_scalar(&payload, within * seg.frame_bits, &mut scalar);
-        seg.restore(&mut scalar);
+        seg.decode_scalar(l, &payload, within * seg.frame_bits, &mut scalar);
+        seg.restore(l, &mut scalar);
         for (at, v) in reference(&clip, f) {
             assert_eq!(scalar[at].to_bits(), v.to_bits(), "frame {f} float {at}");
         }
         let mut wide = vec![f32::NAN; floats];
-        seg.decode(&payload, within, &mut wide);
+        seg.decode(l, &payload, within, &mut wide);
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&wide), bits(&scalar), "frame {f}: the dispatched path");
+        // Two frames in one pass: this one and the segment's first.
+        let (mut p0, mut p1) = (vec![f32::NAN; floats], vec![f32::NAN; floats]);
+        seg.decode_pair(l, &payload, (within, 0), &mut p0, &mut p1);
+        let mut first = vec![f32::NAN; floats];
+        seg.decode(l, &payload, 0, &mut first);
+        assert_eq!(bits(&p0), bits(&scalar), "frame {f}: first of a pair");
+        assert_eq!(bits(&p1), bits(&first), "frame {f}: second of a pair");
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             assert!(seg.loads_inside);
             let mut eight = vec![f32::NAN; floats];
-            avx2::decode(&seg, &payload, within * seg.frame_bits, &mut eight);
-            seg.restore(&mut eight);
+            assert!(avx2::decode(
+                &seg,
+                l,
+                &payload,
+                [within * seg.frame_bits],
+                [&mut eight]
+            ));
             assert_eq!(bits(&eight), bits(&scalar), "frame {f}: eight lanes");
         }
     }
@@ -158,13 +177,13 @@ fn a_segment_whose_loads_would_leave_the_payload_takes_the_checked_path() {
     let mut seg = Segment::default();
     seg.load(&clip, 0);
     let mut want = vec![0.0f32; clip.frame_floats()];
-    seg.decode(&payload, 1, &mut want);
+    seg.decode(&clip.lanes, &payload, 1, &mut want);
     // The same segment over a payload cut short: the eight-lane path must not gather
     // from it; the checked path reads the missing bytes as zero instead.
     seg.loads_inside = false;
     let short = &payload[..seg.packed_at + 2];
     let mut got = vec![0.0f32; clip.frame_floats()];
-    seg.decode(short, 1, &mut got);
+    seg.decode(&clip.lanes, short, 1, &mut got);
     assert_ne!(got, want, "the cut payload decodes differently");
     assert!(got.iter().all(|v| v.is_finite()));
 }
@@ -210,6 +229,7 @@ fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
     let (payload, _) = compressed();
     let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
     let a = clip.channels.len();
+    let fbits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for s in 0..clip.layout().segment_count {
         let mut loaded = Segment::default();
         loaded.load(&clip, s);
@@ -218,10 +238,9 @@ fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
         scalar.mask.fill(0);
         scalar.off.fill(0.0);
         scalar.step.fill(0.0);
-        scalar.dst.fill(clip.scratch_slot());
+        scalar.drop.fill(7);
         let rec = clip.layout().segment(&payload, s);
-        scalar.components(&clip, &rec[..a], &rec[a..7 * a]);
-        let fbits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        scalar.setup(&clip.lanes, &rec[..a], &rec[a..2 * a], &rec[2 * a..8 * a]);
         assert_eq!(loaded.pos, scalar.pos, "segment {s}: bit positions");
         assert_eq!(loaded.mask, scalar.mask, "segment {s}: masks");
         assert_eq!(
@@ -234,24 +253,103 @@ fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
             fbits(&scalar.step),
             "segment {s}: steps"
         );
-        assert_eq!(loaded.dst, scalar.dst, "segment {s}: destinations");
+        assert_eq!(loaded.drop, scalar.drop, "segment {s}: dropped components");
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             let mut eight = scalar.clone();
             eight.off.fill(f32::NAN);
-            assert!(
-                avx2::components(&mut eight, &clip, rec),
-                "eight lanes taken"
-            );
+            eight.drop.fill(7);
+            assert!(avx2::setup(&mut eight, &clip, rec), "eight lanes taken");
             assert_eq!(
                 fbits(&eight.off),
                 fbits(&scalar.off),
                 "segment {s}: eight lanes"
             );
+            assert_eq!(eight.drop, scalar.drop, "segment {s}: eight-lane drops");
+        }
+    }
+}
+
+#[test]
+fn the_plan_puts_every_component_in_its_frame_float_once_and_leaves_holes_unwritten() {
+    let (payload, _) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let l = &clip.lanes;
+    let mut seen = std::collections::BTreeSet::new();
+    for j in 0..l.channel.len() {
+        let at = l.quad_at[j / 4] + (j % 4) as u32;
+        if l.valid[j] == 0 {
+            continue;
+        }
+        let (bone, kind) = clip.animated[l.channel[j] as usize];
+        let field = match kind {
+            Kind::Translation => 0,
+            Kind::Rotation => 3,
+            Kind::Scale => 7,
+        };
+        assert_eq!(at, slot(bone, field + l.k[j]), "lane {j}");
+        assert!(seen.insert(at), "float {at} written twice");
+    }
+    assert_eq!(seen.len(), 3 * clip.animated.len(), "every component once");
+    assert_eq!(l.quad_at.len() % 2, 0);
+    // Decoding into a frame of markers changes only the planned floats, and the
+    // rotations' w fields.
+    let mut seg = Segment::default();
+    seg.load(&clip, 1);
+    let marker = f32::from_bits(0x7FC0_1234);
+    let mut out = vec![marker; clip.frame_floats()];
+    seg.decode(l, &payload, 2, &mut out);
+    for (i, v) in out.iter().enumerate() {
+        let planned = seen.contains(&(i as u32))
+            || clip
+                .animated
+                .iter()
+                .any(|&(b, k)| k == Kind::Rotation && slot(b, 6) == i as u32);
+        assert_eq!(v.to_bits() != marker.to_bits(), planned, "float {i}");
+    }
+}
+
+#[test]
+fn channel_first_bits_are_the_running_sums_of_the_component_widths() {
+    // Width bytes with drop bits, reduction bytes with every two-bit value; lengths
+    // around the eight-lane blocks.
+    let mut x = 0x9E37_79B9u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    for n in [0usize, 1, 7, 8, 9, 16, 23, 74] {
+        let widths: Vec<u8> = (0..n)
+            .map(|_| (next() % 25) as u8 | ((next() % 4) << 5) as u8)
+            .collect();
+        let reduce: Vec<u8> = (0..n).map(|_| (next() % 64) as u8).collect();
+        let mut want = vec![0u32; n];
+        let mut p = 0;
+        for c in 0..n {
+            want[c] = p;
+            let b = u32::from(widths[c] & 31);
+            p += (0..3)
+                .map(|k| b.saturating_sub(u32::from(reduce[c] >> (2 * k)) & 3))
+                .sum::<u32>();
+        }
+        let mut got = vec![u32::MAX; n];
+        assert_eq!(
+            segment::first_bits(&widths, &reduce, &mut got),
+            p,
+            "{n} channels"
+        );
+        assert_eq!(got, want, "{n} channels");
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut eight = vec![u32::MAX; n];
             assert_eq!(
-                eight.dst, scalar.dst,
-                "segment {s}: eight-lane destinations"
+                avx2::first_bits(&widths, &reduce, &mut eight),
+                p,
+                "{n} channels"
             );
+            assert_eq!(eight, want, "{n} channels: eight lanes");
         }
     }
 }

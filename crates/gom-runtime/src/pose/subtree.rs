@@ -1,7 +1,7 @@
 //! Model-space matrices of one bone and the bones below it, after their local
 //! transforms changed (IK corrections, a procedural bone).
 
-use super::{soa_to_affines, LocalPose, ModelPose};
+use super::{compose, soa_to_affines, LocalPose, ModelPose};
 use crate::skeleton::Skeleton;
 use crate::Error;
 
@@ -53,7 +53,7 @@ pub fn local_to_model_from(
                 continue;
             }
             model.world[i] = match parent {
-                Some(p) => model.world[p] * m,
+                Some(p) => compose(&model.world[p], &m),
                 None => m,
             };
         }

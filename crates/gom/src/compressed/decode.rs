@@ -8,6 +8,19 @@ use super::{ChannelClass, Kind, Layout, SEGMENT_CHANNEL_BYTES};
 /// component, bit 7 is zero.
 pub const WIDTH_MASK: u8 = 0x1F;
 
+/// The bits of a segment's reduction byte that are used: two per component (x in bits
+/// 0–1, y in 2–3, z in 4–5); bits 6–7 are zero.
+pub const REDUCE_MASK: u8 = 0x3F;
+
+/// The widths of a channel's three components in a segment: its width (the low bits
+/// of its width byte) less each component's reduction (two bits of its reduction
+/// byte), at least 0.
+#[inline(always)]
+pub fn component_widths(width_byte: u8, reduce: u8) -> [u32; 3] {
+    let b = u32::from(width_byte & WIDTH_MASK);
+    [0, 1, 2].map(|k| b.saturating_sub(u32::from(reduce >> (2 * k)) & 3))
+}
+
 /// `1 / 255`: a segment range byte is a fraction of the clip range in 255ths.
 pub const INV_255: f32 = 1.0 / 255.0;
 
@@ -198,11 +211,23 @@ impl Decoder {
         let rec = l.segment(payload, seg);
         let a = self.ranges.len();
         let Some(bits) = rec.get(..a) else { return };
-        let Some(ranges) = rec.get(a..a * SEGMENT_CHANNEL_BYTES) else {
+        let Some(reduce) = rec.get(a..2 * a) else {
+            return;
+        };
+        let Some(ranges) = rec.get(2 * a..a * SEGMENT_CHANNEL_BYTES) else {
             return;
         };
         let packed = rec.get(a * SEGMENT_CHANNEL_BYTES..).unwrap_or(&[]);
-        let frame_bits: u64 = bits.iter().map(|&b| 3 * u64::from(b & WIDTH_MASK)).sum();
+        let frame_bits: u64 = bits
+            .iter()
+            .zip(reduce)
+            .map(|(&b, &r)| {
+                component_widths(b, r)
+                    .iter()
+                    .map(|&w| u64::from(w))
+                    .sum::<u64>()
+            })
+            .sum();
         let mut pos0 = u64::from(f0 % l.segment_frames) * frame_bits;
         let second = f1.map(|f| f.min(l.frame_count - 1) % l.segment_frames);
         let mut pos1 = u64::from(second.unwrap_or(0)) * frame_bits;
@@ -216,33 +241,44 @@ impl Decoder {
         let ranges = &ranges[..6 * n];
         for c in 0..n {
             let byte = bits[c];
-            let b = u32::from(byte & WIDTH_MASK);
-            let inv_q = inv_qmax(b);
+            let widths = component_widths(byte, reduce[c]);
             let r = &ranges[6 * c..6 * c + 6];
             let mut coef = [(0.0f32, 0.0f32); 3];
             for (k, slot) in coef.iter_mut().enumerate() {
+                let inv_q = inv_qmax(widths[k]);
                 *slot = coefficients(cr[c][0][k], cr[c][1][k], r[k], r[3 + k], inv_q);
             }
             let drop = usize::from(byte >> 5);
-            let mut v = [0.0f32; 3];
-            for k in 0..3 {
-                v[k] = coef[k].0
-                    + coef[k].1 * read_bits(packed, pos0 + u64::from(b) * k as u64, b) as f32;
-            }
-            pos0 += 3 * u64::from(b);
-            out0[c] = restore(kinds[c], v, drop);
+            out0[c] = restore(
+                kinds[c],
+                read_channel(packed, &mut pos0, widths, &coef),
+                drop,
+            );
             if second.is_some() {
-                for k in 0..3 {
-                    v[k] = coef[k].0
-                        + coef[k].1 * read_bits(packed, pos1 + u64::from(b) * k as u64, b) as f32;
-                }
-                pos1 += 3 * u64::from(b);
+                let v = read_channel(packed, &mut pos1, widths, &coef);
                 if let Some(o) = out1.get_mut(c) {
                     *o = restore(kinds[c], v, drop);
                 }
             }
         }
     }
+}
+
+/// The three stored components of a channel whose first bit is at `*pos` (moved past
+/// them): `offset + step · q` with each component's coefficients.
+#[inline(always)]
+fn read_channel(
+    packed: &[u8],
+    pos: &mut u64,
+    widths: [u32; 3],
+    coef: &[(f32, f32); 3],
+) -> [f32; 3] {
+    let mut v = [0.0f32; 3];
+    for k in 0..3 {
+        v[k] = coef[k].0 + coef[k].1 * read_bits(packed, *pos, widths[k]) as f32;
+        *pos += u64::from(widths[k]);
+    }
+    v
 }
 
 /// Every frame of a compressed clip, every bone, frame-major: default channels from

@@ -13,7 +13,7 @@
 //! from 1 while the measured error allows it (the sum bound is pessimistic) and
 //! downwards when it does not, so the bound holds as measured, not only as estimated.
 
-use super::decode::{dequantize, inv_qmax, restore, store};
+use super::decode::{component_widths, dequantize, inv_qmax, restore, store};
 use super::metric::{dist, fk, shell_error, World};
 use super::{
     Kind, Trs, CLIP_FLAG_COMPRESSED, DATA_TAIL, FIXED_SIZE, SEGMENT_CHANNEL_BYTES, SEGMENT_FRAMES,
@@ -189,12 +189,14 @@ fn clip_range(
     }
 }
 
-/// One segment: per animated channel its range bytes and, per bit width, the
-/// quantised values, what they decode to and the local error.
+/// One segment: per animated channel its range bytes, its reduction byte and, per bit
+/// width, the quantised values, what they decode to and the local error.
 struct Segment {
     frames: std::ops::Range<usize>,
     /// Per channel: range bytes (lo xyz, hi xyz).
     ranges: Vec<[u8; 6]>,
+    /// Per channel: the reduction byte (see [`reductions`]).
+    reduce: Vec<u8>,
     /// Per channel, per width 0..=MAX: quantised values per frame and component.
     quant: Vec<Vec<Vec<[u32; 3]>>>,
     /// Per channel, per width: the worst local error (see [`local_error`]).
@@ -214,6 +216,7 @@ impl Segment {
         let mut seg = Segment {
             frames: frames.clone(),
             ranges: Vec::with_capacity(animated.len()),
+            reduce: Vec::with_capacity(animated.len()),
             quant: Vec::with_capacity(animated.len()),
             error: Vec::with_capacity(animated.len()),
             decoded: Vec::with_capacity(animated.len()),
@@ -223,6 +226,7 @@ impl Segment {
             let src: Vec<[f32; 4]> = frames.clone().map(|f| value(f, a.bone, a.kind)).collect();
             let stored: Vec<[f32; 3]> = src.iter().map(|v| store(a.kind, *v, drop)).collect();
             let range = segment_range(a, &stored);
+            let reduce = reductions(a, &range);
             let mut quant = Vec::with_capacity(widths);
             let mut error = Vec::with_capacity(widths);
             let mut decoded = Vec::with_capacity(widths);
@@ -230,7 +234,8 @@ impl Segment {
                 let (q, d): (Vec<[u32; 3]>, Vec<[f32; 4]>) = stored
                     .iter()
                     .map(|v| {
-                        let (q, d) = quantize(a, &range, bits, *v);
+                        let widths = component_widths(bits as u8, reduce);
+                        let (q, d) = quantize(a, &range, widths, *v);
                         (q, restore(a.kind, d, drop))
                     })
                     .unzip();
@@ -244,6 +249,7 @@ impl Segment {
                 decoded.push(d);
             }
             seg.ranges.push(range);
+            seg.reduce.push(reduce);
             seg.quant.push(quant);
             seg.error.push(error);
             seg.decoded.push(decoded);
@@ -252,7 +258,7 @@ impl Segment {
     }
 
     /// The segment record: width bytes (with a rotation's dropped component in bits
-    /// 5–6), range bytes, then the packed frames.
+    /// 5–6), reduction bytes, range bytes, then the packed frames.
     fn record(&self, animated: &[Animated], s: usize, bits: &[u32]) -> Vec<u8> {
         let a = bits.len();
         let mut out = Vec::with_capacity(a * SEGMENT_CHANNEL_BYTES);
@@ -261,19 +267,28 @@ impl Segment {
                 .zip(animated)
                 .map(|(&b, ch)| b as u8 | ((ch.drops[s] as u8) << 5)),
         );
+        out.extend_from_slice(&self.reduce);
         for r in &self.ranges {
             out.extend_from_slice(r);
         }
         let mut w = BitWriter::default();
         for f in 0..self.frames.len() {
             for (c, &b) in bits.iter().enumerate() {
-                for k in 0..3 {
-                    w.push(self.quant[c][b as usize][f][k], b);
+                let widths = component_widths(b as u8, self.reduce[c]);
+                for (&q, &width) in self.quant[c][b as usize][f].iter().zip(&widths) {
+                    w.push(q, width);
                 }
             }
         }
         out.extend(w.finish());
         out
+    }
+}
+
+impl Segment {
+    /// Bits of one frame of channel `c` at width `b`.
+    fn frame_bits(&self, c: usize, b: usize) -> u32 {
+        component_widths(b as u8, self.reduce[c]).iter().sum()
     }
 }
 
@@ -300,13 +315,38 @@ fn segment_range(a: &Animated, src: &[[f32; 3]]) -> [u8; 6] {
     r
 }
 
-/// The quantised value of `v` at `bits` (the nearest of the rounded value and its
-/// neighbours, decoded through [`dequantize`]) and what it decodes to.
-fn quantize(a: &Animated, r: &[u8; 6], bits: u32, v: [f32; 3]) -> ([u32; 3], [f32; 3]) {
-    let inv_q = inv_qmax(bits);
-    let qmax = if bits == 0 { 0 } else { (1u64 << bits) - 1 };
+/// A channel's reduction byte in a segment: per component (two bits each, x first),
+/// how many bits narrower than the channel's width it is stored, so that every
+/// component's step is at most the widest one's: `k` such that the component's range
+/// times `2^k` stays within the largest range of the channel (at most 3; 3 for a
+/// component that does not move in the segment).
+fn reductions(a: &Animated, r: &[u8; 6]) -> u8 {
+    let span: [f64; 3] =
+        std::array::from_fn(|k| f64::from(a.ext[k]) * (f64::from(r[3 + k]) - f64::from(r[k])));
+    let widest = span.iter().copied().fold(0.0, f64::max);
+    if widest <= 0.0 {
+        return 0;
+    }
+    let mut out = 0u8;
+    for (k, &s) in span.iter().enumerate() {
+        let mut d = 0u8;
+        while d < 3 && s * f64::from(2u8 << d) <= widest {
+            d += 1;
+        }
+        out |= d << (2 * k);
+    }
+    out
+}
+
+/// The quantised value of `v` at component widths `widths` (the nearest of the
+/// rounded value and its neighbours, decoded through [`dequantize`]) and what it
+/// decodes to.
+fn quantize(a: &Animated, r: &[u8; 6], widths: [u32; 3], v: [f32; 3]) -> ([u32; 3], [f32; 3]) {
     let (mut q, mut d) = ([0u32; 3], [0f32; 3]);
     for k in 0..3 {
+        let bits = widths[k];
+        let inv_q = inv_qmax(bits);
+        let qmax = if bits == 0 { 0 } else { (1u64 << bits) - 1 };
         let (lo, hi) = (r[k], r[3 + k]);
         let guess = if qmax == 0 || hi == lo || a.ext[k] == 0.0 {
             0
@@ -517,7 +557,7 @@ fn greedy(
         let mut pick: Option<(f64, usize)> = None;
         for (c, js) in reach.joints.iter().enumerate() {
             let b = bits[c] as usize;
-            if b == 0 {
+            if b == 0 || seg.frame_bits(c, b - 1) == seg.frame_bits(c, b) {
                 continue;
             }
             let delta = seg.error[c][b - 1] - seg.error[c][b];

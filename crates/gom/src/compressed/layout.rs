@@ -3,7 +3,7 @@
 //! every segment record checked, so that decoding afterwards cannot read out of
 //! bounds or produce a non-finite value.
 
-use super::decode::WIDTH_MASK;
+use super::decode::{component_widths, REDUCE_MASK, WIDTH_MASK};
 use super::{Kind, DATA_TAIL, FIXED_SIZE, SEGMENT_CHANNEL_BYTES};
 use crate::error::{FourCc, Place, ReadError, ReadErrorKind};
 use crate::limits::{
@@ -340,7 +340,8 @@ impl Layout {
     }
 
     /// Every segment record sits where the one before it ends, holds bit widths of at
-    /// most [`MAX_COMPRESSED_BITS`] and ranges with `lo ≤ hi`, and the data end with
+    /// most [`MAX_COMPRESSED_BITS`], reduction bytes with bits 6–7 clear and ranges
+    /// with `lo ≤ hi`, and the data end with
     /// [`DATA_TAIL`] zero bytes.
     fn check_segments(
         &self,
@@ -400,8 +401,19 @@ impl Layout {
                         },
                     ));
                 }
-                frame_bits += 3 * u64::from(bits);
-                let rg = rec + a + 6 * c;
+                let reduce = payload[rec + a + c];
+                if reduce & !REDUCE_MASK != 0 {
+                    return Err(err(
+                        base + (rec + a + c) as u64,
+                        "reduce",
+                        ReadErrorKind::Reserved,
+                    ));
+                }
+                frame_bits += component_widths(byte, reduce)
+                    .iter()
+                    .map(|&w| u64::from(w))
+                    .sum::<u64>();
+                let rg = rec + 2 * a + 6 * c;
                 for k in 0..3 {
                     if payload[rg + k] > payload[rg + 3 + k] {
                         return Err(rule(

@@ -41,8 +41,9 @@ pub const FIXED_SIZE: usize = 48;
 pub const DATA_TAIL: usize = 8;
 /// Frames per segment the encoder writes.
 pub const SEGMENT_FRAMES: u32 = 16;
-/// Bytes of one segment's per-channel header: the width byte and six range bytes.
-pub const SEGMENT_CHANNEL_BYTES: usize = 7;
+/// Bytes of one segment's per-channel header: the width byte, the reduction byte and
+/// six range bytes.
+pub const SEGMENT_CHANNEL_BYTES: usize = 8;
 
 /// `CLP0.flags` bit 1, reserved in GOM v1 (so v1 readers refuse the clip): the clip's
 /// samples are in the `CLPZ` chunk that follows it inside `ANIM`, and the `CLP0` itself
