@@ -136,19 +136,6 @@ fn demo_skinned(method: gom::SkinningMethod, eight: bool) -> gom::Model {
 /// the runtime's.
 const GPU_TOLERANCE: f32 = 1e-4;
 
-/// The largest coordinate difference between two poses of the same model.
-fn largest_difference(a: &[gom_import::pose::PosedMesh], b: &[Vec<f32>]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    let mut worst = 0.0f32;
-    for (x, y) in a.iter().zip(b) {
-        assert_eq!(y.len(), x.positions.len() * 3);
-        for (p, q) in x.positions.iter().flatten().zip(y) {
-            worst = worst.max((p - q).abs());
-        }
-    }
-    worst
-}
-
 #[test]
 fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
     if chromium().is_none() {
@@ -197,7 +184,7 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
         };
         let cpu = gom_import::pose::pose_model(&model, &at).unwrap();
         let gpu = captured(got);
-        let worst = largest_difference(&cpu, &gpu);
+        let worst = largest_gap(&gpu, &positions(&cpu));
         if model.meshes.iter().any(|m| m.uses_skin_extension()) {
             // The method shows: the same model skinned linearly with its first four
             // influences (renormalised) lies several tolerances away.
@@ -212,7 +199,7 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
                 }
             }
             let lbs = gom_import::pose::pose_model(&linear, &at).unwrap();
-            let apart = largest_difference(&lbs, &gpu);
+            let apart = largest_gap(&gpu, &positions(&lbs));
             assert!(
                 apart > 4.0 * GPU_TOLERANCE,
                 "{}: only {apart} from LBS",
@@ -227,6 +214,11 @@ fn gpu_skinning_equals_gom_pose_for_the_demo_and_each_shared_gltf_sample() {
         );
         eprintln!("{}: largest difference {worst:e}", file.display());
     }
+}
+
+/// The positions of each posed mesh.
+fn positions(posed: &[gom_import::pose::PosedMesh]) -> Vec<Vec<[f32; 3]>> {
+    posed.iter().map(|m| m.positions.clone()).collect()
 }
 
 /// The largest difference of the page's skinned positions from the CPU's (both
