@@ -215,6 +215,7 @@ fn route(state: &State, request: &mut Request) -> Reply {
         (Method::Get, ["viewer.js"]) => asset(page::VIEWER_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["morph.js"]) => asset(page::MORPH_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["dq.js"]) => asset(page::DQ_JS, "text/javascript; charset=utf-8"),
+        (Method::Get, ["events.js"]) => asset(page::EVENTS_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["style.css"]) => asset(page::STYLE_CSS, "text/css; charset=utf-8"),
         (Method::Get, ["favicon.ico"]) => Response::from_data(Vec::new()).with_status_code(204),
         (Method::Get, ["test.js"]) => match &state.config.test_script {

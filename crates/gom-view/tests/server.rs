@@ -31,6 +31,10 @@ fn page_script_and_style_are_served_from_the_binary() {
     assert_eq!(morph.status, 200);
     assert_eq!(morph.body, gom_view::page::MORPH_JS.as_bytes());
     assert!(morph.header("content-type").starts_with("text/javascript"));
+    let events = get(server.port(), "/events.js");
+    assert_eq!(events.status, 200);
+    assert_eq!(events.body, gom_view::page::EVENTS_JS.as_bytes());
+    assert!(events.header("content-type").starts_with("text/javascript"));
     let css = get(server.port(), "/style.css");
     assert_eq!(css.status, 200);
     assert!(css.header("content-type").starts_with("text/css"));
