@@ -9,7 +9,10 @@
 //!
 //! Joint orientations are taken from the model matrices with their scale removed;
 //! directions given in a joint's frame (`mid_axis`, `forward`, `up`, `offset`) are in
-//! that unscaled frame. No input gives NaN: a zero-length bone, a target on a joint
+//! that unscaled frame. The solves use no inverse trigonometry: turns between two
+//! directions are built from their half-angle quaternions, and the middle joint's
+//! turn from the cosines of its angles (half-angle formulas); only `soften` (an
+//! exponential) and a non-zero `twist` (a sine and a cosine) cost a transcendental. No input gives NaN: a zero-length bone, a target on a joint
 //! or a non-finite parameter leaves the part of the correction it would define at the
 //! identity.
 
@@ -77,13 +80,65 @@ impl TwoBoneCorrection {
     };
 }
 
-/// The rotation of a model matrix, scale removed (identity when degenerate).
-fn rotation_of(m: &Affine3A) -> Quat {
-    let (_, r, _) = m.to_scale_rotation_translation();
-    if r.is_finite() && r.length_squared() > 0.0 {
-        r.normalize()
-    } else {
-        Quat::IDENTITY
+/// A joint's orientation: the columns of its model matrix with their lengths divided
+/// out, the first negated when the matrix mirrors (glam's
+/// `to_scale_rotation_translation` convention); the identity when a column has no
+/// length. Turning vectors with it stands in for extracting a quaternion.
+struct Frame {
+    x: Vec3,
+    y: Vec3,
+    z: Vec3,
+}
+
+impl Frame {
+    const IDENTITY: Frame = Frame {
+        x: Vec3::X,
+        y: Vec3::Y,
+        z: Vec3::Z,
+    };
+
+    fn of(m: &Affine3A) -> Frame {
+        let c = m.matrix3;
+        let (x, y, z) = (
+            Vec3::from(c.x_axis),
+            Vec3::from(c.y_axis),
+            Vec3::from(c.z_axis),
+        );
+        let mirror = if c.determinant() < 0.0 { -1.0 } else { 1.0 };
+        let (lx, ly, lz) = (x.length() * mirror, y.length(), z.length());
+        let usable = |l: f32| l.is_finite() && l.abs() > 0.0;
+        if !(usable(lx) && usable(ly) && usable(lz)) {
+            return Frame::IDENTITY;
+        }
+        Frame {
+            x: x / lx,
+            y: y / ly,
+            z: z / lz,
+        }
+    }
+
+    /// `v`, given in the joint's frame, in model space.
+    fn to_model(&self, v: Vec3) -> Vec3 {
+        self.x * v.x + self.y * v.y + self.z * v.z
+    }
+
+    /// `v`, given in model space, in the joint's frame.
+    fn to_joint(&self, v: Vec3) -> Vec3 {
+        Vec3::new(self.x.dot(v), self.y.dot(v), self.z.dot(v))
+    }
+
+    /// A model-space turn about the joint as a local correction, `q⁻¹ · turn · q`
+    /// for the joint's rotation `q`: the same angle about the axis in the joint's
+    /// frame.
+    fn local_turn(&self, turn: Quat) -> Quat {
+        let v = self.to_joint(Vec3::new(turn.x, turn.y, turn.z));
+        let q = Quat::from_xyzw(v.x, v.y, v.z, turn.w);
+        let l2 = q.length_squared();
+        if l2.is_finite() && l2 > EPSILON * EPSILON {
+            q * l2.sqrt().recip()
+        } else {
+            Quat::IDENTITY
+        }
     }
 }
 
@@ -97,15 +152,49 @@ fn arc(from: Vec3, to: Vec3) -> Quat {
 }
 
 fn direction(v: Vec3) -> Option<Vec3> {
-    (v.is_finite() && v.length() > EPSILON).then(|| v.normalize())
+    let l2 = v.length_squared();
+    (l2.is_finite() && l2 > EPSILON * EPSILON).then(|| v * l2.sqrt().recip())
 }
 
-/// The signed angle about unit `axis` from `a` to `b`, both taken perpendicular to
-/// the axis; `None` when either has no perpendicular part.
-fn angle_about(axis: Vec3, a: Vec3, b: Vec3) -> Option<f32> {
+/// The turn about unit `axis` taking `a` onto `b`, both taken perpendicular to the
+/// axis; `None` when either has no perpendicular part. For unit `a`, `b` at angle θ
+/// the half-angle quaternion is `(a × b, 1 + a·b)` normalised, `a × b` along the axis;
+/// opposite directions turn half a turn.
+fn turn_about(axis: Vec3, a: Vec3, b: Vec3) -> Option<Quat> {
     let a = direction(a - axis * a.dot(axis))?;
     let b = direction(b - axis * b.dot(axis))?;
-    Some(a.cross(b).dot(axis).atan2(a.dot(b)))
+    let (sin, cos) = (a.cross(b).dot(axis), a.dot(b));
+    if 1.0 + cos <= EPSILON {
+        return Some(Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0));
+    }
+    let v = axis * sin;
+    Some(Quat::from_xyzw(v.x, v.y, v.z, 1.0 + cos).normalize())
+}
+
+/// The turn of `sign` times (`θ₁ − θ₀`) about unit `axis`, for the angles θ₀, θ₁ in
+/// [0, π] whose cosines are `cos0`, `cos1`: `cos(θ/2)` and `sin(θ/2)` of each by the
+/// half-angle formulas, then those of the difference.
+fn turn_from_cosines(axis: Vec3, sign: f32, cos0: f32, cos1: f32) -> Quat {
+    let half = |c: f32| {
+        let c = c.clamp(-1.0, 1.0);
+        (
+            (0.5 * (1.0 + c)).max(0.0).sqrt(),
+            (0.5 * (1.0 - c)).max(0.0).sqrt(),
+        )
+    };
+    let ((c0, s0), (c1, s1)) = (half(cos0), half(cos1));
+    let (cos, sin) = (c1 * c0 + s1 * s0, s1 * c0 - c1 * s0);
+    let v = axis * (sign * sin);
+    Quat::from_xyzw(v.x, v.y, v.z, cos).normalize()
+}
+
+/// The turn of `angle` radians about unit `axis`, skipping the sine and cosine of 0.
+fn twisted(axis: Vec3, angle: f32, q: Quat) -> Quat {
+    if angle == 0.0 {
+        q
+    } else {
+        Quat::from_axis_angle(axis, angle) * q
+    }
 }
 
 /// `q` scaled by `weight` along the shorter arc from the identity (slerp).
@@ -163,44 +252,40 @@ pub fn two_bone_ik(
         Vec3::from(mid.translation),
         Vec3::from(end.translation),
     );
-    let (upper, lower) = ((m - s).length(), (e - m).length());
-    let q_mid = rotation_of(mid);
+    let (u, v) = (s - m, e - m);
+    let (upper, lower) = (u.length(), v.length());
+    let mid_frame = Frame::of(mid);
     // 1. The middle joint: the interior angle that spans the wanted distance.
     let to_target = p.target - s;
-    let wanted = softened(to_target.length(), upper + lower, p.soften)
-        .clamp((upper - lower).abs(), upper + lower);
     let mut mid_turn = Quat::IDENTITY;
-    if let Some(axis) = direction(q_mid * p.mid_axis) {
+    if let Some(axis) = direction(mid_frame.to_model(p.mid_axis)) {
         if upper > EPSILON && lower > EPSILON {
-            let (u, v) = (s - m, e - m);
-            let current = u.angle_between(v);
-            let cos = (upper * upper + lower * lower - wanted * wanted) / (2.0 * upper * lower);
-            let desired = cos.clamp(-1.0, 1.0).acos();
+            let wanted = softened(to_target.length(), upper + lower, p.soften)
+                .clamp((upper - lower).abs(), upper + lower);
+            let cos_now = u.dot(v) / (upper * lower);
+            let cos_wanted =
+                (upper * upper + lower * lower - wanted * wanted) / (2.0 * upper * lower);
             let side = if u.cross(v).dot(axis) < 0.0 {
                 -1.0
             } else {
                 1.0
             };
-            if current.is_finite() {
-                mid_turn = Quat::from_axis_angle(axis, side * (desired - current));
-            }
+            mid_turn = turn_from_cosines(axis, side, cos_now, cos_wanted);
         }
     }
-    let e_bent = m + mid_turn * (e - m);
+    let e_bent = m + mid_turn * v;
     // 2. The start joint: onto the target, then the middle joint towards the pole.
     let aim = arc(e_bent - s, to_target);
     let mut start_turn = aim;
     if let Some(axis) = direction(to_target) {
-        let m_aimed = aim * (m - s);
-        if let Some(angle) = angle_about(axis, m_aimed, p.pole) {
-            start_turn = Quat::from_axis_angle(axis, angle) * start_turn;
+        if let Some(turn) = turn_about(axis, aim * (m - s), p.pole) {
+            start_turn = turn * start_turn;
         }
-        start_turn = Quat::from_axis_angle(axis, p.twist) * start_turn;
+        start_turn = twisted(axis, p.twist, start_turn);
     }
-    // Model-space turns about each joint → local corrections: q⁻¹ · turn · q.
-    let q_start = rotation_of(start);
-    let local = |q: Quat, turn: Quat| (q.inverse() * turn * q).normalize();
-    let (c_start, c_mid) = (local(q_start, start_turn), local(q_mid, mid_turn));
+    // Model-space turns about each joint → local corrections.
+    let c_start = Frame::of(start).local_turn(start_turn);
+    let c_mid = mid_frame.local_turn(mid_turn);
     let end_final = s + start_turn * (e_bent - s);
     let reached =
         p.weight >= 1.0 && (end_final - p.target).length() <= 1e-3 * (upper + lower).max(EPSILON);
@@ -260,11 +345,10 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     let Some(forward) = direction(p.forward).filter(|_| finite) else {
         return (Quat::IDENTITY, false);
     };
-    let q = rotation_of(joint);
-    let inv = q.inverse();
+    let frame = Frame::of(joint);
     // The target and the pole in the joint's (unscaled) frame.
-    let target = inv * (p.target - Vec3::from(joint.translation));
-    let pole = inv * p.pole;
+    let target = frame.to_joint(p.target - Vec3::from(joint.translation));
+    let pole = frame.to_joint(p.pole);
     let d = target.length();
     // The point of the ray at the target's distance from the joint.
     let of = p.offset.dot(forward);
@@ -276,10 +360,10 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     };
     let mut turn = arc(from, target);
     if let Some(axis) = direction(target) {
-        if let Some(angle) = angle_about(axis, turn * p.up, pole) {
-            turn = Quat::from_axis_angle(axis, angle) * turn;
+        if let Some(about) = turn_about(axis, turn * p.up, pole) {
+            turn = about * turn;
         }
-        turn = Quat::from_axis_angle(axis, p.twist) * turn;
+        turn = twisted(axis, p.twist, turn);
     }
     let reached = reached && d > EPSILON && p.weight >= 1.0;
     (weighted(turn.normalize(), p.weight), reached)
@@ -355,4 +439,75 @@ pub fn apply_aim_ik(
     correct(local, bone, c);
     local_to_model_from(skeleton, bone, local, model)?;
     Ok(reached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two rotations are the same turn (q and −q alike) within `tol`.
+    fn same_turn(a: Quat, b: Quat, tol: f32) -> bool {
+        a.dot(b).abs() >= 1.0 - tol
+    }
+
+    #[test]
+    fn a_frame_turns_vectors_and_corrections_as_the_matrix_rotation_does() {
+        let turn = Quat::from_axis_angle(Vec3::new(0.3, -1.0, 0.5).normalize(), 0.9);
+        let v = Vec3::new(0.2, -0.7, 1.3);
+        for (scale, rotation) in [
+            (Vec3::ONE, Quat::IDENTITY),
+            (Vec3::new(2.0, 0.5, 3.0), Quat::from_rotation_y(1.2)),
+            (
+                Vec3::new(-1.5, 1.0, 0.25),
+                Quat::from_euler(glam::EulerRot::XYZ, 0.4, -2.1, 0.7),
+            ),
+            (Vec3::new(0.01, 0.02, 0.03), Quat::from_rotation_z(-2.9)),
+        ] {
+            let m = Affine3A::from_scale_rotation_translation(scale, rotation, Vec3::X);
+            // glam's own extraction, the way the solves took it before.
+            let (_, q, _) = m.to_scale_rotation_translation();
+            let frame = Frame::of(&m);
+            assert!(
+                (frame.to_model(v) - q * v).length() < 1e-5,
+                "{scale} {rotation}"
+            );
+            assert!((frame.to_joint(v) - q.inverse() * v).length() < 1e-5);
+            let local = (q.inverse() * turn * q).normalize();
+            assert!(same_turn(frame.local_turn(turn), local, 1e-6));
+        }
+        // No length in a column: the identity frame.
+        let flat = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.0, 0.0, 1.0),
+            Quat::IDENTITY,
+            Vec3::ZERO,
+        );
+        assert_eq!(Frame::of(&flat).local_turn(turn), turn);
+    }
+
+    #[test]
+    fn turns_from_cosines_and_about_an_axis_match_their_angles() {
+        let axis = Vec3::new(1.0, 2.0, -0.5).normalize();
+        let cosines: [f32; 8] = [-1.0, -0.99, -0.5, 0.0, 0.3, 0.9, 0.9999, 1.0];
+        for &c0 in &cosines {
+            for &c1 in &cosines {
+                for sign in [-1.0, 1.0] {
+                    let angle = sign * (c1.acos() - c0.acos());
+                    let want = Quat::from_axis_angle(axis, angle);
+                    let got = turn_from_cosines(axis, sign, c0, c1);
+                    assert!(same_turn(got, want, 1e-6), "{c0} {c1} {sign}");
+                }
+            }
+        }
+        // About the axis: from a to b, seen perpendicular to the axis.
+        let a = Vec3::new(0.3, -0.2, 0.9);
+        for angle in [-3.0f32, -1.0, 0.0, 0.5, 2.0, std::f32::consts::PI] {
+            let b = Quat::from_axis_angle(axis, angle) * a + axis * 0.7;
+            let got = turn_about(axis, a, b).unwrap();
+            assert!(
+                same_turn(got, Quat::from_axis_angle(axis, angle), 1e-6),
+                "{angle}"
+            );
+        }
+        assert_eq!(turn_about(axis, axis, a), None);
+    }
 }
