@@ -269,9 +269,10 @@ enum Walk {
 }
 
 impl Walk {
-    /// The cheaper walk for a call that restores `previous` vertices and adds `rows`
-    /// rows to a mesh of `vertices`: the dense walk's pass costs about a quarter of a
-    /// scattered access per vertex.
+    /// The walk for a call that restores `previous` vertices and adds `rows` rows to a
+    /// mesh of `vertices`: the dense walk once those scattered accesses reach a quarter
+    /// of the vertices (a pass in order costs a fraction of a scattered access per
+    /// vertex; the quarter is a round figure, not a measured crossover).
     fn choose(previous: usize, rows: usize, vertices: usize) -> Walk {
         if 4 * (previous + rows) >= vertices {
             Walk::Dense
