@@ -19,7 +19,9 @@
 //! added to one run of a vertex's words. Two paths add the rows ([`MorphPath`]):
 //! plain `f32` (the reference) and, on x86-64 CPUs with AVX, one masked load, multiply,
 //! add and masked store per row (`morph/avx.rs`); both multiply then add, so they give
-//! the same bits (the tests check it).
+//! the same bits (the tests check it). When many vertices move, a call adds the rows
+//! into a packed copy of the bind attributes instead and writes the moved vertices in
+//! one pass in vertex order (`morph/packed.rs`): the same bits again.
 
 use gom::layout::Attribute;
 use gom::morph::{sample_weight, MorphTarget, WeightTrack};
