@@ -19,7 +19,9 @@
 //! added to one run of a vertex's words. Two paths add the rows ([`MorphPath`]):
 //! plain `f32` (the reference) and, on x86-64 CPUs with AVX, one masked load, multiply,
 //! add and masked store per row (`morph/avx.rs`); both multiply then add, so they give
-//! the same bits (the tests check it).
+//! the same bits (the tests check it). When many vertices move, a call adds the rows
+//! into a packed copy of the bind attributes instead and writes the moved vertices in
+//! one pass in vertex order (`morph/packed.rs`): the same bits again.
 
 use gom::layout::Attribute;
 use gom::morph::{sample_weight, MorphTarget, WeightTrack};
@@ -239,6 +241,8 @@ impl MorphPath {
 #[derive(Debug, Clone)]
 pub struct Morpher<'a> {
     mesh: Mesh<'a>,
+    /// The bind attributes a morph changes, packed, and the dense walk's sums.
+    packed: Packed,
     /// Vertices moved by the last call, to restore first on the next.
     touched: Vec<u32>,
     /// The same during a call: the vertices the call before moved.
@@ -248,23 +252,34 @@ pub struct Morpher<'a> {
     epoch: u32,
 }
 
-/// What one [`Morpher::apply`] call works on: the bind words, the morphed words, and
-/// where a vertex's attributes lie.
+/// Rows added to `dst`, `stride` words a vertex: the morphed mesh's interleaved words
+/// (the sparse walk) or the packed sums (the dense walk).
 struct Frame<'s> {
-    src: &'s [f32],
     dst: &'s mut [f32],
     stride: usize,
-    /// Word offsets of the attributes a morph changes: position, normal, tangent.
-    restore: [Option<usize>; 3],
 }
 
-impl Frame<'_> {
-    /// Copies vertex `v`'s position, normal and tangent.xyz words from the bind mesh.
-    #[inline]
-    fn restore(&mut self, v: usize) {
-        let at = v * self.stride;
-        for o in self.restore.into_iter().flatten() {
-            self.dst[at + o..at + o + 3].copy_from_slice(&self.src[at + o..at + o + 3]);
+/// How one call walks the moved vertices (see [`Morpher::apply_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Restore the previous call's vertices, add the rows into the morphed words,
+    /// renormalise each moved vertex: each step a scattered access per vertex.
+    Sparse,
+    /// Add the rows into the packed sums, then one pass in vertex order that writes
+    /// each moved vertex once and restores the previous call's.
+    Dense,
+}
+
+impl Walk {
+    /// The walk for a call that restores `previous` vertices and adds `rows` rows to a
+    /// mesh of `vertices`: the dense walk once those scattered accesses reach a quarter
+    /// of the vertices (a pass in order costs a fraction of a scattered access per
+    /// vertex; the quarter is a round figure, not a measured crossover).
+    fn choose(previous: usize, rows: usize, vertices: usize) -> Walk {
+        if 4 * (previous + rows) >= vertices {
+            Walk::Dense
+        } else {
+            Walk::Sparse
         }
     }
 }
@@ -274,8 +289,10 @@ impl<'a> Morpher<'a> {
     pub fn new(mesh: &Mesh<'a>) -> Self {
         Morpher {
             mesh: mesh.clone(),
-            touched: Vec::new(),
-            previous: Vec::new(),
+            packed: Packed::new(mesh),
+            // At most every vertex, listed once: never grown during a call.
+            touched: Vec::with_capacity(mesh.vertex_count()),
+            previous: Vec::with_capacity(mesh.vertex_count()),
             stamp: vec![0; mesh.vertex_count()],
             epoch: 0,
         }
@@ -289,8 +306,8 @@ impl<'a> Morpher<'a> {
     /// Applies `weights` (one per target of `targets`, the targets of `base`) to
     /// `base`'s bind positions, normals and tangents, and returns the morphed mesh.
     /// Costs O(vertices moved by the previous call + deltas of targets whose weight
-    /// is not 0); allocates nothing after the first call. Takes the fastest
-    /// [`MorphPath`] this CPU has.
+    /// is not 0), or one pass over the vertices when that is cheaper; allocates
+    /// nothing after the first call. Takes the fastest [`MorphPath`] this CPU has.
     pub fn apply(
         &mut self,
         base: &Mesh<'_>,
@@ -302,6 +319,14 @@ impl<'a> Morpher<'a> {
 
     /// [`Morpher::apply`] on `path` (the scalar path when the CPU lacks it); every path
     /// gives the same bits.
+    ///
+    /// `base` must be the mesh the morpher was made for: the bind attributes are the
+    /// ones [`Morpher::new`] packed. A call walks the moved vertices one of two ways,
+    /// which give the same bits: when few vertices move, it restores the previous
+    /// call's, adds each active target's rows into the morphed words and renormalises
+    /// the moved normals and tangents; when many do, it adds the rows into a packed
+    /// copy of the bind attributes and then writes every moved (or previously moved)
+    /// vertex once, in vertex order.
     pub fn apply_with(
         &mut self,
         base: &Mesh<'_>,
@@ -310,53 +335,63 @@ impl<'a> Morpher<'a> {
         path: MorphPath,
     ) -> Result<&Mesh<'a>, Error> {
         self.check(base, targets, weights)?;
-        self.next_epoch();
+        let rows = active(targets, weights).map(|(t, _)| t.indices.len()).sum();
+        let walk = Walk::choose(self.touched.len(), rows, base.vertex_count());
+        self.apply_walk(targets, weights, path, walk);
+        Ok(&self.mesh)
+    }
+
+    /// [`Morpher::apply_with`] after its checks, on `walk`.
+    fn apply_walk(&mut self, targets: &MorphTargets, weights: &[f32], path: MorphPath, walk: Walk) {
         std::mem::swap(&mut self.touched, &mut self.previous);
         self.touched.clear();
-        let no = base.word_offset(Attribute::Normal);
-        let to = base.word_offset(Attribute::Tangent);
-        let mut frame = Frame {
-            src: base.vertex_words(),
-            dst: self.mesh.vertex_words_mut(),
-            stride: base.stride_words(),
-            restore: [Some(0), no, to],
-        };
+        self.next_epoch();
         let avx = path != MorphPath::Scalar && path.available();
+        match walk {
+            Walk::Sparse => self.sparse(targets, weights, avx),
+            Walk::Dense => self.dense(targets, weights, avx),
+        }
+    }
+
+    /// The sparse walk (see [`Walk::Sparse`]).
+    fn sparse(&mut self, targets: &MorphTargets, weights: &[f32], avx: bool) {
+        let stride = self.mesh.stride_words();
+        let no = self.mesh.word_offset(Attribute::Normal);
+        let to = self.mesh.word_offset(Attribute::Tangent);
+        let words = self.mesh.vertex_words_mut();
         // Restore the attributes the previous weights moved (the other words of a
         // vertex never change).
         for &v in &self.previous {
-            frame.restore(v as usize);
+            self.packed.restore(words, stride, v as usize);
         }
-        for (t, &w) in targets.targets.iter().zip(weights) {
-            if w == 0.0 {
-                continue;
-            }
-            // The vertices moved, listed once.
-            for &i in &t.indices {
-                let s = &mut self.stamp[i as usize];
-                if *s != self.epoch {
-                    *s = self.epoch;
-                    self.touched.push(i);
-                }
-            }
-            let rows = Rows::of(t, 0..t.indices.len());
-            let parts = t.parts(no, to);
-            match parts.run(t.width()) {
-                #[cfg(target_arch = "x86_64")]
-                Some(run) if avx => avx::add_rows(&mut frame, &rows, parts, run, w),
-                _ => add_parts(&mut frame, &rows, parts, w),
-            }
+        let mut frame = Frame { dst: words, stride };
+        for (t, w) in active(targets, weights) {
+            mark(&t.indices, &mut self.stamp, self.epoch, &mut self.touched);
+            add(&mut frame, t, t.parts(no, to), w, avx);
         }
         for &v in &self.touched {
-            let at = v as usize * frame.stride;
-            for o in [no, to].into_iter().flatten() {
-                renormalise(
-                    &mut frame.dst[at + o..at + o + 3],
-                    &frame.src[at + o..at + o + 3],
-                );
-            }
+            self.packed.renormalise(frame.dst, stride, v as usize);
         }
-        Ok(&self.mesh)
+    }
+
+    /// The dense walk (see [`Walk::Dense`]).
+    fn dense(&mut self, targets: &MorphTargets, weights: &[f32], avx: bool) {
+        let (no, to) = self.packed.offsets();
+        let mut frame = self.packed.frame();
+        for (t, w) in active(targets, weights) {
+            for &i in &t.indices {
+                self.stamp[i as usize] = self.epoch;
+            }
+            add(&mut frame, t, t.parts(no, to), w, avx);
+        }
+        let stride = self.mesh.stride_words();
+        self.packed.write_moved(packed::Moved {
+            words: self.mesh.vertex_words_mut(),
+            stride,
+            stamp: &self.stamp,
+            epoch: self.epoch,
+            touched: &mut self.touched,
+        });
     }
 
     /// The arguments' checks: one weight per target, the mesh the morpher was made
@@ -392,12 +427,55 @@ impl<'a> Morpher<'a> {
         Ok(())
     }
 
-    /// Starts a call: a new stamp, every stamp cleared when the counter wraps.
+    /// Starts a call, after `previous` took the last call's vertices: a new stamp.
+    /// When the counter wraps, every stamp is cleared and the previous call's vertices
+    /// get the stamp before the new one (what the dense walk restores).
     fn next_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
+        if self.epoch <= 1 {
             self.stamp.fill(0);
-            self.epoch = 1;
+            for &v in &self.previous {
+                self.stamp[v as usize] = 1;
+            }
+            self.epoch = 2;
+        }
+    }
+}
+
+/// The targets of `targets` whose weight is not 0, with their weights.
+fn active<'t>(
+    targets: &'t MorphTargets,
+    weights: &'t [f32],
+) -> impl Iterator<Item = (&'t Target, f32)> + 't {
+    targets
+        .targets
+        .iter()
+        .zip(weights)
+        .filter(|(_, &w)| w != 0.0)
+        .map(|(t, &w)| (t, w))
+}
+
+/// Stamps each of `indices` with `epoch`, listing in `touched` those not stamped yet.
+fn mark(indices: &[u32], stamp: &mut [u32], epoch: u32, touched: &mut Vec<u32>) {
+    for &i in indices {
+        let s = &mut stamp[i as usize];
+        if *s != epoch {
+            *s = epoch;
+            touched.push(i);
+        }
+    }
+}
+
+/// Adds `w` times target `t`'s rows to `frame` on the AVX path when `avx` and the
+/// parts of a row lie as the frame's words do, on the reference otherwise.
+fn add(frame: &mut Frame<'_>, t: &Target, parts: Parts, w: f32, avx: bool) {
+    let rows = Rows::of(t, 0..t.indices.len());
+    match parts.run(t.width()) {
+        #[cfg(target_arch = "x86_64")]
+        Some(run) if avx => avx::add_rows(frame, &rows, parts, run, w),
+        _ => {
+            let _ = avx;
+            add_parts(frame, &rows, parts, w)
         }
     }
 }
@@ -441,13 +519,14 @@ fn add_parts(frame: &mut Frame<'_>, t: &Rows<'_>, parts: Parts, w: f32) {
     }
 }
 
-/// Scales `v` to unit length; a zero-length (or non-finite) sum keeps the bind
-/// vector `base`.
+/// Scales `v` to unit length (times the reciprocal of the length); a zero-length (or
+/// non-finite) sum keeps the bind vector `base`.
 #[inline]
-fn renormalise(v: &mut [f32], base: &[f32]) {
+fn renormalise(v: &mut [f32], base: &[f32; 3]) {
     let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     if len > 0.0 && len.is_finite() {
-        v.iter_mut().for_each(|x| *x /= len);
+        let inv = 1.0 / len;
+        v.iter_mut().for_each(|x| *x *= inv);
     } else {
         v.copy_from_slice(base);
     }
@@ -455,6 +534,9 @@ fn renormalise(v: &mut [f32], base: &[f32]) {
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
+mod packed;
+
+use packed::Packed;
 
 impl Asset<'_> {
     /// The morph targets of mesh `mesh` (empty when it has none or does not exist).

@@ -32,8 +32,7 @@ pub(super) fn add_rows(frame: &mut Frame<'_>, t: &Rows<'_>, parts: Parts, run: u
     let inside = run <= frame.stride
         && (1..=9).contains(&run)
         && t.rows.len() >= t.indices.len() * run
-        && (t.indices.is_empty() || (t.max_index as usize) < vertices)
-        && frame.src.len() == frame.dst.len();
+        && (t.indices.is_empty() || (t.max_index as usize) < vertices);
     if !(inside && available()) {
         return super::add_parts(frame, t, parts, w);
     }
