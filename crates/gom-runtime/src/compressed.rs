@@ -261,29 +261,16 @@ fn blend_group(
     motion: &GroupMotion,
     g: &mut SoaTransform,
 ) {
-    let ld = |g: &[f32; GROUP_FLOATS], f: usize| Vec4::from_slice(&g[4 * f..4 * f + 4]);
-    let av = Vec4::splat(a);
-    let still = a == 0.0;
-    let lerp = |out: &mut [Vec4], at: usize, k: usize| {
-        for (i, o) in out.iter_mut().enumerate() {
-            let x = ld(x, at + i);
-            *o = if still || !motion.any[k] {
-                x
-            } else {
-                Vec4::select(motion.lanes[k], x + (ld(y, at + i) - x) * av, x)
-            };
-        }
-    };
-    lerp(&mut g.translation, 0, 0);
-    lerp(&mut g.scale, 7, 2);
-    let fx: [Vec4; 4] = std::array::from_fn(|m| ld(x, 3 + m));
-    if still || !motion.any[1] {
+    blend_linear(x, y, a, motion, g);
+    let fx: [Vec4; 4] = std::array::from_fn(|m| field(x, 3 + m));
+    if a == 0.0 || !motion.any[1] {
         g.rotation = fx;
         return;
     }
-    let fy: [Vec4; 4] = std::array::from_fn(|m| ld(y, 3 + m));
+    let fy: [Vec4; 4] = std::array::from_fn(|m| field(y, 3 + m));
     let dot = fx[0] * fy[0] + fx[1] * fy[1] + fx[2] * fy[2] + fx[3] * fy[3];
     let flip = dot.cmplt(Vec4::ZERO);
+    let av = Vec4::splat(a);
     let q: [Vec4; 4] =
         std::array::from_fn(|m| fx[m] + (Vec4::select(flip, -fy[m], fy[m]) - fx[m]) * av);
     let len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
@@ -291,6 +278,38 @@ fn blend_group(
     for m in 0..4 {
         g.rotation[m] = Vec4::select(motion.lanes[1], q[m] * inv, fx[m]);
     }
+}
+
+/// Field `f` (0–9, see [`GROUP_FLOATS`]) of a frame's group: four lanes.
+#[inline(always)]
+fn field(g: &[f32; GROUP_FLOATS], f: usize) -> Vec4 {
+    Vec4::from_slice(&g[4 * f..4 * f + 4])
+}
+
+/// The translation and scale part of [`blend_group`]: a lerp where `motion` says
+/// they move and `a ≠ 0`, else `x`.
+#[inline(always)]
+fn blend_linear(
+    x: &[f32; GROUP_FLOATS],
+    y: &[f32; GROUP_FLOATS],
+    a: f32,
+    motion: &GroupMotion,
+    g: &mut SoaTransform,
+) {
+    let av = Vec4::splat(a);
+    let still = a == 0.0;
+    let lerp = |out: &mut [Vec4], at: usize, k: usize| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = field(x, at + i);
+            *o = if still || !motion.any[k] {
+                x
+            } else {
+                Vec4::select(motion.lanes[k], x + (field(y, at + i) - x) * av, x)
+            };
+        }
+    };
+    lerp(&mut g.translation, 0, 0);
+    lerp(&mut g.scale, 7, 2);
 }
 
 /// What a sampling context keeps of a compressed clip: the segment last entered,
@@ -356,7 +375,8 @@ impl Cache {
     }
 
     /// Makes `frame_a` hold frame `f0` and, when `f1` is given, `frame_b` frame `f1`,
-    /// decoding only what they lack; two frames of one segment in one pass.
+    /// decoding only what they lack; two frames of one segment in one pass, which is
+    /// also the pass that enters the segment when it is another.
     fn load(&mut self, clip: &CompressedClip<'_>, f0: u32, f1: Option<u32>) {
         if self.fa != Some(f0) && self.fb == Some(f0) {
             std::mem::swap(&mut self.frame_a, &mut self.frame_b);
@@ -366,12 +386,20 @@ impl Cache {
         let need_b = f1.filter(|&f| self.fb != Some(f));
         let sf = clip.layout().segment_frames;
         match need_b {
+            Some(f1) if need_a && f0 / sf == f1 / sf && self.segment.index != Some(f0 / sf) => {
+                self.segment.load_decoding(
+                    clip,
+                    f0 / sf,
+                    (f0 % sf, f1 % sf),
+                    self.frame_a.as_flattened_mut(),
+                    self.frame_b.as_flattened_mut(),
+                );
+            }
             Some(f1) if need_a && f0 / sf == f1 / sf => {
-                let w0 = Self::enter(&mut self.segment, clip, f0);
                 self.segment.decode_pair(
                     &clip.lanes,
                     clip.payload(),
-                    (w0, f1 % sf),
+                    (f0 % sf, f1 % sf),
                     self.frame_a.as_flattened_mut(),
                     self.frame_b.as_flattened_mut(),
                 );
@@ -430,16 +458,28 @@ pub(crate) fn sample(
     let (f0, f1, a) = clip.frames_at(time, rate);
     cache.load(clip, f0, (a != 0.0).then_some(f1));
     out.resize(n);
-    for (((g, x), y), m) in out
-        .groups_mut()
-        .iter_mut()
-        .zip(&cache.frame_a)
-        .zip(&cache.frame_b)
-        .zip(&clip.motion)
-    {
+    blend_pose(
+        &cache.frame_a,
+        &cache.frame_b,
+        a,
+        &clip.motion,
+        out.groups_mut(),
+    );
+    Ok(())
+}
+
+/// Every group of frame `x` blended towards frame `y` by `a` into `out` (see
+/// [`blend_group`]): eight bones at a time where the CPU can ([`avx2::blend_pairs`],
+/// the same bits), the rest four at a time.
+fn blend_pose(x: &Frame, y: &Frame, a: f32, motion: &[GroupMotion], out: &mut [SoaTransform]) {
+    #[cfg(target_arch = "x86_64")]
+    let done = avx2::blend_pairs(x, y, a, motion, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    let rest = out.iter_mut().zip(x).zip(y).zip(motion).skip(done);
+    for (((g, x), y), m) in rest {
         blend_group(x, y, a, m, g);
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -144,6 +144,9 @@ pub(crate) fn slot(bone: u32, field: u32) -> u32 {
     (bone / 4) * GROUP_FLOATS as u32 + field * 4 + bone % 4
 }
 
+/// Two frames of a segment to decode (their indices within it) and their outputs.
+pub(crate) type FramePair<'o> = ((u32, u32), &'o mut [f32], &'o mut [f32]);
+
 /// A segment ready to decode.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Segment {
@@ -166,8 +169,6 @@ pub(crate) struct Segment {
     /// Per rotation lane ([`Lanes::rot_channel`]): the component the segment drops,
     /// −1 for a lane without an animated rotation.
     pub drop: Vec<i32>,
-    /// Per animated channel: its first bit in a frame.
-    pub first_bit: Vec<u32>,
     /// Whether every four-byte load of a frame of this segment lies inside the
     /// payload, so the eight-lane path may gather without checks.
     pub loads_inside: bool,
@@ -178,6 +179,36 @@ impl Segment {
     /// is whole; a record that is not leaves the segment decoding nothing). The
     /// arrays are sized once per clip and rewritten in place.
     pub(crate) fn load(&mut self, clip: &CompressedClip<'_>, s: u32) {
+        self.load_with(clip, s, None);
+    }
+
+    /// [`Segment::load`], then frames `w.0` and `w.1` of it (indices within it)
+    /// decoded into `out0` and `out1` as [`Segment::decode_pair`] does: on the
+    /// eight-lane path in the same pass over the lanes as the setup, when the
+    /// segment's record size gives the bits of a frame up front (a segment of a
+    /// multiple of eight frames).
+    pub(crate) fn load_decoding(
+        &mut self,
+        clip: &CompressedClip<'_>,
+        s: u32,
+        w: (u32, u32),
+        out0: &mut [f32],
+        out1: &mut [f32],
+    ) {
+        if self.load_with(clip, s, Some((w, &mut *out0, &mut *out1))) {
+            return;
+        }
+        self.decode_pair(&clip.lanes, clip.payload(), w, out0, out1);
+    }
+
+    /// [`Segment::load`], decoding `frames` in the same pass where it can; whether it
+    /// did (decoded and restored them).
+    pub(crate) fn load_with(
+        &mut self,
+        clip: &CompressedClip<'_>,
+        s: u32,
+        frames: Option<FramePair<'_>>,
+    ) -> bool {
         let payload = clip.payload();
         let layout = clip.layout();
         let rec = layout.segment(payload, s);
@@ -191,7 +222,7 @@ impl Segment {
             rec.get(a..2 * a),
             rec.get(2 * a..a * SEGMENT_CHANNEL_BYTES),
         ) else {
-            return;
+            return false;
         };
         let n = clip.lanes.channel.len();
         if self.pos.len() != n {
@@ -204,45 +235,68 @@ impl Segment {
         // Where the record starts in the payload (it is a subslice of it).
         self.packed_at =
             rec.as_ptr() as usize - payload.as_ptr() as usize + a * SEGMENT_CHANNEL_BYTES;
-        self.first_bit.resize(a, 0);
+        let count = layout.frames_in_segment(s);
+        // The bits of a frame from the record's size, where that size says it
+        // exactly: `count · bits / 8` bytes when `count` is a multiple of eight.
+        let packed = layout
+            .segment_len(payload, s)
+            .saturating_sub(a * SEGMENT_CHANNEL_BYTES);
+        let known =
+            (count.is_multiple_of(8) && count > 0).then(|| (packed * 8 / count as usize) as u32);
         #[cfg(target_arch = "x86_64")]
-        let p = super::avx2::first_bits(widths, reduce, &mut self.first_bit);
+        let (eight, decoded) = {
+            let job = match (&frames, known) {
+                (Some((w, ..)), Some(fb)) if w.0.max(w.1) < count => Some([w.0 * fb, w.1 * fb]),
+                _ => None,
+            };
+            let outs = frames.map(|(_, o0, o1)| [o0, o1]);
+            match (job, outs) {
+                (Some(base), Some(outs)) => super::avx2::setup(self, clip, rec, Some((base, outs))),
+                _ => (super::avx2::setup(self, clip, rec, None).0, false),
+            }
+        };
         #[cfg(not(target_arch = "x86_64"))]
-        let p = first_bits(widths, reduce, &mut self.first_bit);
-        #[cfg(target_arch = "x86_64")]
-        let done = super::avx2::setup(self, clip, rec);
-        #[cfg(not(target_arch = "x86_64"))]
-        let done = false;
-        if !done {
-            self.setup(&clip.lanes, widths, reduce, ranges);
-        }
+        let (eight, decoded) = {
+            let _ = (frames, known);
+            (None, false)
+        };
+        let p = match eight {
+            Some(p) => p,
+            None => self.setup(&clip.lanes, widths, reduce, ranges),
+        };
         self.frame_bits = p;
-        self.frames = layout.frames_in_segment(s);
+        self.frames = count;
         let frames = u64::from(self.frames);
         let bytes = (frames * u64::from(p)).div_ceil(8) + 4;
         self.loads_inside = frames * u64::from(p) < i32::MAX as u64
             && (self.packed_at as u64).saturating_add(bytes) <= payload.len() as u64;
+        // The pass decoded with `known` bits a frame and without the scalar path's
+        // bounds; both hold for a checked layout, else the caller decodes again.
+        decoded && known == Some(p) && self.loads_inside
     }
 
     /// The reference path of [`Segment::load`]'s per-lane arrays, from the segment's
-    /// width, reduction and range bytes: one lane at a time.
-    pub(crate) fn setup(&mut self, l: &Lanes, widths: &[u8], reduce: &[u8], ranges: &[u8]) {
+    /// width, reduction and range bytes: one lane at a time. The lanes are in the
+    /// frame's bit order (`gom::compressed::decode::frame_order`), so each lane's
+    /// first bit is the sum of the widths before it (holes are 0 wide). Gives the
+    /// bits of a frame.
+    pub(crate) fn setup(&mut self, l: &Lanes, widths: &[u8], reduce: &[u8], ranges: &[u8]) -> u32 {
+        let mut p = 0u32;
         for j in 0..self.pos.len().min(l.channel.len()) {
             let c = l.channel[j] as usize;
             let k = (l.k[j] as usize).min(2);
-            let (Some(&byte), Some(&red), Some(r), Some(&first)) = (
-                widths.get(c),
-                reduce.get(c),
-                ranges.get(6 * c..6 * c + 6),
-                self.first_bit.get(c),
-            ) else {
+            self.pos[j] = p;
+            let (Some(&byte), Some(&red), Some(r)) =
+                (widths.get(c), reduce.get(c), ranges.get(6 * c..6 * c + 6))
+            else {
+                (self.off[j], self.step[j], self.mask[j]) = (0.0, 0.0, 0);
                 continue;
             };
-            let w = component_widths(byte, red);
+            let w = component_widths(byte, red)[k] & l.valid[j];
             (self.off[j], self.step[j]) =
-                coefficients(l.min[j], l.ext[j], r[k], r[3 + k], inv_qmax(w[k]));
-            self.pos[j] = first + w[..k].iter().sum::<u32>();
-            self.mask[j] = ((1u64 << w[k]) - 1) as u32 & l.valid[j];
+                coefficients(l.min[j], l.ext[j], r[k], r[3 + k], inv_qmax(w));
+            self.mask[j] = ((1u64 << w) - 1) as u32;
+            p += w;
         }
         for (d, (&c, &valid)) in self
             .drop
@@ -252,6 +306,7 @@ impl Segment {
             let byte = widths.get(c as usize).copied().unwrap_or(0);
             *d = if valid != 0 { i32::from(byte >> 5) } else { -1 };
         }
+        p
     }
 
     /// Decodes frame `f` of the segment (its index within it) into `out`, then gives
@@ -343,18 +398,6 @@ impl Segment {
             }
         }
     }
-}
-
-/// The first bit of each channel in a frame (`out[c]`, for `c` below every length)
-/// from the segment's width and reduction bytes, and the bits of a frame; the
-/// reference path of the eight-lane one.
-pub(crate) fn first_bits(widths: &[u8], reduce: &[u8], out: &mut [u32]) -> u32 {
-    let mut p = 0u32;
-    for ((o, &w), &r) in out.iter_mut().zip(widths).zip(reduce) {
-        *o = p;
-        p += component_widths(w, r).iter().sum::<u32>();
-    }
-    p
 }
 
 /// Four lanes of [`Segment::restore`]: `v` the four fields as stored (x, y, z the

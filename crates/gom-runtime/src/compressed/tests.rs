@@ -240,7 +240,8 @@ fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
         scalar.step.fill(0.0);
         scalar.drop.fill(7);
         let rec = clip.layout().segment(&payload, s);
-        scalar.setup(&clip.lanes, &rec[..a], &rec[a..2 * a], &rec[2 * a..8 * a]);
+        let bits = scalar.setup(&clip.lanes, &rec[..a], &rec[a..2 * a], &rec[2 * a..8 * a]);
+        assert_eq!(bits, loaded.frame_bits, "segment {s}: bits of a frame");
         assert_eq!(loaded.pos, scalar.pos, "segment {s}: bit positions");
         assert_eq!(loaded.mask, scalar.mask, "segment {s}: masks");
         assert_eq!(
@@ -259,7 +260,13 @@ fn eight_lane_segment_setup_gives_the_scalar_setups_arrays() {
             let mut eight = scalar.clone();
             eight.off.fill(f32::NAN);
             eight.drop.fill(7);
-            assert!(avx2::setup(&mut eight, &clip, rec), "eight lanes taken");
+            eight.pos.fill(u32::MAX);
+            let taken = avx2::setup(&mut eight, &clip, rec, None);
+            assert_eq!(taken, (Some(bits), false), "eight lanes taken");
+            assert_eq!(
+                eight.pos, scalar.pos,
+                "segment {s}: eight-lane bit positions"
+            );
             assert_eq!(
                 fbits(&eight.off),
                 fbits(&scalar.off),
@@ -310,46 +317,141 @@ fn the_plan_puts_every_component_in_its_frame_float_once_and_leaves_holes_unwrit
 }
 
 #[test]
-fn channel_first_bits_are_the_running_sums_of_the_component_widths() {
-    // Width bytes with drop bits, reduction bytes with every two-bit value; lengths
-    // around the eight-lane blocks.
-    let mut x = 0x9E37_79B9u32;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    };
-    for n in [0usize, 1, 7, 8, 9, 16, 23, 74] {
-        let widths: Vec<u8> = (0..n)
-            .map(|_| (next() % 25) as u8 | ((next() % 4) << 5) as u8)
-            .collect();
-        let reduce: Vec<u8> = (0..n).map(|_| (next() % 64) as u8).collect();
-        let mut want = vec![0u32; n];
-        let mut p = 0;
-        for c in 0..n {
-            want[c] = p;
-            let b = u32::from(widths[c] & 31);
-            p += (0..3)
-                .map(|k| b.saturating_sub(u32::from(reduce[c] >> (2 * k)) & 3))
-                .sum::<u32>();
-        }
-        let mut got = vec![u32::MAX; n];
+fn lane_first_bits_are_the_codecs_component_bits_in_frame_order() {
+    let (payload, _) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let a = clip.channels.len();
+    let order = gom::compressed::decode::frame_order(&clip.animated);
+    let l = &clip.lanes;
+    for s in 0..clip.layout().segment_count {
+        let rec = clip.layout().segment(&payload, s);
+        let (first, bits) =
+            gom::compressed::decode::component_bits(&rec[..a], &rec[a..2 * a], &order);
+        let mut seg = Segment::default();
+        seg.load(&clip, s);
         assert_eq!(
-            segment::first_bits(&widths, &reduce, &mut got),
-            p,
-            "{n} channels"
+            u64::from(seg.frame_bits),
+            bits,
+            "segment {s}: bits of a frame"
         );
-        assert_eq!(got, want, "{n} channels");
-        #[cfg(target_arch = "x86_64")]
-        {
-            let mut eight = vec![u32::MAX; n];
-            assert_eq!(
-                avx2::first_bits(&widths, &reduce, &mut eight),
-                p,
-                "{n} channels"
-            );
-            assert_eq!(eight, want, "{n} channels: eight lanes");
+        let mut seen = 0;
+        for j in 0..l.channel.len() {
+            if l.valid[j] != 0 {
+                let want = first[l.channel[j] as usize][l.k[j] as usize];
+                assert_eq!(u64::from(seg.pos[j]), want, "segment {s} lane {j}");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 3 * a, "every component has a lane");
+    }
+}
+
+/// Frames of `groups` groups with random fields (rotations unit, on either side of
+/// each other) and random motion lanes, from a xorshift seed.
+fn random_frames(groups: usize, seed: u64) -> (Frame, Frame, Vec<GroupMotion>) {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let mut frame = || -> Frame {
+        (0..groups)
+            .map(|_| {
+                let mut g = [0.0f32; GROUP_FLOATS];
+                g.iter_mut().for_each(|v| *v = next() * 3.0);
+                for lane in 0..4 {
+                    let q: [f32; 4] = std::array::from_fn(|m| g[12 + 4 * m + lane]);
+                    let n = q.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-3);
+                    (0..4).for_each(|m| g[12 + 4 * m + lane] = q[m] / n);
+                }
+                g
+            })
+            .collect()
+    };
+    let (fa, fb) = (frame(), frame());
+    let motion = (0..groups)
+        .map(|_| {
+            let lanes: [[bool; 4]; 3] =
+                std::array::from_fn(|_| std::array::from_fn(|_| next() > 0.0));
+            GroupMotion {
+                lanes: lanes.map(BVec4A::from_array),
+                any: lanes.map(|l| l.contains(&true)),
+            }
+        })
+        .collect();
+    (fa, fb, motion)
+}
+
+#[test]
+fn eight_bone_blend_gives_the_four_bone_blends_bits() {
+    for seed in 1..40u64 {
+        let groups = 1 + seed as usize % 7;
+        let (fa, fb, motion) = random_frames(groups, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        for a in [0.0, 0.25, 0.5, 0.999, seed as f32 / 41.0] {
+            let mut want = vec![SoaTransform::IDENTITY; groups];
+            for (((g, x), y), m) in want.iter_mut().zip(&fa).zip(&fb).zip(&motion) {
+                blend_group(x, y, a, m, g);
+            }
+            let mut got = vec![SoaTransform::IDENTITY; groups];
+            blend_pose(&fa, &fb, a, &motion, &mut got);
+            let bits = |v: &[SoaTransform]| {
+                v.iter()
+                    .flat_map(|g| g.translation.iter().chain(&g.rotation).chain(&g.scale))
+                    .flat_map(|f| f.to_array().map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got), bits(&want), "seed {seed}, a {a}");
+            #[cfg(target_arch = "x86_64")]
+            if avx2::available() {
+                let done = avx2::blend_pairs(&fa, &fb, a, &motion, &mut got);
+                assert_eq!(done, groups / 2 * 2, "pairs taken");
+            }
         }
     }
+}
+
+#[test]
+fn entering_a_segment_while_decoding_gives_the_bits_of_entering_then_decoding() {
+    let (payload, _) = compressed();
+    let clip = CompressedClip::new(Cow::Borrowed(&payload), BONES as u32).expect("own payload");
+    let layout = clip.layout().clone();
+    let floats = clip.frame_floats();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut fused_segments = 0;
+    for s in 0..layout.segment_count {
+        let count = layout.frames_in_segment(s);
+        for (w0, w1) in [(0, 1), (count - 1, count / 2), (count / 3, count - 1)] {
+            let mut plain = Segment::default();
+            plain.load(&clip, s);
+            let (mut a, mut b) = (vec![f32::NAN; floats], vec![f32::NAN; floats]);
+            plain.decode_pair(&clip.lanes, &payload, (w0, w1), &mut a, &mut b);
+            let mut seg = Segment::default();
+            let (mut fa, mut fb) = (vec![f32::NAN; floats], vec![f32::NAN; floats]);
+            let fused = seg.load_with(&clip, s, Some(((w0, w1), &mut fa, &mut fb)));
+            if fused {
+                fused_segments += 1;
+                assert_eq!(bits(&fa), bits(&a), "segment {s} frame {w0}: one pass");
+                assert_eq!(bits(&fb), bits(&b), "segment {s} frame {w1}: one pass");
+            }
+            let (mut fa, mut fb) = (vec![f32::NAN; floats], vec![f32::NAN; floats]);
+            seg.index = None;
+            seg.load_decoding(&clip, s, (w0, w1), &mut fa, &mut fb);
+            assert_eq!(bits(&fa), bits(&a), "segment {s} frame {w0}");
+            assert_eq!(bits(&fb), bits(&b), "segment {s} frame {w1}");
+            assert_eq!(seg.pos, plain.pos, "segment {s}: the same setup");
+            assert_eq!(bits(&seg.step), bits(&plain.step), "segment {s}: steps");
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // Every segment but the last, shorter one, holds 16 frames.
+        assert_eq!(
+            fused_segments,
+            3 * (layout.segment_count - 1),
+            "one pass taken"
+        );
+    }
+    let _ = fused_segments;
 }

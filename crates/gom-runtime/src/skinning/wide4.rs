@@ -27,11 +27,13 @@ pub(super) fn skin(job: &Job<'_>, words: &[f32], out: SkinTargets<'_>) {
             continue;
         };
         let first = q * SKIN_BLOCK;
-        each_vertex(
-            job,
-            vertices(job, words, done, first),
-            range(&mut o, done, first),
-        );
+        if done < first {
+            each_vertex(
+                job,
+                vertices(job, words, done, first),
+                range(&mut o, done, first),
+            );
+        }
         let k = Kept {
             stride: job.stride,
             no: job.no,

@@ -132,6 +132,45 @@ fn tail_word(packed: &[u8], byte: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// The order of the stored components within a packed frame: by group of four bones
+/// (`bone / 4`), then kind (translation, rotation, scale), then component (0–2), then
+/// bone; as `(channel, component)`, the channel numbered among `animated`, the
+/// animated channels' bones and kinds in channel order. Consecutive components of a
+/// group's four bones are then consecutive bits, in the order of a structure-of-arrays
+/// pose.
+pub fn frame_order(animated: &[(u32, Kind)]) -> Vec<(u32, u32)> {
+    let kind_rank = |k: Kind| match k {
+        Kind::Translation => 0u32,
+        Kind::Rotation => 1,
+        Kind::Scale => 2,
+    };
+    let mut order: Vec<(u32, u32)> = (0..animated.len() as u32)
+        .flat_map(|c| (0..3).map(move |k| (c, k)))
+        .collect();
+    order.sort_by_key(|&(c, k)| {
+        let (bone, kind) = animated[c as usize];
+        (bone / 4, kind_rank(kind), k, bone % 4)
+    });
+    order
+}
+
+/// The first bit of each animated channel's components within a packed frame, and the
+/// frame's bits, from the segment's width and reduction bytes and the
+/// [`frame_order`] (entries naming a channel past either byte slice are skipped).
+pub fn component_bits(bits: &[u8], reduce: &[u8], order: &[(u32, u32)]) -> (Vec<[u64; 3]>, u64) {
+    let mut pos = vec![[0u64; 3]; bits.len().min(reduce.len())];
+    let mut p = 0u64;
+    for &(c, k) in order {
+        let c = c as usize;
+        let (Some(&b), Some(&r), Some(slot)) = (bits.get(c), reduce.get(c), pos.get_mut(c)) else {
+            continue;
+        };
+        slot[k as usize % 3] = p;
+        p += u64::from(component_widths(b, r)[k as usize % 3]);
+    }
+    (pos, p)
+}
+
 /// The clip ranges of a layout's animated channels, read once: per channel the
 /// minimum and extent of each component.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +178,7 @@ pub struct Decoder {
     layout: Layout,
     ranges: Vec<[[f32; 3]; 2]>,
     kinds: Vec<Kind>,
+    order: Vec<(u32, u32)>,
 }
 
 impl Decoder {
@@ -150,16 +190,17 @@ impl Decoder {
                 [m, e]
             })
             .collect();
-        let kinds = layout
+        let animated: Vec<(u32, Kind)> = layout
             .channels(payload)
             .iter()
             .filter(|c| c.class == ChannelClass::Animated)
-            .map(|c| c.kind)
+            .map(|c| (c.bone, c.kind))
             .collect();
         Decoder {
             layout: layout.clone(),
             ranges,
-            kinds,
+            kinds: animated.iter().map(|c| c.1).collect(),
+            order: frame_order(&animated),
         }
     }
 
@@ -218,20 +259,11 @@ impl Decoder {
             return;
         };
         let packed = rec.get(a * SEGMENT_CHANNEL_BYTES..).unwrap_or(&[]);
-        let frame_bits: u64 = bits
-            .iter()
-            .zip(reduce)
-            .map(|(&b, &r)| {
-                component_widths(b, r)
-                    .iter()
-                    .map(|&w| u64::from(w))
-                    .sum::<u64>()
-            })
-            .sum();
-        let mut pos0 = u64::from(f0 % l.segment_frames) * frame_bits;
+        let (first, frame_bits) = component_bits(bits, reduce, &self.order);
+        let base0 = u64::from(f0 % l.segment_frames) * frame_bits;
         let second = f1.map(|f| f.min(l.frame_count - 1) % l.segment_frames);
-        let mut pos1 = u64::from(second.unwrap_or(0)) * frame_bits;
-        let n = a.min(out0.len());
+        let base1 = u64::from(second.unwrap_or(0)) * frame_bits;
+        let n = a.min(out0.len()).min(first.len());
         let (out0, bits, cr, kinds) = (
             &mut out0[..n],
             &bits[..n],
@@ -249,13 +281,10 @@ impl Decoder {
                 *slot = coefficients(cr[c][0][k], cr[c][1][k], r[k], r[3 + k], inv_q);
             }
             let drop = usize::from(byte >> 5);
-            out0[c] = restore(
-                kinds[c],
-                read_channel(packed, &mut pos0, widths, &coef),
-                drop,
-            );
+            let v = read_channel(packed, base0, first[c], widths, &coef);
+            out0[c] = restore(kinds[c], v, drop);
             if second.is_some() {
-                let v = read_channel(packed, &mut pos1, widths, &coef);
+                let v = read_channel(packed, base1, first[c], widths, &coef);
                 if let Some(o) = out1.get_mut(c) {
                     *o = restore(kinds[c], v, drop);
                 }
@@ -264,21 +293,20 @@ impl Decoder {
     }
 }
 
-/// The three stored components of a channel whose first bit is at `*pos` (moved past
-/// them): `offset + step · q` with each component's coefficients.
+/// The three stored components of a channel in the frame whose first bit is `base`,
+/// component `k` at bit `base + first[k]`: `offset + step · q` with each component's
+/// coefficients.
 #[inline(always)]
 fn read_channel(
     packed: &[u8],
-    pos: &mut u64,
+    base: u64,
+    first: [u64; 3],
     widths: [u32; 3],
     coef: &[(f32, f32); 3],
 ) -> [f32; 3] {
-    let mut v = [0.0f32; 3];
-    for k in 0..3 {
-        v[k] = coef[k].0 + coef[k].1 * read_bits(packed, *pos, widths[k]) as f32;
-        *pos += u64::from(widths[k]);
-    }
-    v
+    std::array::from_fn(|k| {
+        coef[k].0 + coef[k].1 * read_bits(packed, base + first[k], widths[k]) as f32
+    })
 }
 
 /// Every frame of a compressed clip, every bone, frame-major: default channels from

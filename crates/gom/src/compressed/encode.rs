@@ -13,7 +13,7 @@
 //! from 1 while the measured error allows it (the sum bound is pessimistic) and
 //! downwards when it does not, so the bound holds as measured, not only as estimated.
 
-use super::decode::{component_widths, dequantize, inv_qmax, restore, store};
+use super::decode::{component_widths, dequantize, frame_order, inv_qmax, restore, store};
 use super::metric::{dist, fk, shell_error, World};
 use super::{
     Kind, Trs, CLIP_FLAG_COMPRESSED, DATA_TAIL, FIXED_SIZE, SEGMENT_CHANNEL_BYTES, SEGMENT_FRAMES,
@@ -258,7 +258,8 @@ impl Segment {
     }
 
     /// The segment record: width bytes (with a rotation's dropped component in bits
-    /// 5–6), reduction bytes, range bytes, then the packed frames.
+    /// 5–6), reduction bytes, range bytes, then the packed frames, each in
+    /// [`frame_order`].
     fn record(&self, animated: &[Animated], s: usize, bits: &[u32]) -> Vec<u8> {
         let a = bits.len();
         let mut out = Vec::with_capacity(a * SEGMENT_CHANNEL_BYTES);
@@ -271,13 +272,15 @@ impl Segment {
         for r in &self.ranges {
             out.extend_from_slice(r);
         }
+        let channels: Vec<(u32, Kind)> = animated.iter().map(|a| (a.bone as u32, a.kind)).collect();
+        let order = frame_order(&channels);
         let mut w = BitWriter::default();
         for f in 0..self.frames.len() {
-            for (c, &b) in bits.iter().enumerate() {
-                let widths = component_widths(b as u8, self.reduce[c]);
-                for (&q, &width) in self.quant[c][b as usize][f].iter().zip(&widths) {
-                    w.push(q, width);
-                }
+            for &(c, k) in &order {
+                let (c, k) = (c as usize, k as usize);
+                let b = bits[c];
+                let width = component_widths(b as u8, self.reduce[c])[k];
+                w.push(self.quant[c][b as usize][f][k], width);
             }
         }
         out.extend(w.finish());

@@ -538,6 +538,18 @@ impl Layout {
             .get(self.data_at + off..self.data_at + self.data_len)
             .unwrap_or(&[])
     }
+
+    /// The bytes of segment `s`'s record alone: from its offset to the next record's,
+    /// or to the data's zero tail for the last.
+    pub fn segment_len(&self, payload: &[u8], s: u32) -> usize {
+        let at = |i: u32| u32_at(payload, self.offsets_at + 4 * i as usize) as usize;
+        let end = if s + 1 < self.segment_count {
+            at(s + 1)
+        } else {
+            self.data_len.saturating_sub(DATA_TAIL)
+        };
+        end.saturating_sub(at(s))
+    }
 }
 
 /// A stored constant: finite, a rotation of unit length within
