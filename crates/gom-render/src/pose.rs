@@ -61,6 +61,9 @@ impl From<ModelPose> for Pose {
 pub struct ClipSampler {
     skeleton: gom_runtime::Skeleton,
     clip: gom_runtime::Clip<'static>,
+    /// An additive clip's reference clips in the model (each the reference of the one
+    /// before), as [`gom_runtime::pose_shown`] follows them.
+    references: Vec<gom_runtime::Clip<'static>>,
     /// The clip's morph weight tracks and, per mesh, its targets' default weights.
     weight_tracks: Vec<gom::morph::WeightTrack>,
     defaults: Vec<Vec<f32>>,
@@ -85,6 +88,7 @@ impl ClipSampler {
         };
         let skeleton = gom_runtime::Skeleton::from_model(&model.skeleton)?;
         let weight_tracks = clip.weight_tracks.clone();
+        let references = reference_chain(model, clip)?;
         let clip = gom_runtime::Clip::from_model(clip)?;
         let defaults = model
             .meshes
@@ -94,6 +98,7 @@ impl ClipSampler {
         Ok(ClipSampler {
             skeleton,
             clip,
+            references,
             weight_tracks,
             defaults,
         })
@@ -104,11 +109,13 @@ impl ClipSampler {
         self.clip.duration()
     }
 
-    /// The pose at `time` seconds (held at the first or last key outside the keys).
+    /// The pose at `time` seconds (held at the first or last key outside the keys); an
+    /// additive clip added to its reference pose ([`gom_runtime::pose_shown`]).
     pub fn sample(&mut self, time: f32) -> Result<Pose, RenderError> {
-        let model = gom_runtime::pose_at(
+        let model = gom_runtime::pose_shown(
             &self.skeleton,
             Some(&self.clip),
+            &self.references,
             time,
             gom_runtime::Playback::Once,
         )?;
@@ -131,6 +138,26 @@ impl ClipSampler {
             weights: Some(weights),
         })
     }
+}
+
+/// The clips of `model` an additive `clip` leans on: its reference clip, that clip's
+/// reference, and so on, as far as [`gom_runtime::pose_shown`] follows them.
+fn reference_chain<'a>(
+    model: &'a Model,
+    mut clip: &'a gom::Clip,
+) -> Result<Vec<gom_runtime::Clip<'static>>, RenderError> {
+    let mut chain = Vec::new();
+    while let Some(gom::additive::Reference::ClipFrame { clip: name, .. }) = &clip.extras.additive {
+        let Some(next) = model.clips.iter().find(|c| &c.name == name) else {
+            break;
+        };
+        if chain.len() == gom_runtime::posed::MAX_REFERENCE_DEPTH {
+            break;
+        }
+        chain.push(gom_runtime::Clip::from_model(next)?);
+        clip = next;
+    }
+    Ok(chain)
 }
 
 /// One mesh part in a pose: model-space positions and normals.
@@ -330,6 +357,48 @@ mod tests {
         // Past the last key the last key holds.
         let held = pose_meshes(&model, &sampler.sample(5.0).unwrap());
         assert!(near(held[0].positions[0], [3.0, -0.5, -0.25]));
+    }
+
+    #[test]
+    fn an_additive_clip_is_drawn_on_its_reference_pose() {
+        use gom::additive::{make_additive, reference_pose, Reference};
+        let mut model = arm();
+        let reference = Reference::ClipFrame {
+            clip: "swing".into(),
+            time: 0.5,
+        };
+        let pose = reference_pose(&model, &reference).unwrap();
+        let mut delta = make_additive(&model, &model.clips[0], reference, &pose).unwrap();
+        delta.name = "swing delta".into();
+        model.clips.push(delta);
+        let drawn = ClipSampler::new(&model, "swing delta")
+            .unwrap()
+            .sample(0.8)
+            .unwrap();
+        let source = ClipSampler::new(&model, "swing")
+            .unwrap()
+            .sample(0.8)
+            .unwrap();
+        for b in 0..model.skeleton.bones.len() {
+            let (d, s) = (drawn.world(b).unwrap(), source.world(b).unwrap());
+            assert!(
+                d.iter().zip(&s).all(|(x, y)| (x - y).abs() < 1e-5),
+                "{d:?} {s:?}"
+            );
+        }
+        // Drawn as raw deltas, the arm would not be where the clip puts it.
+        let raw = gom_runtime::pose_at(
+            &gom_runtime::Skeleton::from_model(&model.skeleton).unwrap(),
+            Some(&gom_runtime::Clip::from_model(&model.clips[1]).unwrap()),
+            0.8,
+            gom_runtime::Playback::Once,
+        )
+        .unwrap();
+        let moved = raw.row_major(1).unwrap();
+        assert!(moved
+            .iter()
+            .zip(&source.world(1).unwrap())
+            .any(|(x, y)| (x - y).abs() > 1e-3));
     }
 
     #[test]

@@ -98,7 +98,8 @@ impl Asset<'_> {
     }
 
     /// Convenience for tools: the model-space pose of clip `clip` at `time` (the bind
-    /// pose when `clip` is `None`), by [`crate::pose_at`]. Allocates; a game keeps a
+    /// pose when `clip` is `None`), by [`crate::pose_shown`]: an additive clip is shown
+    /// added to its reference pose. Allocates; a game keeps a
     /// [`crate::SamplingContext`] and poses instead.
     pub fn model_pose(
         &self,
@@ -113,7 +114,7 @@ impl Asset<'_> {
             })?),
             None => None,
         };
-        crate::pose_at(&self.skeleton, clip, time, playback)
+        crate::pose_shown(&self.skeleton, clip, &self.clips, time, playback)
     }
 
     /// Convenience for tools: every mesh, morphed by the clip's weights

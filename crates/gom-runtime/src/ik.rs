@@ -9,11 +9,14 @@
 //!
 //! Joint orientations are taken from the model matrices with their scale removed;
 //! directions given in a joint's frame (`mid_axis`, `forward`, `up`, `offset`) are in
-//! that unscaled frame. No input gives NaN: a zero-length bone, a target on a joint
+//! that unscaled frame. The solves use no inverse trigonometry: turns between two
+//! directions are built from their half-angle quaternions, and the middle joint's
+//! turn from the cosines of its angles (half-angle formulas); only `soften` (an
+//! exponential) and a non-zero `twist` (a sine and a cosine) cost a transcendental. No input gives NaN: a zero-length bone, a target on a joint
 //! or a non-finite parameter leaves the part of the correction it would define at the
 //! identity.
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use crate::pose::{local_to_model_from, LocalPose, ModelPose};
 use crate::skeleton::Skeleton;
@@ -21,6 +24,9 @@ use crate::Error;
 
 /// Below this length (model units) a vector has no direction.
 const EPSILON: f32 = 1e-6;
+/// Two directions whose `1 + cos` is below this are taken as opposite (glam's
+/// `from_rotation_arc` threshold).
+const OPPOSITE: f32 = 2.0 * f32::EPSILON;
 
 /// The parameters of [`two_bone_ik`], in model space unless said otherwise.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,35 +83,136 @@ impl TwoBoneCorrection {
     };
 }
 
-/// The rotation of a model matrix, scale removed (identity when degenerate).
-fn rotation_of(m: &Affine3A) -> Quat {
-    let (_, r, _) = m.to_scale_rotation_translation();
-    if r.is_finite() && r.length_squared() > 0.0 {
-        r.normalize()
-    } else {
-        Quat::IDENTITY
+/// A joint's orientation: the columns of its model matrix with their lengths divided
+/// out, the first negated when the matrix mirrors (glam's
+/// `to_scale_rotation_translation` convention); the identity when a column has no
+/// length. Turning vectors with it stands in for extracting a quaternion: the matrix,
+/// its transpose and the columns' reciprocal lengths.
+struct Frame {
+    m: Mat3A,
+    t: Mat3A,
+    inv: Vec3A,
+}
+
+impl Frame {
+    const IDENTITY: Frame = Frame {
+        m: Mat3A::IDENTITY,
+        t: Mat3A::IDENTITY,
+        inv: Vec3A::ONE,
+    };
+
+    fn of(a: &Affine3A) -> Frame {
+        let (m, t) = (a.matrix3, a.matrix3.transpose());
+        // The columns' squared lengths, lane by lane: the rows' squares summed.
+        let l2 = t.x_axis * t.x_axis + t.y_axis * t.y_axis + t.z_axis * t.z_axis;
+        if !(l2.is_finite() && l2.cmpgt(Vec3A::ZERO).all()) {
+            return Frame::IDENTITY;
+        }
+        let mirror = if m.determinant() < 0.0 { -1.0 } else { 1.0 };
+        let inv =
+            Vec3A::from_array(l2.to_array().map(f32::sqrt)).recip() * Vec3A::new(mirror, 1.0, 1.0);
+        if !inv.is_finite() {
+            return Frame::IDENTITY;
+        }
+        Frame { m, t, inv }
+    }
+
+    /// `v`, given in the joint's frame, in model space.
+    fn to_model(&self, v: Vec3A) -> Vec3A {
+        self.m * (v * self.inv)
+    }
+
+    /// `v`, given in model space, in the joint's frame.
+    fn to_joint(&self, v: Vec3A) -> Vec3A {
+        (self.t * v) * self.inv
+    }
+
+    /// A model-space turn about the joint as a local correction, `q⁻¹ · turn · q`
+    /// for the joint's rotation `q`: the same angle about the axis in the joint's
+    /// frame.
+    fn local_turn(&self, turn: Quat) -> Quat {
+        let v = self.to_joint(Vec3A::new(turn.x, turn.y, turn.z));
+        let q = Quat::from_xyzw(v.x, v.y, v.z, turn.w);
+        let l2 = q.length_squared();
+        if l2.is_finite() && l2 > EPSILON * EPSILON {
+            q * l2.sqrt().recip()
+        } else {
+            Quat::IDENTITY
+        }
     }
 }
 
-/// The shortest rotation taking direction `from` onto `to`; identity when either has
-/// no direction.
-fn arc(from: Vec3, to: Vec3) -> Quat {
-    let (Some(a), Some(b)) = (direction(from), direction(to)) else {
+/// The shortest rotation taking direction `from` onto unit `to`; identity when
+/// `from` has no direction. The half-angle quaternion `(from × to, |from| + from·to)`
+/// normalised, so `from` need not be; opposite directions turn half a turn about a
+/// direction perpendicular to both.
+fn arc_to(from: Vec3A, to: Vec3A) -> Quat {
+    arc_to_known(from, from.length(), to)
+}
+
+/// [`arc_to`] with `from`'s length known.
+fn arc_to_known(from: Vec3A, length: f32, to: Vec3A) -> Quat {
+    if !(length.is_finite() && length > EPSILON) {
         return Quat::IDENTITY;
-    };
-    Quat::from_rotation_arc(a, b)
+    }
+    let w = length + from.dot(to);
+    if w <= OPPOSITE * length {
+        let axis = to.any_orthonormal_vector();
+        return Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0);
+    }
+    let v = from.cross(to);
+    Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
 }
 
-fn direction(v: Vec3) -> Option<Vec3> {
-    (v.is_finite() && v.length() > EPSILON).then(|| v.normalize())
+fn direction(v: Vec3A) -> Option<Vec3A> {
+    unit(v, v.length())
 }
 
-/// The signed angle about unit `axis` from `a` to `b`, both taken perpendicular to
-/// the axis; `None` when either has no perpendicular part.
-fn angle_about(axis: Vec3, a: Vec3, b: Vec3) -> Option<f32> {
-    let a = direction(a - axis * a.dot(axis))?;
-    let b = direction(b - axis * b.dot(axis))?;
-    Some(a.cross(b).dot(axis).atan2(a.dot(b)))
+/// `v` of length `length` divided by it, when that is a direction.
+fn unit(v: Vec3A, length: f32) -> Option<Vec3A> {
+    (length.is_finite() && length > EPSILON).then(|| v * length.recip())
+}
+
+/// The turn about unit `axis` taking `a` onto `b`, both taken perpendicular to the
+/// axis; `None` when either has no perpendicular part. For `a`, `b` at angle θ the
+/// half-angle quaternion is `(a × b, |a||b| + a·b)` normalised, `a × b` along the
+/// axis; opposite directions turn half a turn.
+fn turn_about(axis: Vec3A, a: Vec3A, b: Vec3A) -> Option<Quat> {
+    let (a, b) = (a - axis * a.dot(axis), b - axis * b.dot(axis));
+    let (a2, b2) = (a.length_squared(), b.length_squared());
+    let usable = |l2: f32| l2.is_finite() && l2 > EPSILON * EPSILON;
+    if !(usable(a2) && usable(b2)) {
+        return None;
+    }
+    let ab = (a2 * b2).sqrt();
+    let (sin, cos) = (a.cross(b).dot(axis), a.dot(b));
+    if ab + cos <= OPPOSITE * ab {
+        return Some(Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0));
+    }
+    let v = axis * sin;
+    Some(Quat::from_xyzw(v.x, v.y, v.z, ab + cos).normalize())
+}
+
+/// The turn of `sign` times (`θ₁ − θ₀`) about unit `axis`, for the angles θ₀, θ₁ in
+/// [0, π] whose cosines are `cos0`, `cos1`: `cos(θ/2)` and `sin(θ/2)` of each by the
+/// half-angle formulas, then those of the difference.
+fn turn_from_cosines(axis: Vec3A, sign: f32, cos0: f32, cos1: f32) -> Quat {
+    let (c0, c1) = (cos0.clamp(-1.0, 1.0), cos1.clamp(-1.0, 1.0));
+    let halves = (0.5 * Vec4::new(1.0 + c0, 1.0 - c0, 1.0 + c1, 1.0 - c1)).max(Vec4::ZERO);
+    let [c0, s0, c1, s1] = halves.to_array().map(f32::sqrt);
+    // cos² + sin² = (c0² + s0²)(c1² + s1²) = 1: a unit quaternion as it is.
+    let (cos, sin) = (c1 * c0 + s1 * s0, s1 * c0 - c1 * s0);
+    let v = axis * (sign * sin);
+    Quat::from_xyzw(v.x, v.y, v.z, cos)
+}
+
+/// The turn of `angle` radians about unit `axis`, skipping the sine and cosine of 0.
+fn twisted(axis: Vec3A, angle: f32, q: Quat) -> Quat {
+    if angle == 0.0 {
+        q
+    } else {
+        Quat::from_axis_angle(axis.into(), angle) * q
+    }
 }
 
 /// `q` scaled by `weight` along the shorter arc from the identity (slerp).
@@ -158,52 +265,47 @@ pub fn two_bone_ik(
     if !finite {
         return TwoBoneCorrection::NONE;
     }
-    let (s, m, e) = (
-        Vec3::from(start.translation),
-        Vec3::from(mid.translation),
-        Vec3::from(end.translation),
-    );
-    let (upper, lower) = ((m - s).length(), (e - m).length());
-    let q_mid = rotation_of(mid);
+    let (s, m, e) = (start.translation, mid.translation, end.translation);
+    let target = Vec3A::from(p.target);
+    let (u, v) = (s - m, e - m);
+    let (upper, lower) = (u.length(), v.length());
+    let mid_frame = Frame::of(mid);
+    let to_target = target - s;
+    let distance = to_target.length();
     // 1. The middle joint: the interior angle that spans the wanted distance.
-    let to_target = p.target - s;
-    let wanted = softened(to_target.length(), upper + lower, p.soften)
-        .clamp((upper - lower).abs(), upper + lower);
     let mut mid_turn = Quat::IDENTITY;
-    if let Some(axis) = direction(q_mid * p.mid_axis) {
+    if let Some(axis) = direction(mid_frame.to_model(p.mid_axis.into())) {
         if upper > EPSILON && lower > EPSILON {
-            let (u, v) = (s - m, e - m);
-            let current = u.angle_between(v);
-            let cos = (upper * upper + lower * lower - wanted * wanted) / (2.0 * upper * lower);
-            let desired = cos.clamp(-1.0, 1.0).acos();
+            let wanted = softened(distance, upper + lower, p.soften)
+                .clamp((upper - lower).abs(), upper + lower);
+            let cos_now = u.dot(v) / (upper * lower);
+            let cos_wanted =
+                (upper * upper + lower * lower - wanted * wanted) / (2.0 * upper * lower);
             let side = if u.cross(v).dot(axis) < 0.0 {
                 -1.0
             } else {
                 1.0
             };
-            if current.is_finite() {
-                mid_turn = Quat::from_axis_angle(axis, side * (desired - current));
-            }
+            mid_turn = turn_from_cosines(axis, side, cos_now, cos_wanted);
         }
     }
-    let e_bent = m + mid_turn * (e - m);
+    let e_bent = m + mid_turn * v;
     // 2. The start joint: onto the target, then the middle joint towards the pole.
-    let aim = arc(e_bent - s, to_target);
-    let mut start_turn = aim;
-    if let Some(axis) = direction(to_target) {
-        let m_aimed = aim * (m - s);
-        if let Some(angle) = angle_about(axis, m_aimed, p.pole) {
-            start_turn = Quat::from_axis_angle(axis, angle) * start_turn;
+    let mut start_turn = Quat::IDENTITY;
+    if let Some(axis) = unit(to_target, distance) {
+        let aim = arc_to(e_bent - s, axis);
+        start_turn = aim;
+        if let Some(turn) = turn_about(axis, aim * (m - s), p.pole.into()) {
+            start_turn = turn * start_turn;
         }
-        start_turn = Quat::from_axis_angle(axis, p.twist) * start_turn;
+        start_turn = twisted(axis, p.twist, start_turn);
     }
-    // Model-space turns about each joint → local corrections: q⁻¹ · turn · q.
-    let q_start = rotation_of(start);
-    let local = |q: Quat, turn: Quat| (q.inverse() * turn * q).normalize();
-    let (c_start, c_mid) = (local(q_start, start_turn), local(q_mid, mid_turn));
+    // Model-space turns about each joint → local corrections.
+    let c_start = Frame::of(start).local_turn(start_turn);
+    let c_mid = mid_frame.local_turn(mid_turn);
     let end_final = s + start_turn * (e_bent - s);
-    let reached =
-        p.weight >= 1.0 && (end_final - p.target).length() <= 1e-3 * (upper + lower).max(EPSILON);
+    let tolerance = 1e-3 * (upper + lower).max(EPSILON);
+    let reached = p.weight >= 1.0 && (end_final - target).length_squared() <= tolerance * tolerance;
     TwoBoneCorrection {
         start: weighted(c_start, p.weight),
         mid: weighted(c_mid, p.weight),
@@ -257,32 +359,35 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
         .iter()
         .all(|v| v.is_finite())
         && p.twist.is_finite();
-    let Some(forward) = direction(p.forward).filter(|_| finite) else {
+    let Some(forward) = direction(p.forward.into()).filter(|_| finite) else {
         return (Quat::IDENTITY, false);
     };
-    let q = rotation_of(joint);
-    let inv = q.inverse();
+    let frame = Frame::of(joint);
     // The target and the pole in the joint's (unscaled) frame.
-    let target = inv * (p.target - Vec3::from(joint.translation));
-    let pole = inv * p.pole;
-    let d = target.length();
-    // The point of the ray at the target's distance from the joint.
-    let of = p.offset.dot(forward);
-    let disc = of * of - p.offset.length_squared() + d * d;
-    let (from, reached) = if disc >= 0.0 {
-        (p.offset + forward * (disc.sqrt() - of), true)
+    let target = frame.to_joint(Vec3A::from(p.target) - joint.translation);
+    let pole = frame.to_joint(p.pole.into());
+    let offset = Vec3A::from(p.offset);
+    let d2 = target.length_squared();
+    let d = d2.sqrt();
+    // The point of the ray at the target's distance from the joint (so at that
+    // length), or the forward direction (unit) when the ray never comes that close.
+    let of = offset.dot(forward);
+    let disc = of * of - offset.length_squared() + d2;
+    let (from, length, reached) = if disc >= 0.0 {
+        (offset + forward * (disc.sqrt() - of), d, true)
     } else {
-        (forward, false)
+        (forward, 1.0, false)
     };
-    let mut turn = arc(from, target);
-    if let Some(axis) = direction(target) {
-        if let Some(angle) = angle_about(axis, turn * p.up, pole) {
-            turn = Quat::from_axis_angle(axis, angle) * turn;
+    let mut turn = Quat::IDENTITY;
+    if let Some(axis) = unit(target, d) {
+        turn = arc_to_known(from, length, axis);
+        if let Some(about) = turn_about(axis, turn * Vec3A::from(p.up), pole) {
+            turn = about * turn;
         }
-        turn = Quat::from_axis_angle(axis, p.twist) * turn;
+        turn = twisted(axis, p.twist, turn);
     }
     let reached = reached && d > EPSILON && p.weight >= 1.0;
-    (weighted(turn.normalize(), p.weight), reached)
+    (weighted(turn, p.weight), reached)
 }
 
 /// Every bone of `bones` on the skeleton, and `model` a pose of it.
@@ -355,4 +460,83 @@ pub fn apply_aim_ik(
     correct(local, bone, c);
     local_to_model_from(skeleton, bone, local, model)?;
     Ok(reached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two rotations are the same turn (q and −q alike) within `tol`.
+    fn same_turn(a: Quat, b: Quat, tol: f32) -> bool {
+        a.dot(b).abs() >= 1.0 - tol
+    }
+
+    #[test]
+    fn a_frame_turns_vectors_and_corrections_as_the_matrix_rotation_does() {
+        let turn = Quat::from_axis_angle(Vec3::new(0.3, -1.0, 0.5).normalize(), 0.9);
+        let v = Vec3A::new(0.2, -0.7, 1.3);
+        for (scale, rotation) in [
+            (Vec3::ONE, Quat::IDENTITY),
+            (Vec3::new(2.0, 0.5, 3.0), Quat::from_rotation_y(1.2)),
+            (
+                Vec3::new(-1.5, 1.0, 0.25),
+                Quat::from_euler(glam::EulerRot::XYZ, 0.4, -2.1, 0.7),
+            ),
+            (Vec3::new(0.01, 0.02, 0.03), Quat::from_rotation_z(-2.9)),
+        ] {
+            let m = Affine3A::from_scale_rotation_translation(scale, rotation, Vec3::X);
+            // glam's own extraction, the way the solves took it before.
+            let (_, q, _) = m.to_scale_rotation_translation();
+            let frame = Frame::of(&m);
+            assert!(
+                (frame.to_model(v) - q * v).length() < 1e-5,
+                "{scale} {rotation}"
+            );
+            assert!((frame.to_joint(v) - q.inverse() * v).length() < 1e-5);
+            let local = (q.inverse() * turn * q).normalize();
+            assert!(same_turn(frame.local_turn(turn), local, 1e-6));
+        }
+        // No length in a column: the identity frame.
+        let flat = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.0, 0.0, 1.0),
+            Quat::IDENTITY,
+            Vec3::ZERO,
+        );
+        assert_eq!(Frame::of(&flat).local_turn(turn), turn);
+    }
+
+    #[test]
+    fn turns_from_cosines_and_about_an_axis_match_their_angles() {
+        let axis = Vec3A::new(1.0, 2.0, -0.5).normalize();
+        let cosines: [f32; 8] = [-1.0, -0.99, -0.5, 0.0, 0.3, 0.9, 0.9999, 1.0];
+        for &c0 in &cosines {
+            for &c1 in &cosines {
+                for sign in [-1.0, 1.0] {
+                    let angle = sign * (c1.acos() - c0.acos());
+                    let want = Quat::from_axis_angle(axis.into(), angle);
+                    let got = turn_from_cosines(axis, sign, c0, c1);
+                    assert!(same_turn(got, want, 1e-6), "{c0} {c1} {sign}");
+                }
+            }
+        }
+        // About the axis: from a to b, seen perpendicular to the axis.
+        let a = Vec3A::new(0.3, -0.2, 0.9);
+        for angle in [-3.0f32, -1.0, 0.0, 0.5, 2.0, std::f32::consts::PI] {
+            let b = Quat::from_axis_angle(axis.into(), angle) * a + axis * 0.7;
+            let got = turn_about(axis, a, b).unwrap();
+            assert!(
+                same_turn(got, Quat::from_axis_angle(axis.into(), angle), 1e-6),
+                "{angle}"
+            );
+        }
+        assert_eq!(turn_about(axis, axis, a), None);
+        // Onto a direction: glam's shortest arc, whatever the length of `from`.
+        for from in [a, -axis * 3.0, axis * 0.5, Vec3A::new(-2.0, 0.1, 0.4)] {
+            let got = arc_to(from, axis);
+            assert!((got * from.normalize() - axis).length() < 1e-5, "{from}");
+            let glam = Quat::from_rotation_arc(from.normalize().into(), axis.into());
+            assert!(same_turn(got, glam, 1e-6), "{from}");
+        }
+        assert_eq!(arc_to(Vec3A::ZERO, axis), Quat::IDENTITY);
+    }
 }

@@ -79,7 +79,7 @@ pub use mesh::{Indices, Mesh};
 pub use morph::{sample_weights, MorphPath, MorphTargets, Morpher};
 pub use palette::Palette;
 pub use pose::{local_to_model, local_to_model_from, LocalPose, ModelPose};
-pub use posed::{pose_at, skin_all, SkinnedMesh};
+pub use posed::{pose_at, pose_shown, skin_all, SkinnedMesh};
 pub use prepared::{sample_prepared, PreparedClip, PreparedContext};
 pub use root_motion::{hold_root_in_place, root_motion, RootMotion};
 pub use sampling::{sample, sample_at_frames, SamplingContext};

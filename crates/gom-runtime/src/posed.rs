@@ -25,7 +25,9 @@ pub struct SkinnedMesh {
 }
 
 /// The model-space pose of `skeleton` at `time` of `clip` under `playback`, or its bind
-/// pose when `clip` is `None`. Allocates a sampling context for the call.
+/// pose when `clip` is `None`. Allocates a sampling context for the call. An additive
+/// clip's deltas are taken as local transforms as they are; tools show such a clip
+/// with [`pose_shown`].
 pub fn pose_at(
     skeleton: &Skeleton,
     clip: Option<&Clip<'_>>,
@@ -47,6 +49,70 @@ pub fn pose_at(
     let mut pose = ModelPose::new();
     local_to_model(skeleton, &local, &mut pose)?;
     Ok(pose)
+}
+
+/// How deep [`pose_shown`] follows additive clips whose reference clip is itself
+/// additive; past it (or around a cycle) the reference is the bind pose.
+pub const MAX_REFERENCE_DEPTH: usize = 8;
+
+/// The model-space pose tools show for `clip` at `time`: [`pose_at`]'s, except that an
+/// additive clip (`docs/extensions.md` §5) is shown added with weight 1 to its
+/// reference pose by [`crate::blend_additive`], rather than as raw deltas. The
+/// reference pose is the bind pose, or the clip of `clips` its `CLPA` names, shown
+/// the same way (so an additive reference is itself added to its reference) at the
+/// reference time, played once. A reference clip not in `clips` counts as the bind
+/// pose, as does a chain deeper than [`MAX_REFERENCE_DEPTH`].
+pub fn pose_shown(
+    skeleton: &Skeleton,
+    clip: Option<&Clip<'_>>,
+    clips: &[Clip<'_>],
+    time: f32,
+    playback: Playback,
+) -> Result<ModelPose, Error> {
+    let Some(clip) = clip else {
+        return Ok(ModelPose::bind(skeleton));
+    };
+    let mut context = SamplingContext::new();
+    let mut local = LocalPose::default();
+    shown_local(
+        skeleton,
+        clip,
+        clips,
+        (time, playback),
+        &mut context,
+        MAX_REFERENCE_DEPTH,
+        &mut local,
+    )?;
+    let mut pose = ModelPose::new();
+    local_to_model(skeleton, &local, &mut pose)?;
+    Ok(pose)
+}
+
+/// The local pose [`pose_shown`] shows for `clip` at `at`, following at most `depth`
+/// references.
+fn shown_local(
+    skeleton: &Skeleton,
+    clip: &Clip<'_>,
+    clips: &[Clip<'_>],
+    at: (f32, Playback),
+    context: &mut SamplingContext,
+    depth: usize,
+    out: &mut LocalPose,
+) -> Result<(), Error> {
+    sample(clip, skeleton, at.0, at.1, context, out)?;
+    let Some(reference) = clip.extras().additive.as_ref() else {
+        return Ok(());
+    };
+    let mut base = LocalPose::bind(skeleton);
+    if let gom::additive::Reference::ClipFrame { clip: name, time } = reference {
+        let found = clips.iter().find(|c| c.name() == name.as_str());
+        if let (Some(r), Some(depth)) = (found, depth.checked_sub(1)) {
+            let at = (*time, Playback::Once);
+            shown_local(skeleton, r, clips, at, context, depth, &mut base)?;
+        }
+    }
+    let deltas = std::mem::take(out);
+    crate::blend_additive(&base, &deltas, 1.0, None, out)
 }
 
 /// Skins every mesh of `meshes` into `pose` with the palette and CPU skinning (D1):

@@ -303,6 +303,7 @@ async function selectClip(c) {
   state.time = 0;
   state.playing = false;
   renderLists();
+  window.gomClipExtras.show(state.manifest.clips[c]);
   if (c >= 0 && !state.baked[c]) {
     const i = state.index;
     const [baked, bounds] = await Promise.all([source.baked(i, c), source.clipBounds(i, c)]);
@@ -531,6 +532,7 @@ function tick(now) {
 }
 function updateTimeUi() {
   const clip = state.manifest && state.manifest.clips[state.clip];
+  window.gomClipExtras.at(clip, state.time);
   ui("play").innerHTML = state.playing ? "&#10074;&#10074;" : "&#9654;";
   if (!clip) { ui("frame").textContent = "bind pose"; return; }
   ui("slider").max = String(clip.duration);
@@ -568,7 +570,8 @@ function renderLists() {
   const list = state.manifest ? state.manifest.clips : [];
   clips.replaceChildren(...list.map((c, i) => {
     const li = document.createElement("li");
-    li.textContent = `${c.name} (${c.duration.toFixed(2)} s, ${c.sample_rate} Hz)`;
+    li.textContent = `${c.name} (${c.duration.toFixed(2)} s, ${c.sample_rate} Hz${window.gomClipExtras.label(c)})`;
+    li.title = window.gomClipExtras.title(c);
     li.className = i === state.clip ? "current" : "";
     li.onclick = () => selectClip(i).catch(fail);
     return li;

@@ -110,6 +110,65 @@ struct ClipJson {
     sample_rate: f32,
     frames: usize,
     root_motion: bool,
+    /// An additive clip's reference (`the bind pose`, `clip "NAME" at T s`); the page
+    /// shows the clip added to it.
+    additive: Option<String>,
+    /// Events in time order, ticks on the time slider.
+    events: Vec<EventJson>,
+    /// Float tracks with their keys, whose values the page shows while playing.
+    float_tracks: Vec<FloatTrackJson>,
+}
+
+#[derive(Serialize)]
+struct EventJson {
+    time: f32,
+    name: String,
+    payload: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FloatTrackJson {
+    name: String,
+    components: u32,
+    /// `linear` or `step`.
+    interpolation: &'static str,
+    times: Vec<f32>,
+    /// `components` values per key, key after key.
+    values: Vec<f32>,
+}
+
+impl ClipJson {
+    fn new(c: &gom::Clip) -> ClipJson {
+        let x = &c.extras;
+        ClipJson {
+            name: c.name.clone(),
+            duration: c.duration,
+            sample_rate: c.sample_rate,
+            frames: frame_count(c.duration, c.sample_rate),
+            root_motion: c.flags.has_root_motion(),
+            additive: x.additive.as_ref().map(|r| r.to_string()),
+            events: x
+                .events
+                .iter()
+                .map(|e| EventJson {
+                    time: e.time,
+                    name: e.name.clone(),
+                    payload: e.payload.clone(),
+                })
+                .collect(),
+            float_tracks: x
+                .float_tracks
+                .iter()
+                .map(|t| FloatTrackJson {
+                    name: t.name.clone(),
+                    components: t.components,
+                    interpolation: t.interpolation.name(),
+                    times: t.times.clone(),
+                    values: t.values.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -139,17 +198,7 @@ impl ViewModel {
             name: name.clone(),
             reason,
         })?;
-        let clips: Vec<ClipJson> = model
-            .clips
-            .iter()
-            .map(|c| ClipJson {
-                name: c.name.clone(),
-                duration: c.duration,
-                sample_rate: c.sample_rate,
-                frames: frame_count(c.duration, c.sample_rate),
-                root_motion: c.flags.has_root_motion(),
-            })
-            .collect();
+        let clips: Vec<ClipJson> = model.clips.iter().map(ClipJson::new).collect();
         let manifest = serde_json::json!({
             "name": name,
             "meshes": meshes,
@@ -177,9 +226,10 @@ impl ViewModel {
 
     /// The JSON description: `meshes` (counts, byte offsets into [`Self::geometry`],
     /// submeshes, palette range), `materials`, `bones` (name, parent), `clips` (name,
-    /// duration, sample rate, baked frame count), `bounds` (bind pose, model space),
-    /// `palette_entries`, `morph_weights` (the weights ending a pose record) and
-    /// `info` (counts, flags, validation findings, warnings).
+    /// duration, sample rate, baked frame count, additive reference, events, float
+    /// tracks with their keys), `bounds` (bind pose, model space), `palette_entries`,
+    /// `morph_weights` (the weights ending a pose record) and `info` (counts, flags,
+    /// validation findings, warnings).
     pub fn manifest(&self) -> &serde_json::Value {
         &self.manifest
     }
@@ -535,6 +585,44 @@ fn info(model: &gom::Model, warnings: Vec<String>) -> InfoJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn floats(bytes: &[u8]) -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    #[test]
+    fn an_additive_clip_is_posed_on_its_reference_like_its_source_clip() {
+        use gom::additive::{make_additive, reference_pose, Reference};
+        let mut model = gom_demo::build();
+        let reference = Reference::ClipFrame {
+            clip: model.clips[0].name.clone(),
+            time: 0.4,
+        };
+        let pose = reference_pose(&model, &reference).unwrap();
+        let mut delta = make_additive(&model, &model.clips[1], reference, &pose).unwrap();
+        delta.name = "delta".into();
+        model.clips.push(delta);
+        let notes = Notes {
+            warnings: Vec::new(),
+            textures: Default::default(),
+        };
+        let view = ViewModel::new("demo".into(), &model, notes).unwrap();
+        assert_eq!(
+            view.manifest()["clips"][2]["additive"],
+            "clip \"swish\" at 0.4 s"
+        );
+        for t in [0.0, 0.55, 1.1] {
+            let shown = floats(&view.pose_at(Some(2), t).unwrap());
+            let source = floats(&view.pose_at(Some(1), t).unwrap());
+            assert_eq!(shown.len(), source.len());
+            for (a, b) in shown.iter().zip(&source) {
+                assert!((a - b).abs() < 1e-4, "at {t}: {a} vs {b}");
+            }
+        }
+    }
 
     /// `n` little-endian values of `W` bytes from `geometry` at `at`.
     fn read<const W: usize>(geometry: &[u8], at: usize, n: usize) -> Vec<[u8; W]> {

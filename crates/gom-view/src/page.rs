@@ -16,10 +16,14 @@ pub const VIEWER_JS: &str = include_str!("../page/viewer.js");
 /// Skinning beyond four linear influences (dual quaternions, blended, eight
 /// influences): GLSL and hooks the viewer's script uses, loaded before it.
 pub const DQ_JS: &str = include_str!("../page/dq.js");
+/// A clip's events (ticks on the time slider), float tracks and additive flag; loaded
+/// before [`VIEWER_JS`], which calls it.
+pub const EVENTS_JS: &str = include_str!("../page/events.js");
 /// The page's scripts, in the order they load.
-pub const SCRIPTS: [(&str, &str); 3] = [
+pub const SCRIPTS: [(&str, &str); 4] = [
     ("dq.js", DQ_JS),
     ("morph.js", MORPH_JS),
+    ("events.js", EVENTS_JS),
     ("viewer.js", VIEWER_JS),
 ];
 /// The page's style sheet.
@@ -61,7 +65,7 @@ pub fn served() -> Result<String, TemplateError> {
             (STYLE_MARKER, r#"<link rel="stylesheet" href="style.css">"#),
             (
                 SCRIPT_MARKER,
-                r#"<script src="dq.js"></script><script src="morph.js"></script><script src="viewer.js"></script>"#,
+                r#"<script src="dq.js"></script><script src="morph.js"></script><script src="events.js"></script><script src="viewer.js"></script>"#,
             ),
         ],
     )
@@ -79,9 +83,11 @@ mod tests {
         let dq = page.find(r#"src="dq.js""#).unwrap();
         let script = page.find(r#"src="viewer.js""#).unwrap();
         let morph = page.find(r#"src="morph.js""#).unwrap();
+        let events = page.find(r#"src="events.js""#).unwrap();
         assert!(style < page.find("</head>").unwrap());
         assert!(script > page.find("<canvas").unwrap());
         assert!(morph < script, "viewer.js uses what morph.js defines");
+        assert!(events > page.find("<canvas").unwrap() && events < script);
         assert!(dq > page.find("<canvas").unwrap() && dq < script);
     }
 

@@ -6,7 +6,7 @@
 use crate::data::ViewModel;
 use crate::{page, ViewError};
 use gom_import::source::ImportOptions;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -188,7 +188,37 @@ fn handle(state: &State, mut request: Request) {
     } else {
         route(state, &mut request)
     };
-    let _ = request.respond(reply);
+    let _ = respond_closing(request, reply);
+}
+
+/// Sends `reply` with `Connection: close`, so that the client closes the connection
+/// once answered. tiny_http serves each connection on a thread of its own and, when
+/// several connections arrive at once, may queue one until one of its threads'
+/// connections ends; a browser keeps its connections open between requests, so a
+/// page's script could wait behind them for minutes. tiny_http drops a `Connection`
+/// header from a [`Response`], hence the head written here.
+fn respond_closing(request: Request, reply: Reply) -> std::io::Result<()> {
+    let head_only = *request.method() == Method::Head;
+    let status = reply.status_code();
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\n",
+        status.0,
+        status.default_reason_phrase()
+    );
+    for h in reply.headers() {
+        head += &format!("{h}\r\n");
+    }
+    let body = reply.into_reader().into_inner();
+    head += &format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut out = request.into_writer();
+    out.write_all(head.as_bytes())?;
+    if !head_only {
+        out.write_all(&body)?;
+    }
+    out.flush()
 }
 
 /// Whether the Host header names this server (a page of another site that resolves
@@ -215,6 +245,7 @@ fn route(state: &State, request: &mut Request) -> Reply {
         (Method::Get, ["viewer.js"]) => asset(page::VIEWER_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["morph.js"]) => asset(page::MORPH_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["dq.js"]) => asset(page::DQ_JS, "text/javascript; charset=utf-8"),
+        (Method::Get, ["events.js"]) => asset(page::EVENTS_JS, "text/javascript; charset=utf-8"),
         (Method::Get, ["style.css"]) => asset(page::STYLE_CSS, "text/css; charset=utf-8"),
         (Method::Get, ["favicon.ico"]) => Response::from_data(Vec::new()).with_status_code(204),
         (Method::Get, ["test.js"]) => match &state.config.test_script {

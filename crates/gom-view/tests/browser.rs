@@ -396,6 +396,12 @@ fn the_self_contained_html_draws_what_the_served_page_draws() {
     let viewed = gom_view::load_path(&path, &Default::default()).unwrap();
     let page = gom_view::html::self_contained(&viewed).unwrap();
     assert!(!page.contains("src=\"viewer.js\"") && !page.contains("href=\"style.css\""));
+    assert!(!page.contains("src=\"events.js\""));
+    assert_eq!(
+        page.matches(gom_view::page::EVENTS_JS.lines().nth(8).unwrap())
+            .count(),
+        1
+    );
     assert!(!page.contains("<!-- gom:"));
     assert_eq!(
         page.matches(gom_view::page::VIEWER_JS.lines().nth(5).unwrap())
@@ -593,4 +599,131 @@ fn gl_objects_stay_as_many_over_a_thousand_frames_and_reloads() {
         report["before"], report["after"],
         "GL objects alive after one round and after four"
     );
+}
+
+/// The demo with events and float tracks on its first clip and its second clip made
+/// additive (against the bind pose), written into `dir` and served.
+fn extras_server(dir: &std::path::Path) -> (gom_view::ViewServer, gom::Model) {
+    use gom::events::{Event, FloatTrack, Interpolation};
+    let mut model = gom_demo::build();
+    let d = model.clips[0].duration;
+    let extras = &mut model.clips[0].extras;
+    extras.events = [
+        (0.0, "start"),
+        (d * 0.25, "step"),
+        (d * 0.6, "hit"),
+        (d, "end"),
+    ]
+    .into_iter()
+    .map(|(time, name)| Event {
+        time,
+        name: name.into(),
+        payload: (name == "step").then(|| "left".into()),
+    })
+    .collect();
+    extras.float_tracks = vec![
+        FloatTrack {
+            name: "blink".into(),
+            components: 1,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, d * 0.5, d],
+            values: vec![0.0, 1.0, 0.25],
+        },
+        FloatTrack {
+            name: "tint".into(),
+            components: 3,
+            interpolation: Interpolation::Step,
+            times: vec![0.0, d * 0.4],
+            values: vec![1.0, 0.5, 0.0, 0.0, 0.5, 1.0],
+        },
+    ];
+    let reference = gom::additive::Reference::BindPose;
+    let pose = gom::additive::reference_pose(&model, &reference).unwrap();
+    model.clips[1] =
+        gom::additive::make_additive(&model, &model.clips[1], reference, &pose).unwrap();
+    let path = dir.join("extras.gom");
+    std::fs::write(&path, gom::gomb::write(&model).unwrap()).unwrap();
+    let config = test_config();
+    let loaded = gom_view::load_path(&path, &config.options).unwrap();
+    (
+        gom_view::ViewServer::start(vec![loaded], config).unwrap(),
+        model,
+    )
+}
+
+#[test]
+fn event_ticks_sit_on_the_slider_at_their_times_and_float_tracks_show_their_values() {
+    if chromium().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (server, model) = extras_server(dir.path());
+    let clip = &model.clips[0];
+    let times = [0.0f32, 0.3, 0.75, 1.2];
+    let list: Vec<String> = times.iter().map(|t| t.to_string()).collect();
+    let report = run_page(
+        &server,
+        &format!(
+            "test=extras&clip={}&times={}&size=640x240",
+            clip.name,
+            list.join(",")
+        ),
+    );
+    // Each tick's centre is where the slider's thumb centre is at the event's time:
+    // the thumb travels from half its width to the slider's width less half its width.
+    let left = report["slider"]["left"].as_f64().unwrap();
+    let width = report["slider"]["width"].as_f64().unwrap();
+    let thumb = report["thumb"].as_f64().unwrap();
+    assert!(width > 100.0 && thumb > 0.0, "{report}");
+    let ticks = report["ticks"].as_array().unwrap();
+    assert_eq!(ticks.len(), clip.extras.events.len());
+    for (tick, e) in ticks.iter().zip(&clip.extras.events) {
+        let f = f64::from(e.time) / f64::from(clip.duration);
+        let want = left + thumb / 2.0 + f * (width - thumb);
+        let centre = tick["centre"].as_f64().unwrap();
+        assert!(
+            (centre - want).abs() < 0.5,
+            "{}: {centre} vs {want}",
+            e.name
+        );
+        assert!(tick["height"].as_f64().unwrap() > 0.0);
+        let title = tick["title"].as_str().unwrap();
+        assert!(title.starts_with(&e.name), "{title}");
+    }
+    assert_eq!(
+        ticks[1]["title"],
+        format!("step (left) at {} s", clip.extras.events[1].time)
+    );
+    // The float tracks' values at each time, as the runtime samples them.
+    let runtime = gom_runtime::Clip::from_model(clip).unwrap();
+    let values = report["values"].as_array().unwrap();
+    assert_eq!(values.len(), times.len());
+    for (shown, &t) in values.iter().zip(&times) {
+        let shown = shown.as_array().unwrap();
+        assert_eq!(shown.len(), clip.extras.float_tracks.len());
+        for (k, (line, track)) in shown.iter().zip(&clip.extras.float_tracks).enumerate() {
+            assert_eq!(line["name"], track.name.as_str());
+            let got: Vec<f32> = serde_json::from_value(line["values"].clone()).unwrap();
+            let want = runtime
+                .sample_float_track(k, t, gom_runtime::Playback::Once)
+                .unwrap();
+            assert_eq!(got.len(), track.components as usize);
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() < 1e-5,
+                    "{} at {t}: {got:?} vs {want:?}",
+                    track.name
+                );
+            }
+        }
+    }
+    // The clip list marks the additive clip.
+    let labels: Vec<&str> = report["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(!labels[0].contains("additive"), "{labels:?}");
+    assert!(labels[1].ends_with(", additive)"), "{labels:?}");
 }

@@ -195,6 +195,15 @@ fn drives_blend_weight(element: &ufbx::Element, prop: &str) -> bool {
     })
 }
 
+/// The warning that stack `stack` animates property `prop` of `element` and nothing
+/// converts it; `super::custom_props` takes it back for the properties it keeps.
+pub(crate) fn not_converted(stack: &ufbx::AnimStack, prop: &str, element: &str) -> String {
+    format!(
+        "animation stack \"{}\": animated property \"{prop}\" of \"{element}\" not converted (GOM animates bone transforms and blend-shape weights only)",
+        &*stack.element.name
+    )
+}
+
 /// Warnings for what a stack animates that GOM v1 cannot hold.
 fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
     for layer in stack.layers.iter() {
@@ -210,11 +219,7 @@ fn stack_warnings(stack: &ufbx::AnimStack, report: &mut Report) {
             if drives_blend_weight(&prop.element, p) {
                 continue;
             }
-            let element: &str = &prop.element.name;
-            let msg = format!(
-                "animation stack \"{}\": animated property \"{p}\" of \"{element}\" not converted (GOM animates bone transforms and blend-shape weights only)",
-                &*stack.element.name
-            );
+            let msg = not_converted(stack, p, &prop.element.name);
             if !report.warnings.contains(&msg) {
                 report.warn(msg);
             }

@@ -40,6 +40,7 @@
 //! driven by connections, which `eval` leaves to ufbx and the C library's `sin`/`cos`.)
 
 mod anim;
+mod custom_props;
 mod eval;
 mod follow;
 mod mat;
@@ -402,6 +403,7 @@ fn convert_unhashed(
         ),
     }
     shape_anim::add_weight_tracks(&scene, &morph_sources, options, &mut model, &mut report);
+    custom_props::add_float_tracks(&scene, options, &mut model, &mut report);
     default_axes_when_undeclared(&scene.settings, &mut model, &mut report);
     report.bones = model.skeleton.bones.len();
     report.warn_if_empty(&model);

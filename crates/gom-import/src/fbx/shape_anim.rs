@@ -30,30 +30,41 @@ pub(crate) fn add_weight_tracks(
         if tracks.is_empty() {
             continue;
         }
-        let name: &str = &stack.element.name;
-        if let Some(clip) = model.clips.iter_mut().find(|c| c.name == name) {
-            clip.weight_tracks = tracks;
-            continue;
-        }
-        // The stack moves no node, but it does move blend weights.
-        let note = format!("animation stack \"{name}\" moves no node: no clip written");
-        report.warnings.retain(|w| *w != note);
-        model.clips.push(Clip {
-            name: name.to_string(),
-            duration: duration(stack) as f32,
-            sample_rate: options.sample_rate,
-            root_bone_index: -1,
-            flags: ClipFlags::empty(),
-            tracks: Vec::new(),
-            weight_tracks: tracks,
-            compressed: None,
-            extras: Default::default(),
-        });
+        clip_for_stack(stack, options, model, report).weight_tracks = tracks;
     }
 }
 
+/// The clip of `stack` (by its name); for a stack that moves no node, a new clip
+/// without tracks, in place of the warning that no clip was written.
+pub(crate) fn clip_for_stack<'m>(
+    stack: &ufbx::AnimStack,
+    options: &FbxOptions,
+    model: &'m mut Model,
+    report: &mut Report,
+) -> &'m mut Clip {
+    let name: &str = &stack.element.name;
+    if let Some(i) = model.clips.iter().position(|c| c.name == name) {
+        return &mut model.clips[i];
+    }
+    let note = format!("animation stack \"{name}\" moves no node: no clip written");
+    report.warnings.retain(|w| *w != note);
+    model.clips.push(Clip {
+        name: name.to_string(),
+        duration: duration(stack) as f32,
+        sample_rate: options.sample_rate,
+        root_bone_index: -1,
+        flags: ClipFlags::empty(),
+        tracks: Vec::new(),
+        weight_tracks: Vec::new(),
+        compressed: None,
+        extras: Default::default(),
+    });
+    let last = model.clips.len() - 1;
+    &mut model.clips[last]
+}
+
 /// The stack's length in seconds (0 when not a finite positive span).
-fn duration(stack: &ufbx::AnimStack) -> f64 {
+pub(crate) fn duration(stack: &ufbx::AnimStack) -> f64 {
     let d = stack.time_end - stack.time_begin;
     if d.is_finite() {
         d.max(0.0)
@@ -117,25 +128,8 @@ fn with_curve_keys(
     channel: &ufbx::BlendChannel,
     duration: f64,
 ) -> Vec<f64> {
-    let mut times = grid.to_vec();
     let id = channel.element.element_id;
-    for layer in stack.anim.layers.iter() {
-        let props = layer.anim_props.iter();
-        for p in props.filter(|p| p.element.element_id == id && &*p.prop_name == "DeformPercent") {
-            for curve in p.anim_value.curves.iter().flatten() {
-                times.extend(
-                    curve
-                        .keyframes
-                        .iter()
-                        .map(|k| k.time - stack.time_begin)
-                        .filter(|t| t.is_finite() && (0.0..=duration).contains(t)),
-                );
-            }
-        }
-    }
-    times.sort_by(f64::total_cmp);
-    times.dedup();
-    times
+    super::times::with_prop_keys(grid, stack, id, "DeformPercent", duration)
 }
 
 /// One track per keyframe shape of `ch`, from the channel's weights at `times`.

@@ -4,6 +4,36 @@
 
 use super::eval::KeyTime;
 
+/// `grid` with the times of the keys of the curves animating property `prop` of the
+/// element `element_id` in `stack` (relative to its start, within `[0, duration]`),
+/// sorted, without repeats.
+pub(crate) fn with_prop_keys(
+    grid: &[f64],
+    stack: &ufbx::AnimStack,
+    element_id: u32,
+    prop: &str,
+    duration: f64,
+) -> Vec<f64> {
+    let mut times = grid.to_vec();
+    for layer in stack.anim.layers.iter() {
+        let props = layer.anim_props.iter();
+        for p in props.filter(|p| p.element.element_id == element_id && &*p.prop_name == prop) {
+            for curve in p.anim_value.curves.iter().flatten() {
+                times.extend(
+                    curve
+                        .keyframes
+                        .iter()
+                        .map(|k| k.time - stack.time_begin)
+                        .filter(|t| t.is_finite() && (0.0..=duration).contains(t)),
+                );
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
+}
+
 /// Sample times `0, 1/rate, …` up to and including `duration`, at most `max_samples`
 /// of them (evenly spread when the rate would give more).
 pub(crate) fn sample_times(duration: f64, rate: f64, max_samples: usize) -> Vec<f64> {

@@ -154,6 +154,28 @@ const tests = {
     report.current = state.index;
     report.shown = ui("errors").textContent;
   },
+  // A clip's events as ticks on the slider (their centres and the slider's box), its
+  // float tracks' values at the given times, and the clip list's labels.
+  async extras(p, report) {
+    const { state, params, ui } = p;
+    await p.selectModel(0);
+    const clip = state.manifest.clips.findIndex((c) => c.name === params.get("clip"));
+    await p.selectClip(clip);
+    const box = ui("slider").getBoundingClientRect();
+    report.slider = { left: box.left, width: box.width };
+    report.thumb = parseFloat(getComputedStyle(ui("timeline")).getPropertyValue("--thumb"));
+    report.ticks = [...ui("ticks").children].map((t) => {
+      const r = t.getBoundingClientRect();
+      return { centre: r.left + r.width / 2, title: t.title, height: r.height };
+    });
+    report.values = [];
+    for (const t of (params.get("times") || "0").split(",")) {
+      await p.showExact(t);
+      const lines = [...ui("float-tracks").children];
+      report.values.push(lines.map((l) => ({ name: l.dataset.name, values: JSON.parse(l.dataset.values) })));
+    }
+    report.labels = [...ui("clips").children].map((li) => li.textContent);
+  },
   async first(p, report) {
     report.firstFrameMs = p.firstFrameMs();
   },
