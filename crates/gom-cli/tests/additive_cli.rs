@@ -15,11 +15,11 @@ fn demo(dir: &std::path::Path) -> std::path::PathBuf {
     dir.join("demo.gom")
 }
 
-#[test]
-fn convert_makes_the_named_clips_additive_and_info_shows_their_reference() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = demo(dir.path());
-    let out = dir.path().join("add.gom");
+/// The demo converted with `curl` made additive on `swish` at 0.5 s and `swish` on the
+/// bind pose: (the demo, the converted file).
+fn additive_demo(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let src = demo(dir);
+    let out = dir.join("add.gom");
     let r = gom(&[
         "convert",
         s(&src),
@@ -30,6 +30,13 @@ fn convert_makes_the_named_clips_additive_and_info_shows_their_reference() {
         "swish=@bind",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    (src, out)
+}
+
+#[test]
+fn convert_makes_the_named_clips_additive_and_info_shows_their_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = additive_demo(dir.path());
     let source = gom::gomb::read(&std::fs::read(&src).unwrap())
         .unwrap()
         .model;
@@ -196,18 +203,7 @@ use gom_runtime::{LocalPose, Playback, SamplingContext};
 #[test]
 fn pose_shows_an_additive_clip_added_to_its_reference_pose() {
     let dir = tempfile::tempdir().unwrap();
-    let src = demo(dir.path());
-    let out = dir.path().join("add.gom");
-    let r = gom(&[
-        "convert",
-        s(&src),
-        s(&out),
-        "--additive",
-        "curl=swish@0.5",
-        "--additive",
-        "swish=@bind",
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (src, out) = additive_demo(dir.path());
     let bytes = std::fs::read(&out).unwrap();
     let asset = gom_runtime::Asset::parse(&bytes).unwrap();
     let skeleton = asset.skeleton();
