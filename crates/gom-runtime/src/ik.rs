@@ -355,13 +355,11 @@ impl Default for AimIk {
 /// plus `twist`; and whether the ray reaches the target (it cannot when the target
 /// is closer to the joint than the ray ever comes: then the offset is ignored).
 pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
-    let finite = [p.target, p.forward, p.up, p.offset, p.pole]
-        .iter()
-        .all(|v| v.is_finite())
-        && p.twist.is_finite();
-    let Some(forward) = direction(p.forward.into()).filter(|_| finite) else {
+    let forward = Vec3A::from(p.forward);
+    let f2 = forward.length_squared();
+    if !(all_finite(p) && f2.is_finite() && f2 > EPSILON * EPSILON) {
         return (Quat::IDENTITY, false);
-    };
+    }
     let frame = Frame::of(joint);
     // The target and the pole in the joint's (unscaled) frame.
     let target = frame.to_joint(Vec3A::from(p.target) - joint.translation);
@@ -369,14 +367,17 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     let offset = Vec3A::from(p.offset);
     let d2 = target.length_squared();
     let d = d2.sqrt();
-    // The point of the ray at the target's distance from the joint (so at that
-    // length), or the forward direction (unit) when the ray never comes that close.
+    // The point of the ray `offset + λ·forward` at the target's distance from the
+    // joint (so at that length): the larger root of |offset + λ·forward|² = d², with
+    // `forward` as given (its reciprocal squared length off the dependent chain);
+    // or the forward direction when the ray never comes that close.
     let of = offset.dot(forward);
-    let disc = of * of - offset.length_squared() + d2;
+    let disc = of * of - f2 * (offset.length_squared() - d2);
     let (from, length, reached) = if disc >= 0.0 {
-        (offset + forward * (disc.sqrt() - of), d, true)
+        let lambda = (disc.sqrt() - of) * f2.recip();
+        (offset + forward * lambda, d, true)
     } else {
-        (forward, 1.0, false)
+        (forward, f2.sqrt(), false)
     };
     let mut turn = Quat::IDENTITY;
     if let Some(axis) = unit(target, d) {
@@ -388,6 +389,19 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     }
     let reached = reached && d > EPSILON && p.weight >= 1.0;
     (weighted(turn, p.weight), reached)
+}
+
+/// Whether every parameter of `p` the turn depends on is finite: `0·x` is 0 for a
+/// finite `x` and NaN otherwise, so one packed comparison of the sum checks them all.
+fn all_finite(p: &AimIk) -> bool {
+    let zero = |v: Vec3| Vec3A::from(v) * 0.0;
+    let sum = zero(p.target)
+        + zero(p.forward)
+        + zero(p.up)
+        + zero(p.offset)
+        + zero(p.pole)
+        + Vec3A::splat(p.twist * 0.0);
+    sum.cmpeq(Vec3A::ZERO).all()
 }
 
 /// Every bone of `bones` on the skeleton, and `model` a pose of it.
