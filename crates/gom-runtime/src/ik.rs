@@ -147,17 +147,21 @@ impl Frame {
 /// normalised, so `from` need not be; opposite directions turn half a turn about a
 /// direction perpendicular to both.
 fn arc_to(from: Vec3A, to: Vec3A) -> Quat {
-    arc_to_known(from, from.length(), to)
-}
-
-/// [`arc_to`] with `from`'s length known.
-fn arc_to_known(from: Vec3A, length: f32, to: Vec3A) -> Quat {
+    let length = from.length();
     if !(length.is_finite() && length > EPSILON) {
         return Quat::IDENTITY;
     }
-    let w = length + from.dot(to);
-    if w <= OPPOSITE * length {
-        let axis = to.any_orthonormal_vector();
+    arc_between(from, to, length, to)
+}
+
+/// The shortest rotation taking `from` onto the direction of `to`, both with
+/// direction, given the product of their lengths `lengths` and `to`'s direction
+/// `axis` (used only for opposite directions): `(from × to, lengths + from·to)`
+/// normalised, which needs neither length itself.
+fn arc_between(from: Vec3A, to: Vec3A, lengths: f32, axis: Vec3A) -> Quat {
+    let w = lengths + from.dot(to);
+    if w <= OPPOSITE * lengths {
+        let axis = axis.any_orthonormal_vector();
         return Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0);
     }
     let v = from.cross(to);
@@ -373,15 +377,16 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     // or the forward direction when the ray never comes that close.
     let of = offset.dot(forward);
     let disc = of * of - f2 * (offset.length_squared() - d2);
-    let (from, length, reached) = if disc >= 0.0 {
+    // With it, the product of its length and the target's: d² or |forward|·d.
+    let (from, lengths, reached) = if disc >= 0.0 {
         let lambda = (disc.sqrt() - of) * f2.recip();
-        (offset + forward * lambda, d, true)
+        (offset + forward * lambda, d2, true)
     } else {
-        (forward, f2.sqrt(), false)
+        (forward, (f2 * d2).sqrt(), false)
     };
     let mut turn = Quat::IDENTITY;
     if let Some(axis) = unit(target, d) {
-        turn = arc_to_known(from, length, axis);
+        turn = arc_between(from, target, lengths, axis);
         if let Some(about) = turn_about(axis, turn * Vec3A::from(p.up), pole) {
             turn = about * turn;
         }
