@@ -324,30 +324,17 @@ fn aim_ik_with_any_non_finite_parameter_turns_nothing() {
     assert_ne!(aim_ik(&joint, &p).0, Quat::IDENTITY);
     for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
         // One component of one parameter at a time.
-        for i in 0..3 {
-            let mut v = Vec3::ZERO;
-            v[i] = bad;
-            for q in [
-                AimIk {
-                    target: p.target + v,
-                    ..p
-                },
-                AimIk {
-                    forward: p.forward + v,
-                    ..p
-                },
-                AimIk { up: p.up + v, ..p },
-                AimIk {
-                    offset: p.offset + v,
-                    ..p
-                },
-                AimIk {
-                    pole: p.pole + v,
-                    ..p
-                },
-            ] {
-                assert_eq!(aim_ik(&joint, &q), (Quat::IDENTITY, false), "{q:?}");
-            }
+        for (field, i) in (0..5).flat_map(|f| (0..3).map(move |i| (f, i))) {
+            let mut q = p;
+            let slot = match field {
+                0 => &mut q.target,
+                1 => &mut q.forward,
+                2 => &mut q.up,
+                3 => &mut q.offset,
+                _ => &mut q.pole,
+            };
+            slot[i] = bad;
+            assert_eq!(aim_ik(&joint, &q), (Quat::IDENTITY, false), "{q:?}");
         }
         let twisted = AimIk { twist: bad, ..p };
         assert_eq!(aim_ik(&joint, &twisted), (Quat::IDENTITY, false));
