@@ -147,17 +147,21 @@ impl Frame {
 /// normalised, so `from` need not be; opposite directions turn half a turn about a
 /// direction perpendicular to both.
 fn arc_to(from: Vec3A, to: Vec3A) -> Quat {
-    arc_to_known(from, from.length(), to)
-}
-
-/// [`arc_to`] with `from`'s length known.
-fn arc_to_known(from: Vec3A, length: f32, to: Vec3A) -> Quat {
+    let length = from.length();
     if !(length.is_finite() && length > EPSILON) {
         return Quat::IDENTITY;
     }
-    let w = length + from.dot(to);
-    if w <= OPPOSITE * length {
-        let axis = to.any_orthonormal_vector();
+    arc_between(from, to, length, to)
+}
+
+/// The shortest rotation taking `from` onto the direction of `to`, both with
+/// direction, given the product of their lengths `lengths` and `to`'s direction
+/// `axis` (used only for opposite directions): `(from × to, lengths + from·to)`
+/// normalised, which needs neither length itself.
+fn arc_between(from: Vec3A, to: Vec3A, lengths: f32, axis: Vec3A) -> Quat {
+    let w = lengths + from.dot(to);
+    if w <= OPPOSITE * lengths {
+        let axis = axis.any_orthonormal_vector();
         return Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0);
     }
     let v = from.cross(to);
@@ -355,13 +359,11 @@ impl Default for AimIk {
 /// plus `twist`; and whether the ray reaches the target (it cannot when the target
 /// is closer to the joint than the ray ever comes: then the offset is ignored).
 pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
-    let finite = [p.target, p.forward, p.up, p.offset, p.pole]
-        .iter()
-        .all(|v| v.is_finite())
-        && p.twist.is_finite();
-    let Some(forward) = direction(p.forward.into()).filter(|_| finite) else {
+    let forward = Vec3A::from(p.forward);
+    let f2 = forward.length_squared();
+    if !(all_finite(p) && f2.is_finite() && f2 > EPSILON * EPSILON) {
         return (Quat::IDENTITY, false);
-    };
+    }
     let frame = Frame::of(joint);
     // The target and the pole in the joint's (unscaled) frame.
     let target = frame.to_joint(Vec3A::from(p.target) - joint.translation);
@@ -369,18 +371,22 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     let offset = Vec3A::from(p.offset);
     let d2 = target.length_squared();
     let d = d2.sqrt();
-    // The point of the ray at the target's distance from the joint (so at that
-    // length), or the forward direction (unit) when the ray never comes that close.
+    // The point of the ray `offset + λ·forward` at the target's distance from the
+    // joint (so at that length): the larger root of |offset + λ·forward|² = d², with
+    // `forward` as given (its reciprocal squared length off the dependent chain);
+    // or the forward direction when the ray never comes that close.
     let of = offset.dot(forward);
-    let disc = of * of - offset.length_squared() + d2;
-    let (from, length, reached) = if disc >= 0.0 {
-        (offset + forward * (disc.sqrt() - of), d, true)
+    let disc = of * of - f2 * (offset.length_squared() - d2);
+    // With it, the product of its length and the target's: d² or |forward|·d.
+    let (from, lengths, reached) = if disc >= 0.0 {
+        let lambda = (disc.sqrt() - of) * f2.recip();
+        (offset + forward * lambda, d2, true)
     } else {
-        (forward, 1.0, false)
+        (forward, (f2 * d2).sqrt(), false)
     };
     let mut turn = Quat::IDENTITY;
     if let Some(axis) = unit(target, d) {
-        turn = arc_to_known(from, length, axis);
+        turn = arc_between(from, target, lengths, axis);
         if let Some(about) = turn_about(axis, turn * Vec3A::from(p.up), pole) {
             turn = about * turn;
         }
@@ -388,6 +394,19 @@ pub fn aim_ik(joint: &Affine3A, p: &AimIk) -> (Quat, bool) {
     }
     let reached = reached && d > EPSILON && p.weight >= 1.0;
     (weighted(turn, p.weight), reached)
+}
+
+/// Whether every parameter of `p` the turn depends on is finite: `0·x` is 0 for a
+/// finite `x` and NaN otherwise, so one packed comparison of the sum checks them all.
+fn all_finite(p: &AimIk) -> bool {
+    let zero = |v: Vec3| Vec3A::from(v) * 0.0;
+    let sum = zero(p.target)
+        + zero(p.forward)
+        + zero(p.up)
+        + zero(p.offset)
+        + zero(p.pole)
+        + Vec3A::splat(p.twist * 0.0);
+    sum.cmpeq(Vec3A::ZERO).all()
 }
 
 /// Every bone of `bones` on the skeleton, and `model` a pose of it.

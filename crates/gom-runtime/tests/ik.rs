@@ -310,6 +310,38 @@ fn aim_ik_with_an_offset_passes_the_ray_through_the_target() {
 }
 
 #[test]
+fn aim_ik_with_any_non_finite_parameter_turns_nothing() {
+    let asset = leg();
+    let (_, model) = poses(&asset, 0.7);
+    let joint = model.matrices()[ANKLE];
+    let p = AimIk {
+        target: Vec3::new(2.0, 1.5, -1.0),
+        forward: Vec3::Z,
+        offset: Vec3::new(0.0, 0.3, 0.1),
+        ..Default::default()
+    };
+    // The parameters as given turn the joint.
+    assert_ne!(aim_ik(&joint, &p).0, Quat::IDENTITY);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        // One component of one parameter at a time.
+        for (field, i) in (0..5).flat_map(|f| (0..3).map(move |i| (f, i))) {
+            let mut q = p;
+            let slot = match field {
+                0 => &mut q.target,
+                1 => &mut q.forward,
+                2 => &mut q.up,
+                3 => &mut q.offset,
+                _ => &mut q.pole,
+            };
+            slot[i] = bad;
+            assert_eq!(aim_ik(&joint, &q), (Quat::IDENTITY, false), "{q:?}");
+        }
+        let twisted = AimIk { twist: bad, ..p };
+        assert_eq!(aim_ik(&joint, &twisted), (Quat::IDENTITY, false));
+    }
+}
+
+#[test]
 fn local_to_model_from_updates_only_the_subtree_and_matches_the_full_pass() {
     let clip = random_clip(9, 3, 1.0, 4);
     let mut skeleton = chain_of(9);
