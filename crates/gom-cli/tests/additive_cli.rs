@@ -33,6 +33,22 @@ fn additive_demo(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathB
     (src, out)
 }
 
+/// `gom build` of a folder holding only the demo's GOMB and a `gom.toml` of `config`:
+/// the output folder.
+fn build_demo(dir: &std::path::Path, config: &str) -> std::path::PathBuf {
+    let src_dir = dir.join("src");
+    std::fs::create_dir(&src_dir).unwrap();
+    demo(&src_dir);
+    for f in ["demo.gomt", "demo.glb", "demo.png"] {
+        std::fs::remove_file(src_dir.join(f)).unwrap();
+    }
+    std::fs::write(src_dir.join("gom.toml"), config).unwrap();
+    let out = dir.join("out");
+    let r = gom(&["build", s(&src_dir), s(&out), "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    out
+}
+
 #[test]
 fn convert_makes_the_named_clips_additive_and_info_shows_their_reference() {
     let dir = tempfile::tempdir().unwrap();
@@ -80,16 +96,7 @@ fn convert_makes_the_named_clips_additive_and_info_shows_their_reference() {
 #[test]
 fn a_build_config_sets_additive_clips() {
     let dir = tempfile::tempdir().unwrap();
-    let src_dir = dir.path().join("src");
-    std::fs::create_dir(&src_dir).unwrap();
-    demo(&src_dir);
-    for f in ["demo.gomt", "demo.glb", "demo.png"] {
-        std::fs::remove_file(src_dir.join(f)).unwrap();
-    }
-    std::fs::write(src_dir.join("gom.toml"), "additive = [\"curl\"]\n").unwrap();
-    let out = dir.path().join("out");
-    let r = gom(&["build", s(&src_dir), s(&out), "--quiet"]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = build_demo(dir.path(), "additive = [\"curl\"]\n");
     let model = gom::gomb::read(&std::fs::read(out.join("demo.gom")).unwrap())
         .unwrap()
         .model;
@@ -286,17 +293,8 @@ fn info_shows_float_tracks_with_their_components_interpolation_and_keys() {
 #[test]
 fn a_build_config_adds_events() {
     let dir = tempfile::tempdir().unwrap();
-    let src_dir = dir.path().join("src");
-    std::fs::create_dir(&src_dir).unwrap();
-    demo(&src_dir);
-    for f in ["demo.gomt", "demo.glb", "demo.png"] {
-        std::fs::remove_file(src_dir.join(f)).unwrap();
-    }
     let config = "event = [\"swish@1.25=land\", \"swish@0.5=footstep:left\"]\n";
-    std::fs::write(src_dir.join("gom.toml"), config).unwrap();
-    let out = dir.path().join("out");
-    let r = gom(&["build", s(&src_dir), s(&out), "--quiet"]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = build_demo(dir.path(), config);
     let model = gom::gomb::read(&std::fs::read(out.join("demo.gom")).unwrap())
         .unwrap()
         .model;
